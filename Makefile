@@ -1,0 +1,36 @@
+# uaccess-lab: the README's two commands.
+#   make run    install what is missing, build what is not cached, run the
+#               default study and print its table
+#   make test   the test suite (what CI runs)
+PYTHON ?= python3
+
+# Debian 12 packages the project needs; `make deps` installs the missing ones.
+APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
+	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
+	python3 python3-pytest git
+
+.PHONY: run test deps benchmark
+run: deps
+	$(PYTHON) run.py study
+
+test: deps
+	$(PYTHON) -m pytest -q tests
+
+benchmark: deps
+	$(PYTHON) tests/benchmark.py
+
+# Idempotent: installs nothing when everything is there. Uses sudo only
+# when not root.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" \
+			|| missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@$(PYTHON) -c "import pytest" 2>/dev/null || $(PYTHON) -m pip install -q pytest

@@ -1,0 +1,1 @@
+"""Stage 4: run records -> tables and reports. Reads records; runs nothing."""

@@ -1,0 +1,162 @@
+"""The offline assembler: the Buildroot tree's image, built from Debian here.
+
+It compiles the same sources the Buildroot packages compile (init and the
+workloads, static, with Debian's gcc / gcc-aarch64-linux-gnu), lays out
+the same tree as board/uaccess/rootfs_overlay plus the packages, and
+writes it in two forms from one staging directory:
+  rootfs.cpio   initramfs, for QEMU -initrd and gem5 Arm's initrd
+  rootfs.ext2   disk image for gem5's X86Board, which has no initrd
+The ext2 image is made by mke2fs -d, so no root privileges are needed.
+
+Images are content-addressed like kernels: the key covers the sources, the
+compiler, the job file and (kernel-tree storms) the path list.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from buildroot import cpio
+from kernels import source as linux_source
+from lab import cache, tools
+from lab.errors import UserError
+from workloads import script
+
+ASSEMBLER_VERSION = 1
+REPO = Path(__file__).resolve().parent.parent
+WORKLOADS_DIR = REPO / "workloads"
+INIT_DIR = Path(__file__).resolve().parent / "init"
+OVERLAY = Path(__file__).resolve().parent / "board" / "uaccess" / "rootfs_overlay"
+CC = {"x86_64": "gcc", "arm64": "aarch64-linux-gnu-gcc"}
+BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen")
+PATHS_IN_IMAGE = "usr/share/uaccess/kernel-tree.paths"
+
+
+@dataclass(frozen=True)
+class ImageArtifact:
+    key: str
+    path: Path
+    arch: str
+
+    @property
+    def cpio(self) -> Path:
+        return self.path / "rootfs.cpio"
+
+    @property
+    def ext2(self) -> Path:
+        return self.path / "rootfs.ext2"
+
+    def manifest(self) -> dict:
+        return json.loads((self.path / "manifest.json").read_text())
+
+
+def _sources_digest() -> str:
+    """One hash over every file the image is compiled or copied from."""
+    h = hashlib.sha256()
+    roots = [WORKLOADS_DIR / "src", WORKLOADS_DIR / "include",
+             WORKLOADS_DIR / "Makefile", INIT_DIR, OVERLAY]
+    for root in roots:
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        for p in files:
+            if "build" in p.relative_to(REPO).parts:
+                continue
+            h.update(str(p.relative_to(REPO)).encode() + b"\0")
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def plan(arch: str, job: script.Job) -> tuple:
+    if arch not in CC:
+        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(CC)}")
+    for tool in ("make", CC[arch], "mke2fs"):
+        tools.require(tool)
+    inputs = {
+        "assembler": ASSEMBLER_VERSION,
+        "arch": arch,
+        "sources": _sources_digest(),
+        "compiler": tools.first_line([CC[arch], "--version"]),
+        "job_conf": job.job_conf(),
+    }
+    if job.needs_kernel_tree():
+        inputs["kernel_tree_paths"] = linux_source.pinned().sha256
+    return cache.content_key(inputs), inputs
+
+
+def build_image(arch: str, job: script.Job) -> ImageArtifact:
+    key, inputs = plan(arch, job)
+    final = cache.cache_root() / "images" / key
+    artifact = ImageArtifact(key, final, arch)
+    if final.is_dir():
+        return artifact
+    with cache.staging_dir(final) as out:
+        staging = out / "staging"
+        _populate(arch, job, staging, out)
+        _normalise_times(staging)
+        cpio.write_tree(staging, out / "rootfs.cpio", devices=[("dev/console", 5, 1)])
+        _make_ext2(staging, out / "rootfs.ext2")
+        manifest = dict(inputs, key=key, job=job.as_record(),
+                        files=_listing(staging))
+        shutil.rmtree(staging)
+        cache.write_json_atomic(out / "manifest.json", manifest)
+    return artifact
+
+
+def _populate(arch: str, job: script.Job, staging: Path, out: Path) -> None:
+    bindir = staging / "usr" / "bin"
+    for d in ("proc", "sys", "dev", "tmp", "root", "etc/uaccess", "usr/bin"):
+        (staging / d).mkdir(parents=True, exist_ok=True)
+    if OVERLAY.is_dir():
+        shutil.copytree(OVERLAY, staging, dirs_exist_ok=True)
+    build = out / "build"
+    _make(WORKLOADS_DIR, arch, build / "workloads", out / "workloads.log")
+    _make(INIT_DIR, arch, build / "init", out / "init.log")
+    for name in BINARIES:
+        shutil.copy2(build / "workloads" / name, bindir / name)
+    shutil.copy2(build / "init" / "init", staging / "init")
+    # The ext2 root boots through the kernel's default /sbin/init lookup.
+    (staging / "sbin").mkdir(exist_ok=True)
+    (staging / "sbin" / "init").symlink_to("/init")
+    shutil.rmtree(build)
+    (staging / "etc" / "uaccess" / "job.conf").write_text(job.job_conf())
+    if job.needs_kernel_tree():
+        dst = staging / PATHS_IN_IMAGE
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(linux_source.path_list(linux_source.pinned()), dst)
+
+
+def _make(directory: Path, arch: str, outdir: Path, log: Path) -> None:
+    cmd = ["make", "-s", "-C", str(directory), f"ARCH={arch}", f"OUT={outdir}",
+           f"CC={CC[arch]}"]
+    with open(log, "w") as f:
+        run = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if run.returncode != 0:
+        lines = log.read_text(errors="replace").strip().splitlines()
+        raise UserError(f"building {directory.name} for {arch} failed: "
+                        f"{lines[-1] if lines else 'no output'} (log: {log})")
+
+
+def _normalise_times(staging: Path) -> None:
+    # Fixed times so both image forms are reproducible from the same inputs.
+    for p in [staging, *staging.rglob("*")]:
+        os.utime(p, (0, 0), follow_symlinks=False)
+
+
+def _make_ext2(staging: Path, out: Path) -> None:
+    size_kib = sum(p.lstat().st_size for p in staging.rglob("*")) // 1024
+    size_kib = int(size_kib * 1.3) + 8192
+    env = dict(os.environ, E2FSPROGS_FAKE_TIME="1")
+    cmd = ["mke2fs", "-q", "-F", "-t", "ext2", "-b", "1024", "-L", "uaccess",
+           "-U", "clear", "-E", "root_owner=0:0,hash_seed=00000000-0000-0000-0000-000000000000",
+           "-d", str(staging), str(out), f"{size_kib}k"]
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        raise UserError(f"mke2fs failed: {run.stderr.strip()}")
+
+
+def _listing(staging: Path) -> dict:
+    return {str(p.relative_to(staging)): hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+            for p in sorted(staging.rglob("*")) if p.is_file()}

@@ -1,0 +1,79 @@
+"""A minimal writer for the kernel's initramfs format (cpio "newc").
+
+Written here rather than calling cpio(1) so that the archive is
+byte-for-byte reproducible (fixed owners, times and inode numbers) and can
+hold /dev/console without root privileges: an entry is only a header.
+Format: Documentation/driver-api/early-userspace/buffer-format.rst.
+"""
+
+import stat
+from pathlib import Path
+
+_MAGIC = b"070701"
+
+
+def _header(ino: int, mode: int, nlink: int, size: int, name: bytes,
+            rdev: tuple = (0, 0)) -> bytes:
+    fields = [ino, mode, 0, 0, nlink, 0, size, 0, 0, rdev[0], rdev[1],
+              len(name) + 1, 0]
+    return _MAGIC + b"".join(b"%08x" % f for f in fields)
+
+
+def _pad(n: int) -> bytes:
+    return b"\0" * (-n % 4)
+
+
+class CpioWriter:
+    def __init__(self, out):
+        self.out = out
+        self.ino = 1
+        self.offset = 0
+
+    def _write(self, data: bytes) -> None:
+        self.out.write(data)
+        self.offset += len(data)
+
+    def _entry(self, name: str, mode: int, data: bytes = b"", nlink: int = 1,
+               rdev: tuple = (0, 0)) -> None:
+        raw = name.encode()
+        self._write(_header(self.ino, mode, nlink, len(data), raw, rdev) + raw + b"\0")
+        self._write(_pad(self.offset))
+        self._write(data)
+        self._write(_pad(self.offset))
+        self.ino += 1
+
+    def add_dir(self, name: str, perm: int = 0o755) -> None:
+        self._entry(name, stat.S_IFDIR | perm, nlink=2)
+
+    def add_file(self, name: str, data: bytes, perm: int = 0o644) -> None:
+        self._entry(name, stat.S_IFREG | perm, data)
+
+    def add_symlink(self, name: str, target: str) -> None:
+        self._entry(name, stat.S_IFLNK | 0o777, target.encode())
+
+    def add_char_device(self, name: str, major: int, minor: int,
+                        perm: int = 0o600) -> None:
+        self._entry(name, stat.S_IFCHR | perm, rdev=(major, minor))
+
+    def finish(self) -> None:
+        self._entry("TRAILER!!!", 0, nlink=1)
+
+
+def write_tree(root: Path, out_path: Path, devices=()) -> None:
+    """Archive the tree under `root` (sorted, so the order is stable), plus
+    device nodes given as (path, major, minor)."""
+    with open(out_path, "wb") as f:
+        w = CpioWriter(f)
+        for path in sorted(root.rglob("*")):
+            rel = str(path.relative_to(root))
+            st = path.lstat()
+            perm = stat.S_IMODE(st.st_mode)
+            if path.is_symlink():
+                w.add_symlink(rel, str(path.readlink()))
+            elif path.is_dir():
+                w.add_dir(rel, perm)
+            else:
+                w.add_file(rel, path.read_bytes(), perm)
+        for name, major, minor in devices:
+            w.add_char_device(name, major, minor)
+        w.finish()

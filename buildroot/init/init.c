@@ -1,0 +1,273 @@
+/*
+ * init - PID 1 of the simulated machine.
+ *
+ * It mounts the pseudo filesystems, reports what it booted on, runs the
+ * one workload named in /etc/uaccess/job.conf and shuts the machine down.
+ * The host parses stdout, so every fact is one "@@UACCESS-..." line and
+ * every failure is one "@@UACCESS-ERROR ..." line followed by shutdown.
+ *
+ * PID 1 must never return or exit (the kernel panics), so every path
+ * ends in power_off(), which does not return.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jobconf.h"
+#include "roi.h"
+
+#define JOB_PATH JOBCONF_DEFAULT_PATH
+#define WORKLOAD_DIR "/usr/bin/"
+#define WORKLOAD_NAME_MAX 64
+#define BACKEND_MAX 32
+
+#if defined(__x86_64__)
+#define CPUINFO_LABEL "flags"
+#elif defined(__aarch64__)
+#define CPUINFO_LABEL "Features"
+#else
+#error "init: unsupported architecture"
+#endif
+
+extern char **environ;
+
+static char backend[BACKEND_MAX + 1] = "none";
+
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void __attribute__((noreturn)) power_off(void)
+{
+	fflush(stdout);
+	sync();
+	if (strcmp(backend, "gem5") == 0) {
+		/* Ends the simulation; only valid under gem5 (SIGILL elsewhere). */
+		m5_exit(0);
+	} else {
+		/* QEMU runs with -no-reboot, so a reboot ends it without ACPI. */
+		reboot(RB_AUTOBOOT);
+	}
+	reboot(RB_POWER_OFF);
+	for (;;)
+		pause();
+}
+
+/* If the kernel gave us no console (no /dev/console on the root), make one. */
+static void setup_console(void)
+{
+	int fd;
+
+	if (fcntl(1, F_GETFD) != -1)
+		return;
+	mkdir("/dev", 0755);
+	if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) != 0 &&
+	    errno != EBUSY)
+		power_off();	/* nowhere to report it */
+	fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		power_off();
+	for (int i = 0; i <= 2; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+struct mnt {
+	const char *what, *where, *type, *opts;
+	int busy_ok;	/* devtmpfs may already be mounted by the kernel */
+};
+
+static void mount_all(void)
+{
+	static const struct mnt mnts[] = {
+		{ "proc", "/proc", "proc", NULL, 0 },
+		{ "sysfs", "/sys", "sysfs", NULL, 0 },
+		{ "devtmpfs", "/dev", "devtmpfs", NULL, 1 },
+		{ "tmpfs", "/tmp", "tmpfs", "mode=1777", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(mnts) / sizeof(mnts[0]); i++) {
+		const struct mnt *m = &mnts[i];
+
+		/* Usually exists already (ext2 image or initramfs). */
+		mkdir(m->where, 0755);
+		if (mount(m->what, m->where, m->type, 0, m->opts) == 0)
+			continue;
+		if (m->busy_ok && errno == EBUSY)
+			continue;
+		say("@@UACCESS-ERROR mount %s: %s", m->where, strerror(errno));
+		power_off();
+	}
+}
+
+/* Small files from /proc: read whole into buf; 0 or -1. */
+static int read_file(const char *path, char *buf, size_t size)
+{
+	size_t used = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (used + 1 < size &&
+	       (n = read(fd, buf + used, size - 1 - used)) > 0)
+		used += (size_t)n;
+	close(fd);
+	buf[used] = '\0';
+	return 0;
+}
+
+/* uaccess.backend=<word> from the kernel command line, else "none". */
+static void find_backend(void)
+{
+	static const char key[] = "uaccess.backend=";
+	char cmdline[4096];
+	char *tok, *save = NULL;
+
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) != 0) {
+		say("@@UACCESS-ERROR read /proc/cmdline: %s", strerror(errno));
+		power_off();
+	}
+	for (tok = strtok_r(cmdline, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (strncmp(tok, key, sizeof(key) - 1) == 0 &&
+		    tok[sizeof(key) - 1] != '\0')
+			snprintf(backend, sizeof(backend), "%s",
+				 tok + sizeof(key) - 1);
+	}
+	setenv("UACCESS_BACKEND", backend, 1);
+}
+
+/* The value of the first "<label> : value" line of /proc/cpuinfo. */
+static void print_cpuflags(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char *line = NULL, *value = NULL;
+	size_t cap = 0;
+
+	while (f && getline(&line, &cap, f) != -1) {
+		char *colon = strchr(line, ':');
+		size_t n;
+
+		if (!colon)
+			continue;
+		/* Exact label match: x86 also has "vmx flags", "bugs", ... */
+		n = (size_t)(colon - line);
+		while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+			n--;
+		if (n != strlen(CPUINFO_LABEL) ||
+		    strncmp(line, CPUINFO_LABEL, n) != 0)
+			continue;
+		value = colon + 1;
+		value += strspn(value, " \t");
+		value[strcspn(value, "\n")] = '\0';
+		n = strlen(value);
+		while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+			value[--n] = '\0';
+		break;
+	}
+	say("@@UACCESS-CPUFLAGS %s", value ? value : "");
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+static int valid_workload(const char *w)
+{
+	size_t n = strlen(w);
+
+	if (n == 0 || n > WORKLOAD_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((w[i] >= 'a' && w[i] <= 'z') ||
+		      (w[i] >= '0' && w[i] <= '9') || w[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static void run_workload(void)
+{
+	char path[sizeof(WORKLOAD_DIR) + WORKLOAD_NAME_MAX];
+	const char *w;
+	pid_t pid;
+	int st;
+
+	if (jobconf_load(JOB_PATH) != 0) {
+		say("@@UACCESS-ERROR job: cannot load %s", JOB_PATH);
+		return;
+	}
+	w = job_str("workload", NULL);
+	if (!w) {
+		say("@@UACCESS-ERROR job: no workload= in %s", JOB_PATH);
+		return;
+	}
+	if (!valid_workload(w)) {
+		say("@@UACCESS-ERROR job: bad workload name '%s'", w);
+		return;
+	}
+	snprintf(path, sizeof(path), WORKLOAD_DIR "%s", w);
+
+	say("@@UACCESS-BEGIN workload=%s", w);
+	pid = fork();
+	if (pid < 0) {
+		say("@@UACCESS-ERROR fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		char *argv[] = { path, (char *)JOB_PATH, NULL };
+
+		execve(path, argv, environ);
+		say("@@UACCESS-ERROR exec %s: %s", path, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			say("@@UACCESS-ERROR waitpid: %s", strerror(errno));
+			return;
+		}
+	}
+	if (WIFSIGNALED(st))
+		say("@@UACCESS-END signal=%d", WTERMSIG(st));
+	else
+		say("@@UACCESS-END status=%d", WEXITSTATUS(st));
+}
+
+int main(void)
+{
+	struct utsname u;
+
+	setup_console();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mount_all();
+	find_backend();
+
+	if (uname(&u) != 0) {
+		say("@@UACCESS-ERROR uname: %s", strerror(errno));
+		power_off();
+	}
+	say("@@UACCESS-BOOT release=%s version=%s machine=%s backend=%s",
+	    u.release, u.version, u.machine, backend);
+	print_cpuflags();
+	run_workload();
+	power_off();
+}

@@ -1,0 +1,100 @@
+"""QEMU-TCG backend: boot a kernel + initramfs, capture the console, stop.
+
+The guest ends the run itself: init reboots, and -no-reboot turns that
+into QEMU exiting, so no ACPI or debug-exit device is needed. A hard
+timeout catches hangs. TCG is chosen explicitly: under KVM the host CPU's
+features would decide which uaccess code paths run.
+"""
+
+import functools
+import subprocess
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from lab import tools
+from lab.errors import UserError
+
+PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
+DEFAULT_PROFILE = {"x86_64": "x86_64-smap", "arm64": "arm64-pan"}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    arch: str
+    binary: str
+    machine: str
+    cpu: str
+    memory: str
+    console: str
+    expect_cpu_flag: str = ""
+    expect_boot_log: str = ""
+
+    def as_record(self) -> dict:
+        return dict(self.__dict__)
+
+
+def profile_names() -> list:
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+
+
+def load_profile(name: str) -> Profile:
+    path = PROFILE_DIR / f"{name}.toml"
+    if not path.is_file():
+        raise UserError(f"unknown QEMU profile '{name}': choose one of "
+                        f"{', '.join(profile_names())}")
+    data = tomllib.loads(path.read_text())
+    try:
+        return Profile(name=name, **data)
+    except TypeError as e:
+        raise UserError(f"{path}: {e}") from None
+
+
+@functools.lru_cache(maxsize=None)
+def version(binary: str) -> str:
+    tools.require(binary)
+    return tools.first_line([binary, "--version"])
+
+
+def command(profile: Profile, kernel_image: Path, initrd: Path, log: Path,
+            extra_append: str = "") -> list:
+    append = (f"console={profile.console} panic=-1 "
+              f"uaccess.backend=qemu {extra_append}").strip()
+    return [
+        profile.binary, "-M", profile.machine, "-accel", "tcg",
+        "-cpu", profile.cpu, "-m", profile.memory, "-smp", "1",
+        "-nodefaults", "-no-user-config", "-display", "none",
+        "-monitor", "none", "-serial", f"file:{log}", "-no-reboot",
+        "-kernel", str(kernel_image), "-initrd", str(initrd),
+        "-append", append,
+    ]
+
+
+@dataclass
+class Boot:
+    command: list
+    seconds: float
+    returncode: int
+    timed_out: bool
+
+
+def boot(cmd: list, timeout: float) -> Boot:
+    """Run QEMU to its end (the guest reboots) or until the timeout."""
+    tools.require(cmd[0])
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        timed_out = True
+    if proc.returncode not in (0, None) and not timed_out and out:
+        # QEMU itself refused (bad option, missing file): say so plainly.
+        msg = out.decode(errors="replace").strip().splitlines()[-1]
+        raise UserError(f"{cmd[0]} failed to start: {msg}")
+    return Boot(cmd, round(time.monotonic() - start, 3), proc.returncode, timed_out)

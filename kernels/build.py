@@ -1,0 +1,279 @@
+"""Build a kernel for (arch, variant), through the content-addressed cache.
+
+Cache layout, under lab.cache.cache_root():
+  src/linux-<ver>-<sha>/     pristine extracted source (read only)
+  work/<arch>/src/           hard-linked copy of it, with one variant applied
+  work/<arch>/obj/           the O= object tree shared by every variant
+  work/<arch>/state.json     which variant's files are patched right now
+  kernels/<key>/             finished artifacts: vmlinux, bzImage|Image,
+                             System.map, config, build.log, manifest.json
+
+Why a shared tree: variants differ in one or two source files, so switching
+variant restores those files from pristine, applies the new series, and
+make recompiles only what changed (an incremental build, not a cold one).
+A lock per arch serialises builds that share the tree.
+
+Why hard links: copying 1.3 GB per arch is slow; links are instant. Before
+a file is patched its link is broken, so pristine is never modified; the
+object tree is separate (O=), so kbuild never writes into the source.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernels import config, source, variants
+from lab import cache, tools
+from lab.errors import UserError
+from lab.progress import Progress
+
+# Bump when the build procedure changes what it produces.
+BUILDER_VERSION = 1
+
+ARCH_INFO = {
+    "x86_64": {"karch": "x86_64", "cross": "", "image": "arch/x86/boot/bzImage",
+               "image_name": "bzImage", "cc": "gcc"},
+    "arm64": {"karch": "arm64", "cross": "aarch64-linux-gnu-",
+              "image": "arch/arm64/boot/Image", "image_name": "Image",
+              "cc": "aarch64-linux-gnu-gcc"},
+}
+
+# Fixed build identity, so two builds of the same inputs are the same
+# kernel (uname -v and the banner otherwise carry a date and a counter).
+REPRODUCIBLE_ENV = {
+    "KBUILD_BUILD_TIMESTAMP": "Thu Jan  1 00:00:00 UTC 2026",
+    "KBUILD_BUILD_USER": "uaccess-lab",
+    "KBUILD_BUILD_HOST": "uaccess-lab",
+    "KBUILD_BUILD_VERSION": "1",
+    "LC_ALL": "C",
+}
+
+
+@dataclass(frozen=True)
+class KernelArtifact:
+    key: str
+    path: Path
+    arch: str
+    variant: str
+
+    @property
+    def vmlinux(self) -> Path:
+        return self.path / "vmlinux"
+
+    @property
+    def image(self) -> Path:
+        return self.path / ARCH_INFO[self.arch]["image_name"]
+
+    @property
+    def system_map(self) -> Path:
+        return self.path / "System.map"
+
+    def manifest(self) -> dict:
+        return json.loads((self.path / "manifest.json").read_text())
+
+
+def required_tools(arch: str) -> list:
+    return ["make", ARCH_INFO[arch]["cc"], "flex", "bison", "bc", "patch"]
+
+
+def plan(arch: str, variant_name: str) -> tuple:
+    """(key, inputs) for a build, without building: what the cache keys on."""
+    if arch not in ARCH_INFO:
+        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(ARCH_INFO)}")
+    variant = variants.load(variant_name)
+    if not variant.applies_to(arch):
+        raise UserError(f"variant '{variant_name}' does not apply to {arch} "
+                        f"(only {', '.join(variant.arches)})")
+    for tool in required_tools(arch):
+        tools.require(tool)
+    src = source.pinned()
+    inputs = {
+        "builder": BUILDER_VERSION,
+        "source": src.as_record(),
+        "arch": arch,
+        "config": config.render(config.requested(arch)),
+        "variant": variant.as_record(),
+        "toolchain": tools.first_line([ARCH_INFO[arch]["cc"], "--version"]),
+    }
+    return cache.content_key(inputs), inputs
+
+
+def cached(arch: str, variant_name: str):
+    """The finished artifact if it is in the cache, else None."""
+    key, _ = plan(arch, variant_name)
+    path = cache.cache_root() / "kernels" / key
+    return KernelArtifact(key, path, arch, variant_name) if path.is_dir() else None
+
+
+def build_kernel(arch: str, variant_name: str, jobs: int = 0) -> KernelArtifact:
+    key, inputs = plan(arch, variant_name)
+    final = cache.cache_root() / "kernels" / key
+    artifact = KernelArtifact(key, final, arch, variant_name)
+    if final.is_dir():
+        return artifact
+    work = cache.cache_root() / "work" / arch
+    with cache.locked(work / "lock"):
+        if final.is_dir():  # built by a concurrent run.py while we waited
+            return artifact
+        src = source.pinned()
+        pristine = source.extracted(src)
+        tree = _prepare_tree(work, pristine)
+        _switch_variant(work, tree, pristine, variants.load(variant_name))
+        obj = work / "obj"
+        obj.mkdir(exist_ok=True)
+        _configure(arch, tree, obj)
+        with cache.staging_dir(final) as out:
+            started = time.time()
+            _make(arch, variant_name, tree, obj, out / "build.log", jobs)
+            _collect(arch, obj, out)
+            lost = config.verify(config.requested(arch), (out / "config").read_text())
+            if lost:
+                raise UserError(f"kernel config lost requested options: {'; '.join(lost)} "
+                                f"(see {config.CONFIG_DIR})")
+            manifest = dict(inputs, key=key, built_at=time.strftime(
+                "%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                build_seconds=round(time.time() - started, 1),
+                kernel_release=_kernel_release(obj))
+            cache.write_json_atomic(out / "manifest.json", manifest)
+    return artifact
+
+
+def _prepare_tree(work: Path, pristine: Path) -> Path:
+    """The arch's working source tree, hard-linked from pristine once."""
+    tree = work / "src"
+    stamp = work / "src.from"
+    if tree.is_dir() and stamp.is_file() and stamp.read_text() == str(pristine):
+        return tree
+    # A new pristine (source upgrade) or no tree yet: start over.
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.rmtree(work / "obj", ignore_errors=True)
+    (work / "state.json").unlink(missing_ok=True)
+    with cache.staging_dir(tree) as tmp:
+        subprocess.run(["cp", "-al", f"{pristine}/.", str(tmp)], check=True)
+    cache.write_atomic(stamp, str(pristine))
+    return tree
+
+
+def _switch_variant(work: Path, tree: Path, pristine: Path, variant) -> None:
+    """Restore the files the last variant touched, then apply this one.
+
+    state.json is written before patching begins, so a build killed
+    half-way through patching is still undone correctly next time.
+    """
+    state_file = work / "state.json"
+    state = json.loads(state_file.read_text()) if state_file.is_file() else {}
+    wanted = [p.sha256 for p in variant.patches]
+    if state.get("patches") == wanted and state.get("complete"):
+        return
+    for rel in state.get("touched", []):
+        _restore(tree, pristine, rel)
+    touched = sorted({f for p in variant.patches
+                      for f in variants.touched_files(p.path.read_text())})
+    cache.write_json_atomic(state_file, {"variant": variant.name, "patches": wanted,
+                                         "touched": touched, "complete": False})
+    for rel in touched:
+        _break_link(tree / rel)
+    for patch in variant.patches:
+        run = subprocess.run(["patch", "-p1", "--batch", "--forward",
+                              "--no-backup-if-mismatch", "-i", str(patch.path)],
+                             cwd=tree, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise UserError(f"patch {patch.path} does not apply to "
+                            f"{source.PACKAGE}: {run.stdout.strip().splitlines()[-1:]}")
+    cache.write_json_atomic(state_file, {"variant": variant.name, "patches": wanted,
+                                         "touched": touched, "complete": True})
+
+
+def _restore(tree: Path, pristine: Path, rel: str) -> None:
+    """Put back the pristine file with a fresh mtime, so make rebuilds it."""
+    dst = tree / rel
+    dst.unlink(missing_ok=True)
+    if (pristine / rel).is_file():
+        shutil.copyfile(pristine / rel, dst)
+        shutil.copymode(pristine / rel, dst)
+
+
+def _break_link(path: Path) -> None:
+    """Give a hard-linked file its own inode before it is edited."""
+    if not path.is_file():
+        return
+    tmp = path.with_name(path.name + ".uaccess-tmp")
+    shutil.copyfile(path, tmp)
+    shutil.copymode(path, tmp)
+    os.replace(tmp, path)
+
+
+def _kmake(arch: str, tree: Path, obj: Path) -> list:
+    info = ARCH_INFO[arch]
+    cmd = ["make", "-C", str(tree), f"O={obj}", f"ARCH={info['karch']}"]
+    if info["cross"]:
+        cmd.append(f"CROSS_COMPILE={info['cross']}")
+    return cmd
+
+
+def _env() -> dict:
+    return dict(os.environ, **REPRODUCIBLE_ENV)
+
+
+def _configure(arch: str, tree: Path, obj: Path) -> None:
+    """allnoconfig + our fragments. The new .config replaces the old only
+    if it differs, so an unchanged config costs no recompilation."""
+    fragment = obj / "uaccess.fragment"
+    cache.write_atomic(fragment, config.render(config.requested(arch)))
+    candidate = obj / ".config.candidate"
+    env = dict(_env(), KCONFIG_ALLCONFIG=str(fragment), KCONFIG_CONFIG=str(candidate))
+    run = subprocess.run(_kmake(arch, tree, obj) + ["allnoconfig"], env=env,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise UserError(f"kernel configuration failed for {arch}: "
+                        f"{(run.stderr or run.stdout).strip().splitlines()[-1:]}")
+    current = obj / ".config"
+    if current.is_file() and current.read_bytes() == candidate.read_bytes():
+        candidate.unlink()
+    else:
+        os.replace(candidate, current)
+
+
+def _make(arch: str, variant: str, tree: Path, obj: Path, log: Path, jobs: int) -> None:
+    jobs = jobs or os.cpu_count() or 1
+    targets = ["vmlinux", ARCH_INFO[arch]["image_name"]]
+    cmd = _kmake(arch, tree, obj) + [f"-j{jobs}"] + targets
+    progress = Progress(f"kernel {arch}/{variant}")
+    compiled = 0
+    with open(log, "w") as logf:
+        logf.write("$ " + " ".join(cmd) + "\n")
+        proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        for line in proc.stdout:
+            logf.write(line)
+            if line.startswith("  CC "):
+                compiled += 1
+                progress.update(f"{compiled} files compiled")
+        rc = proc.wait()
+    if rc != 0:
+        raise UserError(f"kernel build failed for {arch}/{variant}; last lines of "
+                        f"{log}: {_tail(log)}")
+    progress.done(f"{compiled} files compiled")
+
+
+def _tail(log: Path, n: int = 3) -> str:
+    lines = [l for l in log.read_text(errors="replace").splitlines() if l.strip()]
+    return " | ".join(lines[-n:])
+
+
+def _collect(arch: str, obj: Path, out: Path) -> None:
+    # vmlinux stays unstripped: the symbol table is what gem5's ArmBoard
+    # looks in (unflatten_device_tree) before it loads the DTB.
+    shutil.copyfile(obj / "vmlinux", out / "vmlinux")
+    shutil.copyfile(obj / ARCH_INFO[arch]["image"], out / ARCH_INFO[arch]["image_name"])
+    shutil.copyfile(obj / "System.map", out / "System.map")
+    shutil.copyfile(obj / ".config", out / "config")
+
+
+def _kernel_release(obj: Path) -> str:
+    release = obj / "include" / "config" / "kernel.release"
+    return release.read_text().strip() if release.is_file() else ""

@@ -1,0 +1,96 @@
+"""The pinned Linux source: Debian's linux-source-6.1 package.
+
+The source is never committed. We record the package's exact version and
+the tarball's sha256 with every build, and extract it once into the cache.
+"""
+
+import functools
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from lab import cache, tools
+from lab.errors import UserError
+
+PACKAGE = "linux-source-6.1"
+TARBALL = Path(os.environ.get("UACCESS_LINUX_TARBALL",
+                              "/usr/src/linux-source-6.1.tar.xz"))
+TOP_DIR = "linux-source-6.1"  # the tarball's single top-level directory
+
+
+@dataclass(frozen=True)
+class LinuxSource:
+    package_version: str
+    tarball: Path
+    sha256: str
+
+    def as_record(self) -> dict:
+        return {"package": PACKAGE, "version": self.package_version,
+                "tarball": str(self.tarball), "sha256": self.sha256}
+
+
+@functools.lru_cache(maxsize=None)
+def pinned() -> LinuxSource:
+    if not TARBALL.is_file():
+        raise UserError(f"Linux source tarball {TARBALL} not found: install it "
+                        f"with 'sudo apt-get install {PACKAGE}' (or run 'make deps')")
+    version = _package_version()
+    return LinuxSource(version, TARBALL, _tarball_sha256(TARBALL))
+
+
+def _package_version() -> str:
+    tools.require("dpkg-query")
+    out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", PACKAGE],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0 or not out.stdout:
+        # A tarball given through UACCESS_LINUX_TARBALL without the package.
+        return "unpackaged"
+    return out.stdout.strip()
+
+
+def _tarball_sha256(path: Path) -> str:
+    """sha256 of the tarball, memoised on (size, mtime): hashing 130 MB on
+    every run.py call would be wasted time."""
+    st = path.stat()
+    memo = cache.cache_root() / "src" / "sha256-memo.json"
+    stamp = f"{path}:{st.st_size}:{st.st_mtime_ns}"
+    if memo.is_file():
+        import json
+        data = json.loads(memo.read_text())
+        if data.get("stamp") == stamp:
+            return data["sha256"]
+    digest = cache.file_sha256(path)
+    cache.write_json_atomic(memo, {"stamp": stamp, "sha256": digest})
+    return digest
+
+
+def extracted(src: LinuxSource) -> Path:
+    """The pristine extracted tree for this exact tarball (extracted once)."""
+    tools.require("tar")
+    tools.require("xz")
+    final = cache.cache_root() / "src" / f"linux-{src.package_version}-{src.sha256[:12]}"
+    if final.is_dir():
+        return final
+    with cache.locked(final.parent / (final.name + ".lock")):
+        if final.is_dir():
+            return final
+        with cache.staging_dir(final) as tmp:
+            subprocess.run(["tar", "-xf", str(src.tarball), "-C", str(tmp),
+                            "--strip-components=1"], check=True)
+    return final
+
+
+def path_list(src: LinuxSource) -> Path:
+    """The source tree's path list (for the lstat storm's kernel-tree mode),
+    cached next to the extracted tree."""
+    out = cache.cache_root() / "src" / f"paths-{src.sha256[:12]}.txt"
+    if out.is_file():
+        return out
+    listing = subprocess.run(["tar", "-tf", str(src.tarball)], check=True,
+                             capture_output=True, text=True).stdout
+    prefix = TOP_DIR + "/"
+    lines = [l[len(prefix):] for l in listing.splitlines()
+             if l.startswith(prefix) and len(l) > len(prefix)]
+    cache.write_atomic(out, "\n".join(lines) + "\n")
+    return out

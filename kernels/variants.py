@@ -1,0 +1,98 @@
+"""Kernel variants: kernels/variants/<name>/ with a quilt-style `series`.
+
+A variant is a folder; adding one needs no code. The series lists patch
+files in apply order; `#` lines are comments, and one comment of the form
+`# arches: x86_64 arm64` limits the variant to those arches (default: all).
+`stock` has an empty series.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernels.config import ARCHES
+from lab.errors import UserError
+
+VARIANT_DIR = Path(__file__).resolve().parent / "variants"
+_ARCHES_LINE = re.compile(r"^#\s*arches:\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class Patch:
+    name: str
+    path: Path
+    sha256: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    arches: tuple
+    patches: tuple
+
+    def applies_to(self, arch: str) -> bool:
+        return arch in self.arches
+
+    def as_record(self) -> dict:
+        return {"name": self.name,
+                "patches": [{"name": p.name, "sha256": p.sha256,
+                             "subject": p.subject} for p in self.patches]}
+
+
+def names() -> list:
+    return sorted(p.name for p in VARIANT_DIR.iterdir()
+                  if (p / "series").is_file())
+
+
+def load(name: str) -> Variant:
+    folder = VARIANT_DIR / name
+    if not (folder / "series").is_file():
+        raise UserError(f"unknown variant '{name}': choose one of {', '.join(names())}")
+    return parse_series(name, folder)
+
+
+def parse_series(name: str, folder: Path) -> Variant:
+    arches = ARCHES
+    patches = []
+    for lineno, raw in enumerate((folder / "series").read_text().splitlines(), 1):
+        line = raw.strip()
+        m = _ARCHES_LINE.match(line)
+        if m:
+            arches = tuple(m.group(1).split())
+            bad = [a for a in arches if a not in ARCHES]
+            if bad:
+                raise UserError(f"{folder}/series:{lineno}: unknown arch {bad[0]!r}")
+            continue
+        if not line or line.startswith("#"):
+            continue
+        path = folder / line.split()[0]
+        if not path.is_file():
+            raise UserError(f"{folder}/series:{lineno}: patch {line!r} not found")
+        data = path.read_bytes()
+        patches.append(Patch(path.name, path, hashlib.sha256(data).hexdigest(),
+                             _subject(data.decode(errors="replace"))))
+    return Variant(name, arches, tuple(patches))
+
+
+def _subject(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("Subject:"):
+            return re.sub(r"^Subject:\s*(\[PATCH[^\]]*\]\s*)?", "", line)
+    return ""
+
+
+def touched_files(patch_text: str) -> list:
+    """Files a unified diff changes (its +++ side), relative to the tree."""
+    files = []
+    for line in patch_text.splitlines():
+        if line.startswith("+++ "):
+            target = line[4:].split("\t")[0].strip()
+            if target != "/dev/null":
+                files.append(target.split("/", 1)[1] if "/" in target else target)
+        elif line.startswith("--- "):
+            origin = line[4:].split("\t")[0].strip()
+            if origin != "/dev/null" and "/" in origin:
+                files.append(origin.split("/", 1)[1])
+    return sorted(set(files))

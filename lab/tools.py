@@ -1,0 +1,40 @@
+"""Finding the external programs each stage needs, with the fix if absent."""
+
+import shutil
+import subprocess
+
+from lab.errors import UserError
+
+# program -> the Debian package that provides it
+PACKAGE_OF = {
+    "make": "make",
+    "gcc": "gcc",
+    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
+    "flex": "flex",
+    "bison": "bison",
+    "bc": "bc",
+    "patch": "patch",
+    "tar": "tar",
+    "xz": "xz-utils",
+    "mke2fs": "e2fsprogs",
+    "qemu-system-x86_64": "qemu-system-x86",
+    "qemu-system-aarch64": "qemu-system-arm",
+    "dpkg-query": "dpkg",
+}
+
+
+def require(program: str) -> str:
+    """Return the program's path, or raise a UserError naming the package."""
+    path = shutil.which(program)
+    if path is None:
+        pkg = PACKAGE_OF.get(program, program)
+        raise UserError(f"missing tool '{program}': install it with "
+                        f"'sudo apt-get install {pkg}' (or run 'make deps')")
+    return path
+
+
+def first_line(cmd: list) -> str:
+    """The first line a command prints (for recording tool versions)."""
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    text = (out.stdout or out.stderr).strip()
+    return text.splitlines()[0] if text else ""

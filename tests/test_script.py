@@ -1,0 +1,54 @@
+import pytest
+
+from workloads import script
+from lab.errors import UserError
+from buildroot import assemble
+
+
+def test_every_default_script_loads():
+    for name in script.workload_names():
+        job = script.load(script.default_script(name))
+        assert job.workload == name
+        assert job.job_conf().splitlines()[1] == f"workload={name}"
+
+
+def test_storm_script_flattens_to_job_keys():
+    job = script.from_dict({"workload": "lstat-storm",
+                            "tree": {"name_len": [3, 9], "symlink_ratio": 0.25},
+                            "run": {"order": "shuffle", "seed": 7},
+                            "mix": {"lstat": 0, "statx": 3}})
+    params = dict(job.params)
+    assert params["name_len_min"] == "3" and params["name_len_max"] == "9"
+    assert params["symlink_ratio"] == "0.25"
+    assert params["order"] == "shuffle" and params["seed"] == "7"
+    assert params["mix_statx"] == "3" and params["mix_lstat"] == "0"
+    assert params["depth"] == "2"  # defaults filled in
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"workload": "lstat-storms"}, "workload must be one of"),
+    ({"workload": "lstat-storm", "tree": {"depht": 2}}, r"unknown key tree.depht"),
+    ({"workload": "lstat-storm", "tre": {}}, r"unknown section \[tre\]"),
+    ({"workload": "lstat-storm", "tree": {"depth": "2"}}, r"tree.depth must be an integer"),
+    ({"workload": "lstat-storm", "tree": {"depth": 99}}, r"tree.depth must be between"),
+    ({"workload": "lstat-storm", "tree": {"name_len": [9, 3]}}, r"tree.name_len must be"),
+    ({"workload": "lstat-storm", "run": {"order": "random"}}, r"run.order must be one of"),
+    ({"workload": "lstat-storm", "mix": {"lstat": 0}}, r"at least one op"),
+    ({"workload": "fstat-loop", "run": {"iterations": True}}, r"run.iterations must be"),
+])
+def test_bad_scripts_name_the_key(data, message):
+    with pytest.raises(UserError, match=message):
+        script.from_dict(data, "s.toml")
+
+
+def test_malformed_toml(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("workload = lstat-storm\n")
+    with pytest.raises(UserError, match="not valid TOML"):
+        script.load(bad)
+
+
+def test_buildroot_overlay_job_matches_default_script():
+    """The Buildroot overlay ships the default job; it must not drift."""
+    overlay = assemble.OVERLAY / "etc" / "uaccess" / "job.conf"
+    assert overlay.read_text() == script.load(script.default_script("lstat-storm")).job_conf()

@@ -1,0 +1,48 @@
+import re
+
+import pytest
+
+from kernels import variants
+from lab.errors import UserError
+
+
+def test_catalogue_has_the_foundation_variants():
+    assert {"stock", "statx-putuser", "dcache-repcmpsb"} <= set(variants.names())
+    assert variants.load("stock").patches == ()
+    assert variants.load("dcache-repcmpsb").arches == ("x86_64",)
+    assert variants.load("statx-putuser").arches == ("x86_64", "arm64")
+
+
+def test_unknown_variant_lists_valid_ones():
+    with pytest.raises(UserError, match="unknown variant 'fast'.*stock"):
+        variants.load("fast")
+
+
+def test_series_arches_and_missing_patch(tmp_path):
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "series").write_text("# arches: arm64\n")
+    assert variants.parse_series("v", tmp_path / "v").arches == ("arm64",)
+    (tmp_path / "v" / "series").write_text("0001-missing.patch\n")
+    with pytest.raises(UserError, match="not found"):
+        variants.parse_series("v", tmp_path / "v")
+    (tmp_path / "v" / "series").write_text("# arches: vax\n")
+    with pytest.raises(UserError, match="unknown arch"):
+        variants.parse_series("v", tmp_path / "v")
+
+
+def test_every_patch_is_a_described_format_patch():
+    """Each patch reads like a kernel patch: From, Subject, a paragraph
+    of description before the diff, one logical change."""
+    for name in variants.names():
+        for patch in variants.load(name).patches:
+            text = patch.path.read_text()
+            assert text.startswith("From "), patch.name
+            assert re.search(r"^Subject: \[PATCH\] \S+: ", text, re.M), patch.name
+            body = text.split("\n\n", 1)[1].split("\n---\n", 1)[0]
+            assert len(body.split()) >= 40, f"{patch.name}: describe the change"
+            assert variants.touched_files(text), patch.name
+
+
+def test_touched_files():
+    diff = "--- a/fs/stat.c\n+++ b/fs/stat.c\n@@\n--- /dev/null\n+++ b/fs/new.c\n"
+    assert variants.touched_files(diff) == ["fs/new.c", "fs/stat.c"]

@@ -1,0 +1,89 @@
+/*
+ * statx-loop - statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS) on one open
+ * fd, `iterations` times. Like fstat-loop but through statx, which copies
+ * the (larger) struct statx and also reads the empty path string from user
+ * memory.
+ *
+ * Job keys: iterations (100000), warmup (1000).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobconf.h"
+#include "result.h"
+#include "roi.h"
+
+#define NAME "statx-loop"
+#define TARGET "/tmp/statx-target"
+#define TARGET_SIZE 100
+
+/* Create (or truncate) the target with fixed content; returns an fd. */
+static int make_target(void)
+{
+	char buf[TARGET_SIZE];
+	int fd;
+
+	memset(buf, 'u', sizeof(buf));
+	umask(0);	/* stx_mode is hashed: do not let the caller's umask in */
+	fd = open(TARGET, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		fprintf(stderr, NAME ": cannot create %s: %s\n", TARGET,
+			strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
+/* noinline: warm-up and ROI run the very same code. */
+static __attribute__((noinline)) void run(int fd, long long n,
+					  struct result *r)
+{
+	struct statx stx;
+
+	for (long long i = 0; i < n; i++) {
+		if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0)
+			result_hash_statx(r, &stx);
+		else
+			result_error(r, "statx", TARGET, errno);
+	}
+	r->ops += n;
+}
+
+int main(int argc, char **argv)
+{
+	struct result res, scratch;
+	long long iters, warm, t0, t1;
+	int fd;
+
+	roi_init();
+	if (jobconf_load(argc > 1 ? argv[1] : JOBCONF_DEFAULT_PATH) != 0)
+		return JOBCONF_EXIT_BAD;
+	iters = job_int("iterations", 100000);
+	warm = job_int("warmup", 1000);
+	if (iters < 1 || warm < 0) {
+		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0\n");
+		return JOBCONF_EXIT_BAD;
+	}
+	fd = make_target();
+	if (fd < 0)
+		return 1;
+
+	result_init(&scratch, NAME);
+	run(fd, warm, &scratch);
+
+	result_init(&res, NAME);
+	t0 = mono_ns();
+	roi_begin();
+	run(fd, iters, &res);
+	roi_end();
+	t1 = mono_ns();
+	res.roi_ns = t1 - t0;
+
+	result_print(&res);
+	return 0;
+}
