@@ -69,6 +69,8 @@ def cmd_build_image(args) -> int:
 
 def cmd_run(args) -> int:
     job = _job(args)
+    kbuild.plan(args.arch, args.variant)  # validate everything before building
+    runs.resolve(args.arch, args.backend, args.profile)
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
     image = assemble.build_image(args.arch, job)
     record = runs.run_point(kernel, image, job, args.backend, args.profile,
@@ -86,8 +88,10 @@ def cmd_study(args) -> int:
     job = script.load(args.script or script.default_script("lstat-storm"))
     arches = args.arch or list(kconfig.ARCHES)
     names = args.variant or variants.names()
+    for arch in arches:  # unknown names fail before anything is built
+        runs.resolve(arch, "qemu")
     for name in names:
-        variants.load(name)  # unknown names fail before anything is built
+        variants.load(name)
     records, failures = [], []
     for arch in arches:
         image = assemble.build_image(arch, job)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from configs import console
 from configs.qemu import backend as qemu
+from configs.qemu import plugin_build
+from kernels import variants
 from lab import cache
 from lab.errors import UserError
 
@@ -30,10 +32,15 @@ class RunFailed(UserError):
     """A simulation that ran but did not produce a valid result."""
 
 
-def run_key(kernel, image, backend: str, profile) -> str:
-    return cache.content_key({"runner": RUNNER_VERSION, "kernel": kernel.key,
-                              "image": image.key, "backend": backend,
-                              "profile": profile.as_record()})
+def run_key(kernel, image, backend: str, profile, plugin: bool = False,
+            bbv_interval: int = 0) -> str:
+    inputs = {"runner": RUNNER_VERSION, "kernel": kernel.key, "image": image.key,
+              "backend": backend, "profile": profile.as_record(),
+              "append": qemu.kernel_append(profile)}
+    if plugin:  # counting changes nothing in the guest, but it is the record
+        inputs["plugin"] = {"build": plugin_build.key(profile.binary),
+                            "bbv_interval": bbv_interval}
+    return cache.content_key(inputs)
 
 
 def run_dir(key: str) -> Path:
@@ -46,15 +53,27 @@ def finished(key: str):
     return json.loads(record.read_text()) if record.is_file() else None
 
 
-def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
-              timeout: float = 300, force: bool = False) -> dict:
+def resolve(arch: str, backend: str, profile_name: str = ""):
+    """Check a point's run settings before anything is built; the profile."""
     if backend not in BACKENDS:
         raise UserError(f"unknown backend '{backend}': choose one of {', '.join(BACKENDS)}")
-    profile = qemu.load_profile(profile_name or qemu.DEFAULT_PROFILE[kernel.arch])
-    if profile.arch != kernel.arch:
-        raise UserError(f"profile '{profile.name}' is for {profile.arch}, "
-                        f"not {kernel.arch}")
-    key = run_key(kernel, image, backend, profile)
+    if arch not in qemu.DEFAULT_PROFILE:
+        raise UserError(f"unknown arch '{arch}': choose one of "
+                        f"{', '.join(qemu.DEFAULT_PROFILE)}")
+    profile = qemu.load_profile(profile_name or qemu.DEFAULT_PROFILE[arch])
+    if profile.arch != arch:
+        raise UserError(f"profile '{profile.name}' is for {profile.arch}, not {arch}")
+    return profile
+
+
+def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
+              timeout: float = 300, force: bool = False, plugin: bool = False,
+              bbv_interval: int = 0) -> dict:
+    """Run one point (or return its finished record). With `plugin`, the
+    TCG profiling plugin counts the ROI; with `bbv_interval` > 0 it also
+    writes SimPoint basic-block vectors (roi.bb) every that many insns."""
+    profile = resolve(kernel.arch, backend, profile_name)
+    key = run_key(kernel, image, backend, profile, plugin, bbv_interval)
     final = run_dir(key)
     if force and final.is_dir():
         shutil.rmtree(final)
@@ -64,7 +83,8 @@ def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
     try:
-        record = _execute(kernel, image, job, profile, key, work, timeout)
+        record = _execute(kernel, image, job, profile, key, work, timeout,
+                          plugin, bbv_interval)
     except RunFailed as failure:
         kept = _keep_failed(work, key)
         raise RunFailed(f"{kernel.arch}/{kernel.variant}/{job.workload} on {backend}: "
@@ -87,9 +107,30 @@ def _keep_failed(work: Path, key: str) -> Path:
     return dest
 
 
-def _execute(kernel, image, job, profile, key: str, work: Path, timeout: float) -> dict:
+def _plugin_args(profile, kernel, work: Path, bbv_interval: int) -> list:
+    lib = plugin_build.build(profile.binary)
+    spec = f"{lib},out={work / 'counts.json'},map={kernel.system_map}"
+    if bbv_interval:
+        spec += f",bbv={work / 'roi.bb'},interval={bbv_interval}"
+    return ["-plugin", spec]
+
+
+def _read_counts(work: Path) -> dict:
+    path = work / "counts.json"
+    if not path.is_file():
+        raise RunFailed("the profiling plugin wrote no counts.json")
+    counts = json.loads(path.read_text())
+    if not counts.get("roi", {}).get("ended"):
+        raise RunFailed("the profiling plugin never saw the ROI end marker")
+    return counts
+
+
+def _execute(kernel, image, job, profile, key: str, work: Path, timeout: float,
+             plugin: bool, bbv_interval: int) -> dict:
     log = work / "console.log"
     cmd = qemu.command(profile, kernel.image, image.cpio, log)
+    if plugin:
+        cmd += _plugin_args(profile, kernel, work, bbv_interval)
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     booted = qemu.boot(cmd, timeout)
     text = log.read_text(errors="replace") if log.is_file() else ""
@@ -99,9 +140,10 @@ def _execute(kernel, image, job, profile, key: str, work: Path, timeout: float) 
     why = report.failure()
     if why:
         raise RunFailed(why)
-    feature = _feature_check(profile, report, text)
+    feature = _feature_check(profile, variants.load(kernel.variant), report, text)
     if feature:
         raise RunFailed(feature)
+    counts = _read_counts(work) if plugin else None
     kmanifest = kernel.manifest()
     imanifest = image.manifest()
     return {
@@ -109,6 +151,7 @@ def _execute(kernel, image, job, profile, key: str, work: Path, timeout: float) 
         "point": {"arch": kernel.arch, "variant": kernel.variant,
                   "workload": job.workload, "backend": "qemu", "profile": profile.name},
         "result": report.result,
+        "counts": counts,
         "boot_to_result_seconds": booted.seconds,
         "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags},
         "provenance": {
@@ -129,11 +172,16 @@ def _execute(kernel, image, job, profile, key: str, work: Path, timeout: float) 
     }
 
 
-def _feature_check(profile, report, log_text: str):
-    """The profile promises a uaccess mechanism; the boot must show it."""
-    if profile.expect_cpu_flag and profile.expect_cpu_flag not in report.cpu_flags.split():
-        return (f"CPU flag '{profile.expect_cpu_flag}' missing in the guest "
-                f"(profile {profile.name})")
+def _feature_check(profile, variant, report, log_text: str):
+    """The profile promises a uaccess mechanism; the boot must show it, or,
+    for a variant that hides it on purpose (nosmap), must not."""
+    flag = profile.expect_cpu_flag
+    if flag:
+        present = flag in report.cpu_flags.split()
+        if flag in variant.clears_cpu_flags and present:
+            return f"variant {variant.name} should hide CPU flag '{flag}', but the guest has it"
+        if flag not in variant.clears_cpu_flags and not present:
+            return f"CPU flag '{flag}' missing in the guest (profile {profile.name})"
     if profile.expect_boot_log and profile.expect_boot_log not in log_text:
         return (f"boot log lacks '{profile.expect_boot_log}' "
                 f"(profile {profile.name})")

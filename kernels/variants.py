@@ -3,6 +3,8 @@
 A variant is a folder; adding one needs no code. The series lists patch
 files in apply order; `#` lines are comments, and one comment of the form
 `# arches: x86_64 arm64` limits the variant to those arches (default: all).
+A comment `# clears-cpu-flag: smap` says the kernel hides that CPU flag on
+purpose (nosmap), so a run checks that it is absent instead of present.
 `stock` has an empty series.
 """
 
@@ -16,6 +18,7 @@ from lab.errors import UserError
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
 _ARCHES_LINE = re.compile(r"^#\s*arches:\s*(.*)$")
+_CLEARS_LINE = re.compile(r"^#\s*clears-cpu-flag:\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -31,14 +34,18 @@ class Variant:
     name: str
     arches: tuple
     patches: tuple
+    clears_cpu_flags: tuple = ()
 
     def applies_to(self, arch: str) -> bool:
         return arch in self.arches
 
     def as_record(self) -> dict:
-        return {"name": self.name,
-                "patches": [{"name": p.name, "sha256": p.sha256,
-                             "subject": p.subject} for p in self.patches]}
+        record = {"name": self.name,
+                  "patches": [{"name": p.name, "sha256": p.sha256,
+                               "subject": p.subject} for p in self.patches]}
+        if self.clears_cpu_flags:
+            record["clears_cpu_flags"] = list(self.clears_cpu_flags)
+        return record
 
 
 def names() -> list:
@@ -55,6 +62,7 @@ def load(name: str) -> Variant:
 
 def parse_series(name: str, folder: Path) -> Variant:
     arches = ARCHES
+    clears = ()
     patches = []
     for lineno, raw in enumerate((folder / "series").read_text().splitlines(), 1):
         line = raw.strip()
@@ -65,6 +73,10 @@ def parse_series(name: str, folder: Path) -> Variant:
             if bad:
                 raise UserError(f"{folder}/series:{lineno}: unknown arch {bad[0]!r}")
             continue
+        m = _CLEARS_LINE.match(line)
+        if m:
+            clears = tuple(m.group(1).split())
+            continue
         if not line or line.startswith("#"):
             continue
         path = folder / line.split()[0]
@@ -73,7 +85,7 @@ def parse_series(name: str, folder: Path) -> Variant:
         data = path.read_bytes()
         patches.append(Patch(path.name, path, hashlib.sha256(data).hexdigest(),
                              _subject(data.decode(errors="replace"))))
-    return Variant(name, arches, tuple(patches))
+    return Variant(name, arches, tuple(patches), clears)
 
 
 def _subject(text: str) -> str:
