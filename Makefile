@@ -1,6 +1,6 @@
 # uaccess-lab: the README's two commands.
 #   make run    install what is missing, build what is not cached, run the
-#               default study and print its table
+#               default sweep, print its table and the report path
 #   make test   the test suite (what CI runs)
 PYTHON ?= python3
 
@@ -8,11 +8,11 @@ PYTHON ?= python3
 APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
-	python3 python3-pytest git
+	python3 python3-pytest python3-matplotlib git
 
 .PHONY: run test deps benchmark
 run: deps
-	$(PYTHON) run.py study
+	$(PYTHON) run.py sweep configs/sweeps/default.toml
 
 test: deps
 	$(PYTHON) -m pytest -q tests
@@ -33,4 +33,7 @@ deps:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@$(PYTHON) -c "import pytest" 2>/dev/null || $(PYTHON) -m pip install -q pytest
+	@# A Python other than Debian's (pyenv, a venv) gets the same two modules
+	@# from PyPI.
+	@$(PYTHON) -c "import pytest, matplotlib" 2>/dev/null || \
+		$(PYTHON) -m pip install -q pytest matplotlib

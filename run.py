@@ -5,9 +5,11 @@
     ./run.py build-kernel --arch x86_64 --variant stock
     ./run.py build-image  --arch arm64 --workload lstat-storm [--script S.toml]
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
-    ./run.py study        # the default study: both arches x every variant
+    ./run.py sweep [configs/sweeps/default.toml] [--dry-run]
+    ./run.py report [SWEEP_FILE]
 
-Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/.
+Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/;
+this file is the glue that hands each stage's output to the next.
 Bad input and missing tools end with one line and exit code 2.
 """
 
@@ -19,9 +21,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import table  # noqa: E402
+from analysis import report, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
-from configs import runs  # noqa: E402
+from configs import executor, runs, sweep  # noqa: E402
 from configs.qemu import backend as qemu  # noqa: E402
 from kernels import build as kbuild  # noqa: E402
 from kernels import config as kconfig  # noqa: E402
@@ -31,6 +33,8 @@ from lab.errors import UserError  # noqa: E402
 from workloads import script  # noqa: E402
 
 DEFAULT_RESULTS = REPO / "results"
+DEFAULT_SWEEP = REPO / "configs" / "sweeps" / "default.toml"
+STORE_NAME = "results.sqlite"
 
 
 def _job(args) -> script.Job:
@@ -78,51 +82,67 @@ def cmd_run(args) -> int:
     if args.json:
         print(json.dumps(record, indent=2, sort_keys=True))
     else:
-        print(table.plain([record]), end="")
+        shown = [record] + _finished_stock_run(args, kernel, image)
+        print(table.plain(shown), end="")
         print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
     return 0
 
 
-def cmd_study(args) -> int:
-    """Every arch x every variant that applies, on one workload script."""
-    job = script.load(args.script or script.default_script("lstat-storm"))
-    arches = args.arch or list(kconfig.ARCHES)
-    names = args.variant or variants.names()
-    for arch in arches:  # unknown names fail before anything is built
-        runs.resolve(arch, "qemu")
-    for name in names:
-        variants.load(name)
-    records, failures = [], []
-    for arch in arches:
-        image = assemble.build_image(arch, job)
-        for name in names:
-            if not variants.load(name).applies_to(arch):
-                print(f"[study] {arch}/{name}: does not apply to {arch}, skipped",
-                      file=sys.stderr)
-                continue
-            try:
-                kernel = kbuild.build_kernel(arch, name, args.jobs)
-                record = runs.run_point(kernel, image, job, "qemu", "",
-                                        args.timeout, args.force)
-            except runs.RunFailed as failure:
-                failures.append(str(failure))
-                print(f"[study] FAILED {failure}", file=sys.stderr)
-                continue
-            print(f"[study] {arch}/{name}: {record['result']['ops']} ops, "
-                  f"checksum {record['result']['checksum']}", file=sys.stderr)
-            records.append(record)
-    out = Path(args.results)
-    cache.write_atomic(out / "records.jsonl",
-                       "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
-    cache.write_atomic(out / "table.md", table.markdown(records))
+def _finished_stock_run(args, kernel, image) -> list:
+    """Stock's finished run of the same point, if any, to compare with."""
+    stock = kbuild.cached(args.arch, "stock")
+    if args.variant == "stock" or stock is None:
+        return []
+    profile = runs.resolve(args.arch, args.backend, args.profile)
+    done = runs.finished(runs.run_key(stock, image, args.backend, profile))
+    return [done] if done else []
+
+
+def cmd_sweep(args) -> int:
+    """Expand a sweep file, run what is not finished, store, report."""
+    sw = sweep.load(args.file)
+    planned = executor.plan(sw)
+    for label, why in sw.skipped:
+        print(f"[sweep] skipped {label}: {why}", file=sys.stderr)
+    if args.dry_run:
+        print(executor.describe(planned))
+        return 0
+    db = Path(args.results) / STORE_NAME
+
+    def record(outcome):
+        p = outcome.planned.point
+        params = dict(p.params)
+        if outcome.error:
+            store.ingest_one(db, store.add_failure, sw.name, outcome.planned.key,
+                             {"arch": p.arch, "variant": p.variant, "workload": p.workload,
+                              "backend": p.backend, "profile": p.profile},
+                             outcome.error, outcome.log, params)
+        else:
+            store.ingest_one(db, store.add_record, sw.name, outcome.record, params)
+
+    outcomes = executor.execute(sw, planned, args.workers, record, args.jobs)
+    records = [o.record for o in outcomes if o.record]
     print(table.plain(records), end="")
-    print(f"results: {out / 'table.md'}")
+    report_path = report.write(db, sw.name, Path(args.results) / sw.name,
+                               {pl.key for pl in planned})
+    print(f"store:  {db}")
+    print(f"report: {report_path}")
+    failures = [o for o in outcomes if o.error]
+    for o in failures:
+        print(f"failed: {o.planned.point.label()}: {o.error}", file=sys.stderr)
     bad = table.mismatches(records)
     for row in bad:
-        print(f"checksum differs from stock: {row[0]}/{row[1]}", file=sys.stderr)
-    for failure in failures:
-        print(f"failed: {failure}", file=sys.stderr)
-    return 1 if bad or failures else 0
+        print(f"checksum differs from stock: {'/'.join(row[:3])}", file=sys.stderr)
+    return 1 if failures or bad else 0
+
+
+def cmd_report(args) -> int:
+    sw = sweep.load(args.file)
+    keys = {pl.key for pl in executor.plan(sw)}
+    path = report.write(Path(args.results) / STORE_NAME, sw.name,
+                        Path(args.results) / sw.name, keys)
+    print(f"report: {path}")
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -155,19 +175,21 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--timeout", type=float, default=300)
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
-    sp = sub.add_parser("study", help="the default study: arches x variants on QEMU")
-    sp.add_argument("--arch", action="append", help="repeatable; default: all")
-    sp.add_argument("--variant", action="append", help="repeatable; default: all")
-    sp.add_argument("--script", help="lstat-storm script (default: the small storm)")
-    sp.add_argument("--jobs", type=int, default=0)
-    sp.add_argument("--timeout", type=float, default=300)
-    sp.add_argument("--force", action="store_true")
-    sp.add_argument("--results", default=str(DEFAULT_RESULTS / "default"))
+    sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")
+    sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
+    sp.add_argument("--dry-run", action="store_true", help="print the plan and what is cached")
+    sp.add_argument("--workers", type=int, default=0, help="parallel runs (default: cores)")
+    sp.add_argument("--jobs", type=int, default=0, help="make -j for kernels (default: cores)")
+    sp.add_argument("--results", default=str(DEFAULT_RESULTS))
+    sp = sub.add_parser("report", help="(re)write a sweep's report from the store")
+    sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
+    sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     return p
 
 
 COMMANDS = {"list": cmd_list, "build-kernel": cmd_build_kernel,
-            "build-image": cmd_build_image, "run": cmd_run, "study": cmd_study}
+            "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
+            "report": cmd_report}
 
 
 def main(argv=None) -> int:

@@ -29,7 +29,12 @@ BACKENDS = ("qemu",)
 
 
 class RunFailed(UserError):
-    """A simulation that ran but did not produce a valid result."""
+    """A simulation that ran but did not produce a valid result; `log` is
+    its console log, kept under runs/failed/."""
+
+    def __init__(self, message: str, log: str = None):
+        super().__init__(message)
+        self.log = log
 
 
 def run_key(kernel, image, backend: str, profile, plugin: bool = False,
@@ -87,8 +92,9 @@ def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
                           plugin, bbv_interval)
     except RunFailed as failure:
         kept = _keep_failed(work, key)
+        log = kept / "console.log"
         raise RunFailed(f"{kernel.arch}/{kernel.variant}/{job.workload} on {backend}: "
-                        f"{failure} (console log: {kept / 'console.log'})") from None
+                        f"{failure} (console log: {log})", str(log)) from None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

@@ -39,6 +39,12 @@ class Variant:
     def applies_to(self, arch: str) -> bool:
         return arch in self.arches
 
+    def touches_headers(self) -> bool:
+        """A patched header recompiles much of the shared tree (minutes, not
+        seconds), so callers build such variants last."""
+        return any(f.endswith(".h") for p in self.patches
+                   for f in touched_files(p.path.read_text()))
+
     def as_record(self) -> dict:
         record = {"name": self.name,
                   "patches": [{"name": p.name, "sha256": p.sha256,

@@ -46,3 +46,9 @@ def test_every_patch_is_a_described_format_patch():
 def test_touched_files():
     diff = "--- a/fs/stat.c\n+++ b/fs/stat.c\n@@\n--- /dev/null\n+++ b/fs/new.c\n"
     assert variants.touched_files(diff) == ["fs/new.c", "fs/stat.c"]
+
+
+def test_header_touching_variants_are_known():
+    assert variants.load("pan-toggle").touches_headers()
+    assert not variants.load("statx-putuser").touches_headers()
+    assert variants.load("nosmap").clears_cpu_flags == ("smap",)

@@ -57,11 +57,12 @@
  *     is attributed wrongly; kernel code outside every text symbol (BPF
  *     JIT, trampolines, module text) is counted as "[unknown]".
  *   - A REP instance that starts with rCX == 0 counts as an instance with
- *     zero iterations. A fault inside a REP loop adds a pass without an
- *     iteration (MOVS-like: one extra instance); an instance aborted by an
- *     exception-table fixup has no empty pass (one instance too few). For
- *     CMPS/SCAS an interrupt or fault between two iterations starts a new
- *     instance.
+ *     zero iterations. A page fault inside a REP loop that is handled and
+ *     resumed adds a pass without an iteration, so MOVS-like kinds count
+ *     one instance too many (an instance aborted through the exception
+ *     table is counted right: its faulting pass stands in for the empty
+ *     one). For CMPS/SCAS an interrupt or fault between two iterations
+ *     starts a new instance.
  *   - Only explicit PAN writes (MSR PAN, #imm and MSR PAN, Xn) are seen;
  *     PSTATE.PAN also changes on exception entry and on ERET, which are
  *     not instructions the plugin can match.
@@ -182,9 +183,8 @@ struct results {
 
 /* Configuration. */
 static enum arch arch;
-static char *out_path, *out_tmp;
-static char *map_path;
-static char *bbv_path, *bbv_tmp;
+static const char *out_path, *map_path, *bbv_path;	/* point into argv */
+static char *out_tmp, *bbv_tmp;
 static uint64_t bbv_interval;
 
 /* System.map, sorted by address, one entry per address. */
@@ -656,15 +656,26 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const uint64_t *sort_counts;
+/* Output rows: same-named symbols (static functions) are summed. */
+struct sym_row {
+	const char *name;
+	uint64_t count;
+};
 
-static int sym_count_cmp(const void *pa, const void *pb)
+static int row_name_cmp(const void *pa, const void *pb)
 {
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct sym_row *a = pa, *b = pb;
 
-	if (sort_counts[a] != sort_counts[b])
-		return sort_counts[a] > sort_counts[b] ? -1 : 1;
-	return a < b ? -1 : a > b;
+	return strcmp(a->name, b->name);
+}
+
+static int row_count_cmp(const void *pa, const void *pb)
+{
+	const struct sym_row *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(a->name, b->name);
 }
 
 static const char *sym_name(uint32_t i)
@@ -672,10 +683,31 @@ static const char *sym_name(uint32_t i)
 	return i == n_syms ? "[unknown]" : sym_names + syms[i].name;
 }
 
+static size_t symbol_rows(const struct results *r, struct sym_row **out)
+{
+	struct sym_row *rows = xmalloc((n_syms + 1) * sizeof(*rows));
+	size_t n = 0, m = 0;
+
+	for (uint32_t i = 0; i <= n_syms; i++)
+		if (r->sym[i])
+			rows[n++] = (struct sym_row){ sym_name(i), r->sym[i] };
+	qsort(rows, n, sizeof(*rows), row_name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (m && !strcmp(rows[m - 1].name, rows[i].name))
+			rows[m - 1].count += rows[i].count;
+		else
+			rows[m++] = rows[i];
+	}
+	qsort(rows, m, sizeof(*rows), row_count_cmp);
+	*out = rows;
+	return m;
+}
+
 static void write_json(const struct results *r, bool begun, bool ended)
 {
 	FILE *f = fopen(out_tmp, "w");
-	uint32_t *order, n = 0;
+	struct sym_row *rows;
+	size_t n;
 
 	if (!f) {
 		errf("out=%s: %s\n", out_tmp, strerror(errno));
@@ -688,20 +720,15 @@ static void write_json(const struct results *r, bool begun, bool ended)
 	fprintf(f, " \"insns\":{\"total\":%" PRIu64 ",\"user\":%" PRIu64
 		",\"kernel\":%" PRIu64 "},\n", r->total, r->user, r->kernel);
 
-	order = xmalloc((n_syms + 1) * sizeof(*order));
-	for (uint32_t i = 0; i <= n_syms; i++)
-		if (r->sym[i])
-			order[n++] = i;
-	sort_counts = r->sym;
-	qsort(order, n, sizeof(*order), sym_count_cmp);
+	n = symbol_rows(r, &rows);
 	fputs(" \"symbols\":{", f);
-	for (uint32_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n  " : "\n  ", f);
-		json_str(f, sym_name(order[i]));
-		fprintf(f, ":%" PRIu64, r->sym[order[i]]);
+		json_str(f, rows[i].name);
+		fprintf(f, ":%" PRIu64, rows[i].count);
 	}
 	fputs(n ? "\n }" : "}", f);
-	free(order);
+	free(rows);
 
 	if (arch == ARCH_X86_64) {
 		fprintf(f, ",\n \"x86\":{\"stac\":%" PRIu64 ",\"clac\":%" PRIu64
@@ -748,6 +775,7 @@ static void roi_begin(const struct marker *m)
 	marker_fixup(m, (int64_t)m->tb->n_insns - m->idx - 1);
 	roi_state = ROI_ACTIVE;
 	pthread_mutex_unlock(&lock);
+	outf("ROI begun at 0x%" PRIx64 "\n", m->tb->vaddr);
 }
 
 static void roi_end(const struct marker *m)
@@ -933,7 +961,8 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || *end ? -1 : 0;
 }
 
-static int set_once(char **slot, const char *key, const char *val)
+/* argv stays valid for the plugin's lifetime, so we keep pointers into it. */
+static int set_once(const char **slot, const char *key, const char *val)
 {
 	if (*slot) {
 		errf("argument %s= given twice\n", key);
@@ -943,7 +972,7 @@ static int set_once(char **slot, const char *key, const char *val)
 		errf("argument %s= needs a value\n", key);
 		return -1;
 	}
-	*slot = xstrcat2(val, "");
+	*slot = val;
 	return 0;
 }
 
@@ -951,7 +980,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	char *interval_arg = NULL;
+	const char *interval_arg = NULL;
 	FILE *probe;
 
 	for (int i = 0; i < argc; i++) {
@@ -989,7 +1018,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			     interval_arg);
 			return -1;
 		}
-		free(interval_arg);
 	} else if (bbv_path) {
 		bbv_interval = DEFAULT_INTERVAL;
 	}

@@ -1,0 +1,262 @@
+"""The report: each variant against stock, per (arch, workload, parameters).
+
+Reads the results store only. Per group it tabulates, per operation:
+instructions, kernel instructions, stac/clac (x86) or PSTATE.PAN writes and
+LDTR/STTR (arm64), rep-string iterations, guest ns; then the kernel symbols
+whose per-op instruction counts changed most against stock. Figures are
+PNGs (matplotlib, Agg); the report is Markdown and HTML, and ends with the
+provenance of every run it used.
+
+Counts are what QEMU executed (exact, per the plugin's limits); ns/op is
+guest wall time under TCG, a rough guide and no cycle count.
+"""
+
+import html
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+from analysis import store
+from lab import cache
+
+
+def _per_op(row, column):
+    value, ops = row.get(column), row.get("ops")
+    return None if value is None or not ops else value / ops
+
+
+def _fmt(x, digits=1):
+    if x is None:
+        return "-"
+    return f"{x:,.{digits}f}"
+
+
+METRICS = {  # column title -> (store column, digits, arch or None for both)
+    "insns/op": ("insns_total", 0, None),
+    "kernel insns/op": ("insns_kernel", 0, None),
+    "stac/op": ("stac", 2, "x86_64"),
+    "clac/op": ("clac", 2, "x86_64"),
+    "rep iters/op": ("rep_iterations", 2, "x86_64"),
+    "rep cmps iters/op": ("rep_cmps_iterations", 2, "x86_64"),
+    "PAN writes/op": ("pan_writes", 2, "arm64"),
+    "LDTR/op": ("ldtr", 2, "arm64"),
+    "STTR/op": ("sttr", 2, "arm64"),
+    "ns/op (TCG)": ("roi_ns", 0, None),
+}
+
+
+def groups(rows: list) -> dict:
+    out = defaultdict(list)
+    for r in rows:
+        out[(r["arch"], r["workload"], r["params"], r["profile"])].append(r)
+    for members in out.values():
+        members.sort(key=lambda r: (r["variant"] != "stock", r["variant"]))
+    return dict(sorted(out.items()))
+
+
+def group_table(arch: str, members: list) -> tuple:
+    stock = next((r for r in members if r["variant"] == "stock"), None)
+    cols = [t for t, (_, _, a) in METRICS.items() if a in (None, arch)]
+    header = ["variant", "ops"] + cols + ["checksum = stock"]
+    body = []
+    for r in members:
+        same = "(reference)" if r is stock else (
+            "no stock run" if stock is None else
+            "yes" if r["checksum"] == stock["checksum"] else "NO")
+        body.append([r["variant"], str(r["ops"])]
+                    + [_fmt(_per_op(r, METRICS[t][0]), METRICS[t][1]) for t in cols] + [same])
+    return header, body
+
+
+def symbol_deltas(conn, sweep: str, members: list, top: int = 8) -> list:
+    """Per variant: the kernel symbols whose insns/op changed most vs stock."""
+    stock = next((r for r in members if r["variant"] == "stock"), None)
+    if stock is None or not stock["ops"]:
+        return []
+    base = {s: n / stock["ops"] for s, n in store.symbols(conn, sweep, stock["key"]).items()}
+    out = []
+    for r in members:
+        if r is stock or not r["ops"]:
+            continue
+        mine = {s: n / r["ops"] for s, n in store.symbols(conn, sweep, r["key"]).items()}
+        if not mine and not base:
+            continue
+        deltas = [(s, mine.get(s, 0.0) - base.get(s, 0.0), base.get(s, 0.0), mine.get(s, 0.0))
+                  for s in set(base) | set(mine)]
+        deltas.sort(key=lambda d: -abs(d[1]))
+        out.append((r["variant"], [d for d in deltas[:top] if abs(d[1]) >= 0.5]))
+    return out
+
+
+def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
+    """Kernel insns/op and the uaccess-mechanism count per variant."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = [r["variant"] for r in members]
+    kern = [_per_op(r, "insns_kernel") or 0 for r in members]
+    if arch == "x86_64":
+        mech = [(_per_op(r, "stac") or 0) + (_per_op(r, "clac") or 0) for r in members]
+        mech_label = "stac + clac per op"
+    else:
+        mech = [_per_op(r, "pan_writes") or 0 for r in members]
+        mech_label = "PSTATE.PAN writes per op"
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.6))
+    for ax, values, label in ((axes[0], kern, "kernel instructions per op"),
+                              (axes[1], mech, mech_label)):
+        bars = ax.barh(names, values, color=["#777777" if n == "stock" else "#3b6ea8"
+                                             for n in names])
+        ax.invert_yaxis()
+        ax.set_xlabel(label)
+        ax.bar_label(bars, fmt="%.1f", fontsize=8, padding=2)
+        ax.margins(x=0.2)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+    return True
+
+
+def provenance_rows(rows: list) -> list:
+    out = []
+    for r in rows:
+        rec = json.loads(r["record"])
+        prov = rec["provenance"]
+        k = prov["kernel"]
+        patches = ", ".join(f"{p['name']} ({p['sha256'][:12]})"
+                            for p in k["variant"]["patches"]) or "none"
+        out.append({
+            "run": r["key"], "point": f"{r['arch']}/{r['variant']}/{r['workload']}",
+            "kernel": f"{k['source']['package']} {k['source']['version']} "
+                      f"(sha256 {k['source']['sha256'][:16]}), build {k['key']}",
+            "patches": patches,
+            "simulator": f"{prov['simulator']['version']}, profile "
+                         f"{prov['simulator']['profile']['name']} "
+                         f"(-cpu {prov['simulator']['profile']['cpu']})",
+            "image": f"{prov['image']['key']} ({prov['image']['job']['script']})",
+            "command": " ".join(prov["command"]),
+            "host": f"{prov['host']['name']}; uaccess-lab {prov['uaccess_lab']}; "
+                    f"{prov['started_at']}",
+        })
+    return out
+
+
+def _title(arch, workload, params, profile):
+    p = json.loads(params or "{}")
+    extra = ", ".join(f"{k}={v}" for k, v in p.items())
+    return f"{arch} / {workload}" + (f" ({extra})" if extra else "") + f" / {profile}"
+
+
+def _md_table(header, body):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def _html_table(header, body):
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                   for row in body)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def write(store_path: Path, sweep: str, out_dir: Path, keys=None) -> Path:
+    """Write report.md, report.html and figures/; return the HTML path.
+    With `keys`, only those points (a sweep file edited since may have
+    left rows in the store that are no longer its points)."""
+    conn = store.connect(store_path)
+    try:
+        rows = store.rows(conn, sweep)
+        failed = store.rows(conn, sweep, "failed")
+        if keys is not None:
+            rows = [r for r in rows if r["key"] in keys]
+            failed = [r for r in failed if r["key"] in keys]
+        sections = []
+        for (arch, workload, params, profile), members in groups(rows).items():
+            title = _title(arch, workload, params, profile)
+            header, body = group_table(arch, members)
+            fig = out_dir / "figures" / (cache.content_key([arch, workload, params, profile])
+                                         + ".png")
+            has_fig = plot_group(title, members, arch, fig)
+            sections.append((title, header, body, symbol_deltas(conn, sweep, members),
+                             fig.relative_to(out_dir) if has_fig else None))
+        prov = provenance_rows(rows)
+    finally:
+        conn.close()
+    md = _markdown(sweep, sections, failed, prov)
+    cache.write_atomic(out_dir / "report.md", md)
+    cache.write_atomic(out_dir / "report.html", _html(sweep, sections, failed, prov))
+    return out_dir / "report.html"
+
+
+INTRO = ("Counts are instructions QEMU-TCG executed inside the workload's "
+         "region of interest, per operation, from the uaccess_profile plugin. "
+         "ns/op is guest wall time under TCG: a rough guide, not a cycle count. "
+         "'checksum = stock' says the variant returned exactly what stock "
+         "returned.")
+
+
+def _markdown(sweep, sections, failed, prov) -> str:
+    out = [f"# uaccess-lab report: sweep `{sweep}`", "", INTRO, ""]
+    for title, header, body, deltas, fig in sections:
+        out += [f"## {title}", "", _md_table(header, body), ""]
+        if fig:
+            out += [f"![{title}]({fig})", ""]
+        for variant, ds in deltas:
+            if ds:
+                out += [f"Kernel symbols that changed most, {variant} vs stock "
+                         f"(instructions per op):", "",
+                         _md_table(["symbol", "stock", variant, "delta"],
+                                   [[s, _fmt(b), _fmt(m), f"{d:+,.1f}"] for s, d, b, m in ds]),
+                         ""]
+    if failed:
+        out += ["## Failed points", ""]
+        out += [f"- {r['arch']}/{r['variant']}/{r['workload']}: {r['error']}" for r in failed]
+        out.append("")
+    out += ["## Provenance", ""]
+    for p in prov:
+        out += [f"- **{p['point']}** run `{p['run']}`",
+                f"  - kernel: {p['kernel']}; patches: {p['patches']}",
+                f"  - simulator: {p['simulator']}; image: {p['image']}",
+                f"  - command: `{p['command']}`",
+                f"  - {p['host']}"]
+    return "\n".join(out) + "\n"
+
+
+def _html(sweep, sections, failed, prov) -> str:
+    parts = [f"<h1>uaccess-lab report: sweep {html.escape(sweep)}</h1>",
+             f"<p>{html.escape(INTRO)}</p>"]
+    for title, header, body, deltas, fig in sections:
+        parts.append(f"<h2>{html.escape(title)}</h2>{_html_table(header, body)}")
+        if fig:
+            parts.append(f'<p><img src="{html.escape(str(fig))}" alt="{html.escape(title)}"></p>')
+        for variant, ds in deltas:
+            if ds:
+                parts.append(f"<p>Kernel symbols that changed most, {html.escape(variant)} "
+                             f"vs stock (instructions per op):</p>")
+                parts.append(_html_table(["symbol", "stock", variant, "delta"],
+                                         [[s, _fmt(b), _fmt(m), f"{d:+,.1f}"]
+                                          for s, d, b, m in ds]))
+    if failed:
+        parts.append("<h2>Failed points</h2><ul>" + "".join(
+            f"<li>{html.escape(r['arch'])}/{html.escape(r['variant'])}/"
+            f"{html.escape(r['workload'])}: {html.escape(r['error'] or '')}</li>"
+            for r in failed) + "</ul>")
+    parts.append("<h2>Provenance</h2>" + _html_table(
+        ["point", "run", "kernel", "patches", "simulator", "image", "command", "host"],
+        [[p["point"], p["run"], p["kernel"], p["patches"], p["simulator"], p["image"],
+          p["command"], p["host"]] for p in prov]))
+    style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin:.5em 0 1.5em}"
+             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px}"
+             "td:first-child,th:first-child{text-align:left}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>uaccess-lab: "
+            f"{html.escape(sweep)}</title><style>{style}</style></head><body>"
+            + "\n".join(parts) + "</body></html>\n")

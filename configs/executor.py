@@ -1,0 +1,188 @@
+"""Run a sweep's points: plan, build what is missing, run, report progress.
+
+Each point's run directory is named by its run key (a hash of everything
+that determines its result), so a finished point is skipped: a sweep
+interrupted in any way, kill -9 included, resumes where it stopped. Run
+directories appear by atomic rename, so a killed point leaves only a
+hidden temporary directory, never a record.
+
+Phases: kernels (one make at a time, each using every core), images, then
+runs on N workers (QEMU-TCG is single-threaded, so N = cores by default).
+A failed build or run fails its points only; the sweep goes on and lists
+the failures at the end.
+"""
+
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+
+from buildroot import assemble
+from configs import runs
+from kernels import build as kbuild
+from kernels import variants
+from lab import cache
+from lab.errors import UserError
+
+
+@dataclass
+class Planned:
+    point: object          # configs.sweep.Point
+    kernel: object         # kbuild.KernelArtifact (may not be built yet)
+    image: object          # assemble.ImageArtifact (may not be built yet)
+    key: str               # run key
+    done: bool             # a finished run exists
+
+
+@dataclass
+class Outcome:
+    planned: Planned
+    record: dict = None
+    error: str = None
+    log: str = None
+    cached: bool = False
+
+
+def plan(sweep) -> list:
+    kernels, images, out = {}, {}, []
+    for p in sweep.points:
+        if (p.arch, p.variant) not in kernels:
+            key, _ = kbuild.plan(p.arch, p.variant)
+            kernels[p.arch, p.variant] = kbuild.KernelArtifact(
+                key, cache.cache_root() / "kernels" / key, p.arch, p.variant)
+        ijob = (p.arch, p.job.job_conf())
+        if ijob not in images:
+            key, _ = assemble.plan(p.arch, p.job)
+            images[ijob] = assemble.ImageArtifact(key, cache.cache_root() / "images" / key, p.arch)
+        kernel, image = kernels[p.arch, p.variant], images[ijob]
+        profile = runs.resolve(p.arch, p.backend, p.profile)
+        key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval)
+        out.append(Planned(p, kernel, image, key, runs.finished(key) is not None))
+    return out
+
+
+def describe(planned: list) -> str:
+    """The --dry-run text: every point, and what is cached."""
+    lines = []
+    kernels = {(pl.kernel.arch, pl.kernel.variant): pl.kernel.path.is_dir() for pl in planned}
+    images = {pl.image.key: pl.image.path.is_dir() for pl in planned}
+    for pl in planned:
+        lines.append(f"  {'done ' if pl.done else 'to run'}  {pl.key}  {pl.point.label()}")
+    todo = sum(not pl.done for pl in planned)
+    lines.append(f"{len(planned)} points: {len(planned) - todo} finished, {todo} to run")
+    missing_k = [f"{a}/{v}" for (a, v), ok in kernels.items() if not ok]
+    lines.append(f"kernels: {len(kernels) - len(missing_k)} cached, {len(missing_k)} to build"
+                 + (f" ({', '.join(missing_k)})" if missing_k else ""))
+    lines.append(f"images: {sum(images.values())} cached, "
+                 f"{len(images) - sum(images.values())} to build")
+    return "\n".join(lines)
+
+
+class SweepProgress:
+    """One line per change on a tty (redrawn), every 30 s otherwise."""
+
+    def __init__(self, name: str, total: int, workers: int):
+        self.name, self.total, self.workers = name, total, workers
+        self.done = self.failed = self.cached = 0
+        self.start = time.monotonic()
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def step(self, outcome: Outcome) -> None:
+        self.done += 1
+        self.failed += outcome.error is not None
+        self.cached += outcome.cached
+        self.show(force=self.done == self.total)
+
+    def show(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and not self.tty and now - self.last < 30:
+            return
+        self.last = now
+        elapsed = now - self.start
+        ran = self.done - self.cached
+        left = self.total - self.done
+        eta = f"{elapsed / ran * left:.0f}s" if ran and left else ("0s" if not left else "?")
+        width = 24
+        fill = int(width * self.done / max(self.total, 1))
+        bar = "#" * fill + "-" * (width - fill)
+        line = (f"[sweep {self.name}] [{bar}] {self.done}/{self.total} "
+                f"({self.cached} cached, {self.failed} failed) "
+                f"elapsed {elapsed:.0f}s ETA {eta}")
+        sys.stderr.write(("\r\033[K" + line) if self.tty else line + "\n")
+        if self.tty and force:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int = 0) -> list:
+    """Run every planned point; call on_outcome(outcome) as each ends."""
+    workers = workers or os.cpu_count() or 1
+    outcomes = []
+    progress = SweepProgress(sweep.name, len(planned), workers)
+
+    def finish(outcome):
+        outcomes.append(outcome)
+        if on_outcome:
+            on_outcome(outcome)
+        progress.step(outcome)
+
+    todo = []
+    for pl in planned:
+        if pl.done:
+            finish(Outcome(pl, record=runs.finished(pl.key), cached=True))
+        else:
+            todo.append(pl)
+    broken = _build_inputs(todo, jobs)
+    runnable = []
+    for pl in todo:
+        why = broken.get(pl.kernel.key) or broken.get(pl.image.key)
+        if why:
+            finish(Outcome(pl, error=why))
+        else:
+            runnable.append(pl)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_run_one, pl): pl for pl in runnable}
+        for fut in as_completed(futures):
+            finish(fut.result())
+    return outcomes
+
+
+def _build_inputs(todo: list, jobs: int) -> dict:
+    """Build the kernels and images the points need; failures by key."""
+    broken = {}
+    seen = set()
+    # Variants sharing an arch's tree rebuild incrementally; one that patches
+    # a header costs minutes each way, so those go last, once.
+    order = sorted(todo, key=lambda pl: (pl.point.arch,
+                                         variants.load(pl.point.variant).touches_headers()))
+    for pl in order:
+        p = pl.point
+        if pl.kernel.key not in seen:
+            seen.add(pl.kernel.key)
+            try:
+                kbuild.build_kernel(p.arch, p.variant, jobs)
+            except UserError as e:
+                broken[pl.kernel.key] = f"kernel build: {e}"
+        if pl.image.key not in seen:
+            seen.add(pl.image.key)
+            try:
+                assemble.build_image(p.arch, p.job)
+            except UserError as e:
+                broken[pl.image.key] = f"image build: {e}"
+    return broken
+
+
+def _run_one(pl: Planned) -> Outcome:
+    p = pl.point
+    try:
+        record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
+                                p.timeout, False, p.plugin, p.bbv_interval)
+        return Outcome(pl, record=record)
+    except runs.RunFailed as e:
+        return Outcome(pl, error=str(e), log=e.log)
+    except UserError as e:
+        return Outcome(pl, error=str(e))
+    except Exception as e:  # a bug must not take the other points down
+        return Outcome(pl, error=f"internal error: {e!r}")

@@ -1,0 +1,71 @@
+from pathlib import Path
+
+import pytest
+
+from configs import sweep
+from lab.errors import UserError
+
+P = Path("s.toml")
+
+
+def _expand(text):
+    import tomllib
+    return sweep.expand(tomllib.loads(text), P)
+
+
+def test_default_sweep_expands_and_skips_inapplicable_variants():
+    sw = sweep.load(sweep.SWEEP_DIR / "default.toml")
+    labels = {p.label() for p in sw.points}
+    assert "x86_64/dcache-repcmpsb/lstat-storm" in labels
+    assert "arm64/dcache-repcmpsb/lstat-storm" not in labels
+    assert any(l.startswith("arm64/dcache-repcmpsb") for l, _ in sw.skipped)
+    assert all(p.plugin for p in sw.points)
+
+
+def test_product_and_param_axes():
+    sw = _expand('''
+name = "t"
+[axes]
+arch = ["x86_64"]
+variant = ["stock", "statx-putuser"]
+workload = ["lstat-storm", "statx-loop"]
+[params]
+"lstat-storm.tree.name_len" = [[4, 4], [16, 16]]
+"lstat-storm.run.seed" = [1, 2, 3]
+''')
+    storm = [p for p in sw.points if p.workload == "lstat-storm"]
+    loops = [p for p in sw.points if p.workload == "statx-loop"]
+    assert len(storm) == 2 * 2 * 3 and len(loops) == 2  # params multiply their workload only
+    p = storm[0]
+    assert dict(p.job.params)["name_len_min"] == dict(p.job.params)["name_len_max"]
+    assert dict(p.params)["tree.name_len"] in ("4-4", "16-16")
+    assert p.profile == "x86_64-smap" and p.backend == "qemu"
+
+
+def test_script_path_relative_to_sweep_file(tmp_path):
+    (tmp_path / "mine.toml").write_text('workload = "fstat-loop"\n[run]\niterations = 7\n')
+    f = tmp_path / "sw.toml"
+    f.write_text('[axes]\narch = ["arm64"]\nvariant = ["stock"]\nworkload = ["mine.toml"]\n')
+    sw = sweep.load(f)
+    assert sw.name == "sw"
+    assert dict(sw.points[0].job.params)["iterations"] == "7"
+
+
+@pytest.mark.parametrize("text, says", [
+    ('[axes]\narch = ["x86_64", "sparc"]', r"axes.arch\[1\]: unknown value 'sparc' \(valid: x86_64, arm64\)"),
+    ('[axes]\nvariant = ["stock", "turbo"]', r"axes.variant\[1\]: unknown value 'turbo' \(valid: .*stock"),
+    ('[axes]\nworkload = ["ls"]', r"axes.workload\[0\]: 'ls' is neither a workload"),
+    ('[axes]\nprofile = ["fast"]', r"axes.profile\[0\]: unknown value 'fast'"),
+    ('[axes]\ncolour = ["red"]', r"axes.colour: unknown axis"),
+    ('[fixed]\ntimeout = -1', r"fixed.timeout: must be a positive number"),
+    ('[fixed]\nplugin = "yes"', r"fixed.plugin: must be true or false"),
+    ('[fixed]\nspeed = 1', r"fixed.speed: unknown key"),
+    ('[params]\n"lstat-storm.tree.depht" = [1]', r"params.'lstat-storm.tree.depht': unknown parameter"),
+    ('[params]\n"statx-loop.run.iterations" = [1]', r"workload 'statx-loop' is not on the workload axis"),
+    ('[params]\n"lstat-storm.tree.depth" = [1, 99]', r"params: .*tree.depth must be between"),
+    ('nmae = "x"', r"nmae: unknown key"),
+    ('[axes]\narch = ["arm64"]\nvariant = ["dcache-repcmpsb"]', r"axes: the axes expand to no point"),
+])
+def test_malformed_sweeps_name_the_key_path(text, says):
+    with pytest.raises(UserError, match=says):
+        _expand(text)

@@ -1,0 +1,154 @@
+"""Each variant does what its patch says: shown by what QEMU executed.
+
+Real kernels from the pinned source, real QEMU-TCG boots, the profiling
+plugin counting the workload's ROI. Small runs (a few thousand ops), so
+every claim is a ratio per operation with a margin, not an exact count.
+Boots are forced: a warm cache never turns a claim into a lookup.
+"""
+
+import functools
+import shutil
+
+import pytest
+
+from buildroot import assemble
+from configs import runs
+from kernels import build as kbuild
+from workloads import script
+
+pytestmark = pytest.mark.skipif(
+    not all(shutil.which(p) for p in ("qemu-system-x86_64", "qemu-system-aarch64",
+                                      "aarch64-linux-gnu-gcc")),
+    reason="QEMU or the arm64 cross compiler is missing: run 'make deps'")
+
+LOOP = {"run": {"iterations": 2000, "warmup": 200}}
+JOBS = {
+    "statx-loop": {"workload": "statx-loop", **LOOP},
+    "fstat-loop": {"workload": "fstat-loop", **LOOP},
+    "readlink-loop": {"workload": "readlink-loop", **LOOP},
+    "stat-namelen": {"workload": "stat-namelen",
+                     "run": {"iterations": 200, "warmup": 20, "name_len": [8, 32]}},
+    "lstat-storm": {"workload": "lstat-storm",
+                    "tree": {"depth": 2, "dirs": 3, "files": 8, "name_len": [8, 24]},
+                    "run": {"passes": 2, "order": "walk"}, "mix": {"lstat": 1}},
+}
+
+
+@functools.lru_cache(maxsize=None)
+def profile(arch: str, variant: str, workload: str) -> dict:
+    job = script.from_dict(JOBS[workload], f"<test {workload}>")
+    kernel = kbuild.build_kernel(arch, variant)
+    image = assemble.build_image(arch, job)
+    rec = runs.run_point(kernel, image, job, "qemu", "", 300, force=True, plugin=True)
+    assert rec["result"]["errors"] == 0
+    return rec
+
+
+def per_op(rec: dict, *path) -> float:
+    value = rec["counts"]
+    for key in path:
+        value = value.get(key, 0) if isinstance(value, dict) else 0
+    return value / rec["result"]["ops"]
+
+
+def symbol_per_op(rec: dict, name: str) -> float:
+    """Instructions per op in `name` or its arch-internal alias (arm64's
+    assembly strlen is `__pi_strlen`, with `strlen` a weak alias)."""
+    syms = rec["counts"]["symbols"]
+    return (syms.get(name, 0) + syms.get(f"__pi_{name}", 0)) / rec["result"]["ops"]
+
+
+def test_plugin_counts_are_consistent():
+    rec = profile("x86_64", "stock", "statx-loop")
+    c = rec["counts"]
+    assert c["roi"] == {"begun": True, "ended": True}
+    assert c["insns"]["user"] + c["insns"]["kernel"] == c["insns"]["total"]
+    assert per_op(rec, "insns", "kernel") > 100  # a syscall is hundreds of insns
+    assert symbol_per_op(rec, "cp_statx") > 10
+
+
+def test_statx_putuser_pays_a_stac_clac_pair_per_field():
+    stock = profile("x86_64", "stock", "statx-loop")
+    putuser = profile("x86_64", "statx-putuser", "statx-loop")
+    assert 0.9 <= per_op(stock, "x86", "stac") <= 3
+    # 26 fields + the clear of the struct: ~27 pairs per call, plus stock's few.
+    extra = per_op(putuser, "x86", "stac") - per_op(stock, "x86", "stac")
+    assert 24 <= extra <= 28
+    assert per_op(putuser, "x86", "clac") == pytest.approx(per_op(putuser, "x86", "stac"), rel=0.05)
+    assert putuser["result"]["checksum"] == stock["result"]["checksum"]
+
+
+def test_stat_putuser_pays_per_field_and_stat_unsafe_one_window():
+    stock = profile("x86_64", "stock", "fstat-loop")
+    putuser = profile("x86_64", "stat-putuser", "fstat-loop")
+    unsafe = profile("x86_64", "stat-unsafe", "fstat-loop")
+    assert per_op(putuser, "x86", "stac") - per_op(stock, "x86", "stac") >= 10
+    assert per_op(unsafe, "x86", "stac") == pytest.approx(per_op(stock, "x86", "stac"), abs=0.1)
+    # stock copies its on-stack struct stat with a rep movs (REP_GOOD);
+    # stat-unsafe stores the fields in place, so one copy per op is gone.
+    stock_movs = per_op(stock, "x86", "rep", "movs", "executions")
+    unsafe_movs = per_op(unsafe, "x86", "rep", "movs", "executions")
+    assert stock_movs - unsafe_movs >= 0.9
+    for rec in (putuser, unsafe):
+        assert rec["result"]["checksum"] == stock["result"]["checksum"]
+
+
+def test_dcache_repcmpsb_iterates_once_per_name_byte():
+    stock = profile("x86_64", "stock", "stat-namelen")
+    rep = profile("x86_64", "dcache-repcmpsb", "stat-namelen")
+    assert per_op(stock, "x86", "rep", "cmps", "iterations") < 0.5
+    # Each stat of /tmp/nl/<name> compares "tmp", "nl" and the name
+    # (8..32 bytes, mean 20): about 25 iterations per lookup.
+    iters = per_op(rep, "x86", "rep", "cmps", "iterations")
+    assert 18 <= iters <= 32
+    assert rep["result"]["checksum"] == stock["result"]["checksum"]
+
+
+def test_dcache_bytecmp_replaces_the_word_compare():
+    stock = profile("x86_64", "stock", "stat-namelen")
+    byte = profile("x86_64", "dcache-bytecmp", "stat-namelen")
+    # A byte loop costs several instructions per byte, word-at-a-time a
+    # few per 8 bytes: kernel insns per op must grow with ~20-byte names.
+    assert per_op(byte, "insns", "kernel") - per_op(stock, "insns", "kernel") >= 40
+    assert byte["result"]["checksum"] == stock["result"]["checksum"]
+
+
+def test_nosmap_executes_no_stac_or_clac():
+    stock = profile("x86_64", "stock", "lstat-storm")
+    nosmap = profile("x86_64", "nosmap", "lstat-storm")
+    assert per_op(stock, "x86", "stac") >= 1
+    assert nosmap["counts"]["x86"]["stac"] == 0 and nosmap["counts"]["x86"]["clac"] == 0
+    assert "smap" not in nosmap["guest"]["cpu_flags"].split()
+    assert nosmap["result"]["checksum"] == stock["result"]["checksum"]
+
+
+def test_strncpy_unbatched_opens_a_window_per_word():
+    stock = profile("x86_64", "stock", "lstat-storm")
+    unbatched = profile("x86_64", "strncpy-unbatched", "lstat-storm")
+    # Paths here are ~40 bytes: ~5 words, so several more pairs per lstat.
+    assert per_op(unbatched, "x86", "stac") - per_op(stock, "x86", "stac") >= 3
+    assert unbatched["result"]["checksum"] == stock["result"]["checksum"]
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "arm64"])
+def test_symlink_cachedlen_skips_strlen(arch):
+    stock = profile(arch, "stock", "readlink-loop")
+    cached = profile(arch, "symlink-cachedlen", "readlink-loop")
+    assert symbol_per_op(stock, "strlen") >= 5
+    assert symbol_per_op(cached, "strlen") < 1
+    assert cached["result"]["checksum"] == stock["result"]["checksum"]
+
+
+def test_arm64_stock_uses_sttr_without_pan_writes():
+    stock = profile("arm64", "stock", "statx-loop")
+    assert per_op(stock, "arm64", "sttr") >= 1
+    assert per_op(stock, "arm64", "pan_set_0") < 0.1
+
+
+def test_pan_toggle_writes_pan_around_each_access_block():
+    stock = profile("arm64", "stock", "statx-loop")
+    toggle = profile("arm64", "pan-toggle", "statx-loop")
+    # At least one block per statx (the copy out), each opened and closed.
+    assert per_op(toggle, "arm64", "pan_set_0") >= 1
+    assert per_op(toggle, "arm64", "pan_set_1") >= 1
+    assert toggle["result"]["checksum"] == stock["result"]["checksum"]
