@@ -2,6 +2,7 @@
 """uaccess-lab: the one entry point. Build, run, study.
 
     ./run.py list
+    ./run.py doctor [--gem5 DIR]                    # prerequisites, with fixes
     ./run.py build-kernel --arch x86_64 --variant stock
     ./run.py build-image  --arch arm64 --workload lstat-storm [--script S.toml]
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
@@ -21,14 +22,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import report, store, table  # noqa: E402
+from analysis import gem5_stats, report, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
 from configs import executor, runs, sweep  # noqa: E402
+from configs.gem5 import locate as gem5_locate  # noqa: E402
+from configs.gem5 import spec as gem5_spec  # noqa: E402
 from configs.qemu import backend as qemu  # noqa: E402
+from configs.qemu import plugin_build  # noqa: E402
 from kernels import build as kbuild  # noqa: E402
 from kernels import config as kconfig  # noqa: E402
+from kernels import source as linux_source  # noqa: E402
 from kernels import variants  # noqa: E402
-from lab import cache  # noqa: E402
+from lab import cache, tools  # noqa: E402
 from lab.errors import UserError  # noqa: E402
 from workloads import script  # noqa: E402
 
@@ -59,6 +64,62 @@ def cmd_list(args) -> int:
     return 0
 
 
+def cmd_doctor(args) -> int:
+    """What is found and what is missing, one line each, with the fix."""
+    checks = []
+
+    def check(name, fn):
+        try:
+            checks.append(("ok", name, fn() or ""))
+        except UserError as e:
+            checks.append(("MISSING", name, str(e)))
+
+    def python():
+        if sys.version_info < (3, 11):
+            raise UserError(f"Python {sys.version.split()[0]} is too old: 3.11+ needed (tomllib)")
+        return sys.version.split()[0]
+
+    def linux():
+        src = linux_source.pinned()
+        return f"{linux_source.PACKAGE} {src.package_version} ({src.tarball})"
+
+    def tools_for(arch):
+        return lambda: ", ".join(tools.require(t) for t in kbuild.required_tools(arch)
+                                 + ["mke2fs", qemu.load_profile(qemu.DEFAULT_PROFILE[arch]).binary])
+
+    def qemu_version(arch):
+        return lambda: qemu.version(qemu.load_profile(qemu.DEFAULT_PROFILE[arch]).binary)
+
+    def plugin():
+        return str(plugin_build.build("qemu-system-x86_64"))
+
+    def gem5_home():
+        g = gem5_locate.find(args.gem5)
+        return f"gem5 {g.version} at {g.home}"
+
+    def gem5_arch(arch):
+        def fn():
+            g = gem5_locate.require(arch, args.gem5)
+            return str(g.binary(arch)) + (f", {g.bootloader()}" if arch == "arm64" else "")
+        return fn
+
+    check("python", python)
+    check("linux source", linux)
+    for arch in kconfig.ARCHES:
+        check(f"{arch} build tools", tools_for(arch))
+        check(f"{arch} QEMU", qemu_version(arch))
+    check("QEMU profiling plugin", plugin)
+    check("gem5", gem5_home)
+    for arch in kconfig.ARCHES:
+        check(f"gem5 {arch}", gem5_arch(arch))
+    for status, name, detail in checks:
+        print(f"{status:8} {name:22} {detail}")
+    missing = [c for c in checks if c[0] != "ok"]
+    print(f"{len(checks) - len(missing)} found, {len(missing)} missing"
+          + (" (the QEMU backend needs none of the gem5 lines)" if missing else ""))
+    return 1 if missing else 0
+
+
 def cmd_build_kernel(args) -> int:
     k = kbuild.build_kernel(args.arch, args.variant, args.jobs)
     print(k.path)
@@ -73,18 +134,47 @@ def cmd_build_image(args) -> int:
 
 def cmd_run(args) -> int:
     job = _job(args)
-    kbuild.plan(args.arch, args.variant)  # validate everything before building
-    runs.resolve(args.arch, args.backend, args.profile)
+    runs.resolve(args.arch, args.backend, args.profile)  # validate before building
+    if args.backend == "gem5":
+        return _run_gem5(args, job)
+    kbuild.plan(args.arch, args.variant)
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
     image = assemble.build_image(args.arch, job)
     record = runs.run_point(kernel, image, job, args.backend, args.profile,
-                            args.timeout, args.force)
+                            args.timeout, args.force, args.plugin)
     if args.json:
         print(json.dumps(record, indent=2, sort_keys=True))
     else:
         shown = [record] + _finished_stock_run(args, kernel, image)
         print(table.plain(shown), end="")
         print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
+    return 0
+
+
+def _run_gem5(args, job) -> int:
+    layers = ("smap-model",) if args.arch == "x86_64" else ()
+    kbuild.plan(args.arch, args.variant, layers)
+    gem5_spec.kernel_args(args.arch, args.smap_model)  # validates the model
+    cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
+    caches = gem5_spec.load_cache(args.cache)
+    g = gem5_locate.require(args.arch, args.gem5)
+    kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
+    image = assemble.build_image(args.arch, job)
+    record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
+                                 args.timeout if args.timeout != 300 else 6 * 3600, args.force)
+    summary = gem5_stats.roi_summary(Path(record["gem5"]["stats_file"]))
+    if args.json:
+        print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
+        return 0
+    ops = record["result"]["ops"]
+    print(f"{args.arch}/{args.variant}/{job.workload} on gem5 {cpu.name} "
+          f"smap_model={args.smap_model}: {ops} ops, checksum {record['result']['checksum']}")
+    for k in ("cycles", "insts", "ops", "ipc", "branch_mispredicts", "squashed_insts",
+              "l1d_misses", "l2_misses"):
+        v = summary.get(k)
+        per = f"  ({v / ops:,.1f} per op)" if v is not None and k != "ipc" and ops else ""
+        print(f"  {k:20} {v if v is not None else '-'}{per}")
+    print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
     return 0
 
 
@@ -101,7 +191,7 @@ def _finished_stock_run(args, kernel, image) -> list:
 def cmd_sweep(args) -> int:
     """Expand a sweep file, run what is not finished, store, report."""
     sw = sweep.load(args.file)
-    planned = executor.plan(sw)
+    planned = executor.plan(sw, args.gem5)
     for label, why in sw.skipped:
         print(f"[sweep] skipped {label}: {why}", file=sys.stderr)
     if args.dry_run:
@@ -118,7 +208,8 @@ def cmd_sweep(args) -> int:
                               "backend": p.backend, "profile": p.profile},
                              outcome.error, outcome.log, params)
         else:
-            store.ingest_one(db, store.add_record, sw.name, outcome.record, params)
+            store.ingest_one(db, store.add_record, sw.name, outcome.record, params,
+                             p.twin_of or None)
 
     outcomes = executor.execute(sw, planned, args.workers, record, args.jobs)
     records = [o.record for o in outcomes if o.record]
@@ -138,7 +229,7 @@ def cmd_sweep(args) -> int:
 
 def cmd_report(args) -> int:
     sw = sweep.load(args.file)
-    keys = {pl.key for pl in executor.plan(sw)}
+    keys = {pl.key for pl in executor.plan(sw, args.gem5)}
     path = report.write(Path(args.results) / STORE_NAME, sw.name,
                         Path(args.results) / sw.name, keys)
     print(f"report: {path}")
@@ -151,6 +242,8 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     sub.add_parser("list", help="arches, variants, workloads, profiles")
+    sp = sub.add_parser("doctor", help="what is found and what is missing, with the fix")
+    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
 
     def kernel_args(sp):
         sp.add_argument("--arch", required=True)
@@ -170,8 +263,14 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("run", help="boot one kernel + workload and print its result")
     kernel_args(sp)
     workload_args(sp)
-    sp.add_argument("--backend", default="qemu")
-    sp.add_argument("--profile", default="", help="CPU profile (default per arch)")
+    sp.add_argument("--backend", default="qemu", help="qemu or gem5")
+    sp.add_argument("--profile", default="", help="QEMU CPU profile (default per arch)")
+    sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
+    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+    sp.add_argument("--cpu-preset", default="", help="gem5 O3 preset (default: <arch>-o3-default)")
+    sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
+    sp.add_argument("--smap-model", default="none",
+                    help="x86 gem5: none | lfence | serialize at stac/clac sites")
     sp.add_argument("--timeout", type=float, default=300)
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
@@ -181,13 +280,15 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--workers", type=int, default=0, help="parallel runs (default: cores)")
     sp.add_argument("--jobs", type=int, default=0, help="make -j for kernels (default: cores)")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
+    sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
     sp = sub.add_parser("report", help="(re)write a sweep's report from the store")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
+    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
     return p
 
 
-COMMANDS = {"list": cmd_list, "build-kernel": cmd_build_kernel,
+COMMANDS = {"list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
             "report": cmd_report}
 

@@ -47,9 +47,13 @@ METRICS = {  # column title -> (store column, digits, arch or None for both)
 
 
 def groups(rows: list) -> dict:
+    """QEMU rows by (arch, workload, params, profile + smap model)."""
     out = defaultdict(list)
     for r in rows:
-        out[(r["arch"], r["workload"], r["params"], r["profile"])].append(r)
+        if r["backend"] != "qemu":
+            continue
+        profile = r["profile"] + (f", smap_model={r['smap_model']}" if r["smap_model"] else "")
+        out[(r["arch"], r["workload"], r["params"], profile)].append(r)
     for members in out.values():
         members.sort(key=lambda r: (r["variant"] != "stock", r["variant"]))
     return dict(sorted(out.items()))
@@ -124,6 +128,85 @@ def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
     return True
 
 
+GEM5_METRICS = {  # title -> (column, digits, per op?)
+    "cycles/op": ("cycles", 0, True),
+    "insts/op": ("gem5_insts", 0, True),
+    "uops/op": ("gem5_ops", 0, True),
+    "IPC": ("ipc", 2, False),
+    "br. mispredicts/op": ("branch_mispredicts", 2, True),
+    "squashed/op": ("squashed_insts", 1, True),
+    "L1D misses/op": ("l1d_misses", 2, True),
+}
+
+
+def gem5_groups(rows: list) -> dict:
+    out = defaultdict(list)
+    for r in rows:
+        if r["backend"] == "gem5":
+            out[(r["arch"], r["workload"], r["params"], r["profile"], r["cache"])].append(r)
+    for members in out.values():
+        members.sort(key=lambda r: (r["smap_model"] or "", r["variant"] != "stock", r["variant"]))
+    return dict(sorted(out.items()))
+
+
+def gem5_table(members: list) -> tuple:
+    """Rows by (smap model, variant); cycles against stock's at that model."""
+    stock = {r["smap_model"]: r for r in members if r["variant"] == "stock"}
+    header = ["smap_model", "variant", "ops"] + list(GEM5_METRICS) + ["cycles vs stock",
+                                                                      "checksum = stock"]
+    body = []
+    for r in members:
+        ref = stock.get(r["smap_model"])
+        cells = []
+        for col, digits, per in GEM5_METRICS.values():
+            v = _per_op(r, col) if per else r.get(col)
+            cells.append(_fmt(v, digits))
+        if ref is None or r is ref:
+            delta = "(reference)" if r is ref else "no stock run"
+        elif ref.get("cycles") and r.get("cycles") is not None:
+            delta = f"{100 * (_per_op(r, 'cycles') / _per_op(ref, 'cycles') - 1):+.1f} %"
+        else:
+            delta = "-"
+        same = "-" if ref is None else ("yes" if r["checksum"] == ref["checksum"] else "NO")
+        body.append([r["smap_model"] or "-", r["variant"], str(r["ops"])] + cells + [delta, same])
+    return header, body
+
+
+def cross_check(rows: list) -> tuple:
+    """gem5's committed instructions in the ROI against the QEMU plugin's
+    count for the twin run of the same kernel, image and model."""
+    twins = {(r["arch"], r["variant"], r["workload"], r["params"], r["twin_of"]): r
+             for r in rows if r["backend"] == "qemu" and r["twin_of"]}
+    header = ["arch", "variant", "workload", "smap_model", "cpu preset", "gem5 insts",
+              "QEMU insts", "difference", "flags differ"]
+    body = []
+    for r in rows:
+        if r["backend"] != "gem5":
+            continue
+        twin = twins.get((r["arch"], r["variant"], r["workload"], r["params"],
+                          f"{r['cache']}/{r['smap_model'] or '-'}"))
+        if twin is None:
+            continue
+        g, q = r.get("gem5_insts"), twin.get("insns_total")
+        diff = "-" if not g or not q else f"{100 * (g - q) / q:+.2f} %"
+        if g and q and abs(g - q) / q > 0.005:
+            diff += " (> 0.5 %)"
+        flags = _flag_difference(r, twin)
+        body.append([r["arch"], r["variant"], r["workload"], r["smap_model"] or "-",
+                     r["profile"], _fmt(g, 0), _fmt(q, 0), diff, flags])
+    return header, body
+
+
+def _flag_difference(a: dict, b: dict) -> str:
+    """CPU flags one guest saw and the other did not (same code paths?)."""
+    fa = set(json.loads(a["record"])["guest"]["cpu_flags"].split())
+    fb = set(json.loads(b["record"])["guest"]["cpu_flags"].split())
+    only_a, only_b = sorted(fa - fb), sorted(fb - fa)
+    if not only_a and not only_b:
+        return "none"
+    return f"gem5 only: {' '.join(only_a) or '-'}; QEMU only: {' '.join(only_b) or '-'}"
+
+
 def provenance_rows(rows: list) -> list:
     out = []
     for r in rows:
@@ -131,15 +214,23 @@ def provenance_rows(rows: list) -> list:
         prov = rec["provenance"]
         k = prov["kernel"]
         patches = ", ".join(f"{p['name']} ({p['sha256'][:12]})"
-                            for p in k["variant"]["patches"]) or "none"
+                            for part in [k["variant"]] + k.get("layers", [])
+                            for p in part["patches"]) or "none"
+        sim = prov["simulator"]
+        if sim.get("name") == "gem5":
+            simulator = (f"gem5 {sim['version']} ({sim['home']}), CPU preset "
+                         f"{sim['cpu_preset']['name']} {sim['cpu_preset']['params']}, cache "
+                         f"{sim['cache_preset']['name']}, smap_model {sim['smap_model']}")
+        else:
+            simulator = (f"{sim['version']}, profile {sim['profile']['name']} "
+                         f"(-cpu {sim['profile']['cpu']})")
         out.append({
-            "run": r["key"], "point": f"{r['arch']}/{r['variant']}/{r['workload']}",
+            "run": r["key"], "point": f"{r['arch']}/{r['variant']}/{r['workload']} "
+                                      f"on {r['backend']}",
             "kernel": f"{k['source']['package']} {k['source']['version']} "
                       f"(sha256 {k['source']['sha256'][:16]}), build {k['key']}",
             "patches": patches,
-            "simulator": f"{prov['simulator']['version']}, profile "
-                         f"{prov['simulator']['profile']['name']} "
-                         f"(-cpu {prov['simulator']['profile']['cpu']})",
+            "simulator": simulator,
             "image": f"{prov['image']['key']} ({prov['image']['job']['script']})",
             "command": " ".join(prov["command"]),
             "host": f"{prov['host']['name']}; uaccess-lab {prov['uaccess_lab']}; "
@@ -187,6 +278,14 @@ def write(store_path: Path, sweep: str, out_dir: Path, keys=None) -> Path:
             has_fig = plot_group(title, members, arch, fig)
             sections.append((title, header, body, symbol_deltas(conn, sweep, members),
                              fig.relative_to(out_dir) if has_fig else None))
+        for (arch, workload, params, preset, cache_name), members in gem5_groups(rows).items():
+            title = (_title(arch, workload, params, f"gem5 {preset}") + f" / {cache_name}")
+            header, body = gem5_table(members)
+            sections.append((title, header, body, [], None))
+        check = cross_check(rows)
+        if check[1]:
+            sections.append(("Cross-check: gem5 committed instructions vs QEMU plugin count "
+                             "in the same ROI", *check, [], None))
         prov = provenance_rows(rows)
     finally:
         conn.close()
@@ -196,9 +295,13 @@ def write(store_path: Path, sweep: str, out_dir: Path, keys=None) -> Path:
     return out_dir / "report.html"
 
 
-INTRO = ("Counts are instructions QEMU-TCG executed inside the workload's "
-         "region of interest, per operation, from the uaccess_profile plugin. "
-         "ns/op is guest wall time under TCG: a rough guide, not a cycle count. "
+INTRO = ("QEMU counts are instructions QEMU-TCG executed inside the workload's "
+         "region of interest, per operation, from the uaccess_profile plugin; "
+         "ns/op is guest wall time under TCG, a rough guide, not a cycle count. "
+         "gem5 numbers are the O3 model's statistics for exactly the ROI. gem5 "
+         "does not execute STAC/CLAC: on x86 the smap_model column says what "
+         "stood at every stac/clac site (nothing, LFENCE or SERIALIZE), so those "
+         "rows MODEL the cost of SMAP rather than measure it. "
          "'checksum = stock' says the variant returned exactly what stock "
          "returned.")
 

@@ -20,6 +20,8 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+from analysis import gem5_stats
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     sweep TEXT NOT NULL,
@@ -34,6 +36,10 @@ CREATE TABLE IF NOT EXISTS runs (
     rep_cmps_iterations INTEGER, rep_movs_iterations INTEGER, rep_stos_iterations INTEGER,
     pan_writes INTEGER, ldtr INTEGER, sttr INTEGER,
     kernel_version TEXT, qemu_version TEXT,
+    cache TEXT, smap_model TEXT, twin_of TEXT,
+    cycles INTEGER, gem5_insts INTEGER, gem5_ops INTEGER, ipc REAL,
+    branch_mispredicts INTEGER, squashed_insts INTEGER,
+    l1d_misses INTEGER, l1i_misses INTEGER, l2_misses INTEGER, gem5_version TEXT,
     error TEXT, log TEXT,
     record TEXT,
     recorded_at TEXT,
@@ -51,6 +57,9 @@ COLUMNS = ("sweep", "key", "status", "arch", "variant", "workload", "backend", "
            "rep_executions", "rep_iterations", "rep_cmps_iterations",
            "rep_movs_iterations", "rep_stos_iterations",
            "pan_writes", "ldtr", "sttr", "kernel_version", "qemu_version",
+           "cache", "smap_model", "twin_of", "cycles", "gem5_insts", "gem5_ops", "ipc",
+           "branch_mispredicts", "squashed_insts", "l1d_misses", "l1i_misses", "l2_misses",
+           "gem5_version",
            "error", "log", "record", "recorded_at")
 
 
@@ -62,8 +71,21 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA busy_timeout=120000")
     conn.executescript(SCHEMA)
+    _migrate(conn)
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _migrate(conn) -> None:
+    """Add columns a newer schema has to a store made by an older one."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    for line in SCHEMA.split("CREATE TABLE IF NOT EXISTS symbols")[0].splitlines():
+        for part in line.split(","):
+            words = part.split()
+            if len(words) >= 2 and words[0] in COLUMNS and words[0] not in have:
+                with conn:
+                    conn.execute(f"ALTER TABLE runs ADD COLUMN {words[0]} {words[1]}")
+                have.add(words[0])
 
 
 def _counts_columns(counts) -> dict:
@@ -99,21 +121,48 @@ def _insert(conn, row: dict, symbols: dict) -> None:
                          [(row["sweep"], row["key"], s, n) for s, n in symbols.items()])
 
 
-def add_record(conn, sweep: str, record: dict, params: dict = None) -> None:
+def _gem5_columns(record: dict) -> dict:
+    """gem5's ROI statistics, read from the stats.txt the run kept."""
+    g = record.get("gem5")
+    if not g:
+        return {}
+    s = gem5_stats.roi_summary(Path(g["stats_file"]))
+    return {"cycles": s["cycles"], "gem5_insts": s["insts"], "gem5_ops": s["ops"],
+            "ipc": s["ipc"], "branch_mispredicts": s["branch_mispredicts"],
+            "squashed_insts": s["squashed_insts"], "l1d_misses": s["l1d_misses"],
+            "l1i_misses": s["l1i_misses"], "l2_misses": s["l2_misses"],
+            "gem5_version": record["provenance"]["simulator"]["version"]}
+
+
+def add_record(conn, sweep: str, record: dict, params: dict = None,
+               twin_of: str = None) -> None:
     """A finished point."""
     res, prov, point = record["result"], record["provenance"], record["point"]
     counts = record.get("counts") or {}
+    simulator = prov["simulator"]
     row = dict(sweep=sweep, key=record["key"], status="ok",
                params=json.dumps(params or {}, sort_keys=True),
                ops=res["ops"], errors=res["errors"], checksum=res["checksum"],
                roi_ns=res["roi_ns"], boot_s=record["boot_to_result_seconds"],
                kernel_version=prov["kernel"]["source"]["version"],
-               qemu_version=prov["simulator"]["version"],
+               qemu_version=simulator["version"] if simulator.get("name", "qemu") == "qemu"
+               else None,
+               cache=point.get("cache"), smap_model=point.get("smap_model") or _model_of(record),
+               twin_of=twin_of,
                record=json.dumps(record, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")},
-               **_counts_columns(counts))
+               **_counts_columns(counts), **_gem5_columns(record))
     _insert(conn, row, counts.get("symbols", {}))
+
+
+def _model_of(record: dict):
+    """A QEMU twin's smap model, from its kernel command line."""
+    for arg in record["provenance"].get("command", []):
+        for word in str(arg).split():
+            if word.startswith("uaccess_smap_model="):
+                return word.split("=", 1)[1]
+    return None
 
 
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,

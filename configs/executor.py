@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from buildroot import assemble
 from configs import runs
+from configs.gem5 import locate as gem5_locate
+from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
 from kernels import variants
 from lab import cache
@@ -33,6 +35,7 @@ class Planned:
     image: object          # assemble.ImageArtifact (may not be built yet)
     key: str               # run key
     done: bool             # a finished run exists
+    gem5: object = None    # configs.gem5.locate.Gem5, for gem5 points
 
 
 @dataclass
@@ -44,28 +47,38 @@ class Outcome:
     cached: bool = False
 
 
-def plan(sweep) -> list:
-    kernels, images, out = {}, {}, []
+def plan(sweep, gem5_flag: str = None) -> list:
+    """Keys for every point, without building or running anything. A gem5
+    point needs gem5: if it is missing, this fails naming what and how."""
+    kernels, images, gem5s, out = {}, {}, {}, []
     for p in sweep.points:
-        if (p.arch, p.variant) not in kernels:
-            key, _ = kbuild.plan(p.arch, p.variant)
-            kernels[p.arch, p.variant] = kbuild.KernelArtifact(
-                key, cache.cache_root() / "kernels" / key, p.arch, p.variant)
+        kid = (p.arch, p.variant, p.layers)
+        if kid not in kernels:
+            kernels[kid] = kbuild.artifact(p.arch, p.variant, p.layers)
         ijob = (p.arch, p.job.job_conf())
         if ijob not in images:
             key, _ = assemble.plan(p.arch, p.job)
             images[ijob] = assemble.ImageArtifact(key, cache.cache_root() / "images" / key, p.arch)
-        kernel, image = kernels[p.arch, p.variant], images[ijob]
-        profile = runs.resolve(p.arch, p.backend, p.profile)
-        key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval)
-        out.append(Planned(p, kernel, image, key, runs.finished(key) is not None))
+        kernel, image = kernels[kid], images[ijob]
+        if p.backend == "gem5":
+            if p.arch not in gem5s:
+                gem5s[p.arch] = gem5_locate.require(p.arch, gem5_flag)
+            key = runs.gem5_key(kernel, image, gem5s[p.arch], gem5_spec.load_cpu(p.cpu_preset, p.arch),
+                                gem5_spec.load_cache(p.cache), p.smap_model or "none")
+        else:
+            profile = runs.resolve(p.arch, p.backend, p.profile)
+            key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval,
+                               p.extra_args())
+        out.append(Planned(p, kernel, image, key, runs.finished(key) is not None,
+                           gem5s.get(p.arch) if p.backend == "gem5" else None))
     return out
 
 
 def describe(planned: list) -> str:
     """The --dry-run text: every point, and what is cached."""
     lines = []
-    kernels = {(pl.kernel.arch, pl.kernel.variant): pl.kernel.path.is_dir() for pl in planned}
+    kernels = {(pl.kernel.arch, "+".join((pl.kernel.variant,) + pl.kernel.layers)):
+               pl.kernel.path.is_dir() for pl in planned}
     images = {pl.image.key: pl.image.path.is_dir() for pl in planned}
     for pl in planned:
         lines.append(f"  {'done ' if pl.done else 'to run'}  {pl.key}  {pl.point.label()}")
@@ -162,7 +175,7 @@ def _build_inputs(todo: list, jobs: int) -> dict:
         if pl.kernel.key not in seen:
             seen.add(pl.kernel.key)
             try:
-                kbuild.build_kernel(p.arch, p.variant, jobs)
+                kbuild.build_kernel(p.arch, p.variant, jobs, layers=p.layers)
             except UserError as e:
                 broken[pl.kernel.key] = f"kernel build: {e}"
         if pl.image.key not in seen:
@@ -177,8 +190,13 @@ def _build_inputs(todo: list, jobs: int) -> dict:
 def _run_one(pl: Planned) -> Outcome:
     p = pl.point
     try:
-        record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
-                                p.timeout, False, p.plugin, p.bbv_interval)
+        if p.backend == "gem5":
+            record = runs.run_gem5_point(
+                pl.kernel, pl.image, p.job, pl.gem5, gem5_spec.load_cpu(p.cpu_preset, p.arch),
+                gem5_spec.load_cache(p.cache), p.smap_model or "none", p.timeout)
+        else:
+            record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
+                                    p.timeout, False, p.plugin, p.bbv_interval, p.extra_args())
         return Outcome(pl, record=record)
     except runs.RunFailed as e:
         return Outcome(pl, error=str(e), log=e.log)

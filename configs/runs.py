@@ -1,10 +1,13 @@
 """One run: a built kernel + a built image on a backend -> a run record.
 
 Each run lives in cache/runs/<key>/, the key hashing everything that
-determines its result (kernel, image, backend, profile). A finished run is
-a directory with record.json and is reused, never redone, unless forced.
-A failed run's directory is kept under runs/failed/ so its console log can
-be read, and the error names that log.
+determines its result (kernel, image, backend and its settings). A finished
+run is a directory with record.json and is reused, never redone, unless
+forced. A failed run's directory is kept under runs/failed/ so its logs can
+be read, and the error names the log.
+
+Backends: qemu (QEMU-TCG, optionally counted by the profiling plugin) and
+gem5 (boot to a ROI checkpoint once, simulate the ROI on an O3 preset).
 """
 
 import json
@@ -17,6 +20,8 @@ import time
 from pathlib import Path
 
 from configs import console
+from configs.gem5 import backend as gem5_backend
+from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
 from configs.qemu import plugin_build
 from kernels import variants
@@ -25,27 +30,16 @@ from lab.errors import UserError
 
 RUNNER_VERSION = 1
 REPO = Path(__file__).resolve().parent.parent
-BACKENDS = ("qemu",)
+BACKENDS = ("qemu", "gem5")
 
 
 class RunFailed(UserError):
     """A simulation that ran but did not produce a valid result; `log` is
-    its console log, kept under runs/failed/."""
+    the log that says why, kept under runs/failed/."""
 
     def __init__(self, message: str, log: str = None):
         super().__init__(message)
         self.log = log
-
-
-def run_key(kernel, image, backend: str, profile, plugin: bool = False,
-            bbv_interval: int = 0) -> str:
-    inputs = {"runner": RUNNER_VERSION, "kernel": kernel.key, "image": image.key,
-              "backend": backend, "profile": profile.as_record(),
-              "append": qemu.kernel_append(profile)}
-    if plugin:  # counting changes nothing in the guest, but it is the record
-        inputs["plugin"] = {"build": plugin_build.key(profile.binary),
-                            "bbv_interval": bbv_interval}
-    return cache.content_key(inputs)
 
 
 def run_dir(key: str) -> Path:
@@ -59,26 +53,25 @@ def finished(key: str):
 
 
 def resolve(arch: str, backend: str, profile_name: str = ""):
-    """Check a point's run settings before anything is built; the profile."""
+    """Check a point's run settings before anything is built. Returns the
+    QEMU profile (None for gem5, whose presets spec.py checks)."""
     if backend not in BACKENDS:
         raise UserError(f"unknown backend '{backend}': choose one of {', '.join(BACKENDS)}")
     if arch not in qemu.DEFAULT_PROFILE:
         raise UserError(f"unknown arch '{arch}': choose one of "
                         f"{', '.join(qemu.DEFAULT_PROFILE)}")
+    if backend == "gem5":
+        return None
     profile = qemu.load_profile(profile_name or qemu.DEFAULT_PROFILE[arch])
     if profile.arch != arch:
         raise UserError(f"profile '{profile.name}' is for {profile.arch}, not {arch}")
     return profile
 
 
-def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
-              timeout: float = 300, force: bool = False, plugin: bool = False,
-              bbv_interval: int = 0) -> dict:
-    """Run one point (or return its finished record). With `plugin`, the
-    TCG profiling plugin counts the ROI; with `bbv_interval` > 0 it also
-    writes SimPoint basic-block vectors (roi.bb) every that many insns."""
-    profile = resolve(kernel.arch, backend, profile_name)
-    key = run_key(kernel, image, backend, profile, plugin, bbv_interval)
+def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
+    """The run-directory protocol shared by the backends: reuse a finished
+    run; else execute(work_dir) -> record in a temporary directory that is
+    renamed into place whole, or kept under runs/failed/ on failure."""
     final = run_dir(key)
     if force and final.is_dir():
         shutil.rmtree(final)
@@ -88,16 +81,17 @@ def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
     try:
-        record = _execute(kernel, image, job, profile, key, work, timeout,
-                          plugin, bbv_interval)
-    except RunFailed as failure:
-        kept = _keep_failed(work, key)
-        log = kept / "console.log"
-        raise RunFailed(f"{kernel.arch}/{kernel.variant}/{job.workload} on {backend}: "
-                        f"{failure} (console log: {log})", str(log)) from None
+        record = execute(work)
+    except (RunFailed, gem5_backend.Gem5Failed) as failure:
+        kept = cache.cache_root() / "runs" / "failed" / f"{key}-{time.strftime('%Y%m%dT%H%M%S')}"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(work, kept)
+        log = str(failure.log).replace(str(work), str(kept)) if failure.log else str(kept)
+        raise RunFailed(f"{label}: {failure} (log: {log})", log) from None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+    record["key"] = key
     cache.write_json_atomic(work / "record.json", record)
     try:
         os.rename(work, final)
@@ -106,11 +100,53 @@ def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
     return finished(key)
 
 
-def _keep_failed(work: Path, key: str) -> Path:
-    dest = cache.cache_root() / "runs" / "failed" / f"{key}-{time.strftime('%Y%m%dT%H%M%S')}"
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    os.rename(work, dest)
-    return dest
+def _provenance(kernel, image, simulator: dict, command: list) -> dict:
+    kmanifest, imanifest = kernel.manifest(), image.manifest()
+    return {
+        "kernel": {"key": kernel.key, "source": kmanifest["source"],
+                   "release": kmanifest.get("kernel_release"),
+                   "variant": kmanifest["variant"],
+                   "layers": kmanifest.get("layers", []),
+                   "config_fragments": kmanifest["config"],
+                   "toolchain": kmanifest["toolchain"]},
+        "image": {"key": image.key, "job": imanifest["job"], "compiler": imanifest["compiler"]},
+        "simulator": simulator,
+        "command": command,
+        "host": {"name": platform.node(), "platform": platform.platform()},
+        "uaccess_lab": _checkout_version(),
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+# ---------------------------------------------------------------- QEMU --
+
+def run_key(kernel, image, backend: str, profile, plugin: bool = False,
+            bbv_interval: int = 0, extra_args: tuple = ()) -> str:
+    inputs = {"runner": RUNNER_VERSION, "kernel": kernel.key, "image": image.key,
+              "backend": backend, "profile": profile.as_record(),
+              "append": qemu.kernel_append(profile)}
+    if extra_args:
+        inputs["append"] += " " + " ".join(extra_args)
+    if plugin:  # counting changes nothing in the guest, but it is the record
+        inputs["plugin"] = {"build": plugin_build.key(profile.binary),
+                            "bbv_interval": bbv_interval}
+    return cache.content_key(inputs)
+
+
+def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
+              timeout: float = 300, force: bool = False, plugin: bool = False,
+              bbv_interval: int = 0, extra_args: tuple = ()) -> dict:
+    """Run one QEMU point (or return its finished record). With `plugin`,
+    the TCG profiling plugin counts the ROI; with `bbv_interval` > 0 it also
+    writes SimPoint basic-block vectors (roi.bb) every that many insns.
+    `extra_args` go on the kernel command line (the smap-model layer's)."""
+    if backend != "qemu":
+        raise UserError(f"run_point runs QEMU points; use run_gem5_point for {backend}")
+    profile = resolve(kernel.arch, backend, profile_name)
+    key = run_key(kernel, image, backend, profile, plugin, bbv_interval, tuple(extra_args))
+    label = f"{kernel.arch}/{kernel.variant}/{job.workload} on qemu"
+    return _in_run_dir(key, force, label, lambda work: _execute_qemu(
+        kernel, image, job, profile, work, timeout, plugin, bbv_interval, tuple(extra_args)))
 
 
 def _plugin_args(profile, kernel, work: Path, bbv_interval: int) -> list:
@@ -124,58 +160,48 @@ def _plugin_args(profile, kernel, work: Path, bbv_interval: int) -> list:
 def _read_counts(work: Path) -> dict:
     path = work / "counts.json"
     if not path.is_file():
-        raise RunFailed("the profiling plugin wrote no counts.json")
+        raise RunFailed("the profiling plugin wrote no counts.json", str(work / "console.log"))
     counts = json.loads(path.read_text())
     if not counts.get("roi", {}).get("ended"):
-        raise RunFailed("the profiling plugin never saw the ROI end marker")
+        raise RunFailed("the profiling plugin never saw the ROI end marker",
+                        str(work / "console.log"))
     return counts
 
 
-def _execute(kernel, image, job, profile, key: str, work: Path, timeout: float,
-             plugin: bool, bbv_interval: int) -> dict:
+def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
+                  plugin: bool, bbv_interval: int, extra_args: tuple) -> dict:
     log = work / "console.log"
-    cmd = qemu.command(profile, kernel.image, image.cpio, log)
+    cmd = qemu.command(profile, kernel.image, image.cpio, log, extra_args)
     if plugin:
         cmd += _plugin_args(profile, kernel, work, bbv_interval)
-    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     booted = qemu.boot(cmd, timeout)
     text = log.read_text(errors="replace") if log.is_file() else ""
     report = console.parse(text)
     if booted.timed_out:
-        raise RunFailed(f"timed out after {timeout:.0f}s")
-    why = report.failure()
+        raise RunFailed(f"timed out after {timeout:.0f}s", str(log))
+    why = report.failure() or _feature_check(profile, variants.load(kernel.variant),
+                                             report, text)
     if why:
-        raise RunFailed(why)
-    feature = _feature_check(profile, variants.load(kernel.variant), report, text)
-    if feature:
-        raise RunFailed(feature)
+        raise RunFailed(why, str(log))
     counts = _read_counts(work) if plugin else None
-    kmanifest = kernel.manifest()
-    imanifest = image.manifest()
     return {
-        "key": key,
         "point": {"arch": kernel.arch, "variant": kernel.variant,
                   "workload": job.workload, "backend": "qemu", "profile": profile.name},
         "result": report.result,
         "counts": counts,
         "boot_to_result_seconds": booted.seconds,
-        "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags},
-        "provenance": {
-            "kernel": {"key": kernel.key, "source": kmanifest["source"],
-                       "release": kmanifest.get("kernel_release"),
-                       "variant": kmanifest["variant"],
-                       "config_fragments": kmanifest["config"],
-                       "toolchain": kmanifest["toolchain"]},
-            "image": {"key": image.key, "job": imanifest["job"],
-                      "compiler": imanifest["compiler"]},
-            "simulator": {"name": "qemu", "version": qemu.version(profile.binary),
-                          "profile": profile.as_record()},
-            "command": cmd,
-            "host": {"name": platform.node(), "platform": platform.platform()},
-            "uaccess_lab": _checkout_version(),
-            "started_at": started,
-        },
+        "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags,
+                  "kernel_lines": _uaccess_lines(text)},
+        "provenance": _provenance(kernel, image, {
+            "name": "qemu", "version": qemu.version(profile.binary),
+            "profile": profile.as_record()}, cmd),
     }
+
+
+def _uaccess_lines(text: str) -> list:
+    """The kernel's own lines about the mechanisms under study."""
+    return [l.strip() for l in text.splitlines()
+            if "uaccess-lab:" in l or "Privileged Access Never" in l][:10]
 
 
 def _feature_check(profile, variant, report, log_text: str):
@@ -188,16 +214,63 @@ def _feature_check(profile, variant, report, log_text: str):
             return f"variant {variant.name} should hide CPU flag '{flag}', but the guest has it"
         if flag not in variant.clears_cpu_flags and not present:
             return f"CPU flag '{flag}' missing in the guest (profile {profile.name})"
+    if profile.forbid_cpu_flag and profile.forbid_cpu_flag in report.cpu_flags.split():
+        return (f"CPU flag '{profile.forbid_cpu_flag}' present in the guest, which "
+                f"profile {profile.name} rules out")
     if profile.expect_boot_log and profile.expect_boot_log not in log_text:
         return (f"boot log lacks '{profile.expect_boot_log}' "
                 f"(profile {profile.name})")
     return None
 
 
+# ---------------------------------------------------------------- gem5 --
+
+def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str) -> str:
+    return cache.content_key({
+        "runner": RUNNER_VERSION, "backend": "gem5", "gem5": gem5.version,
+        "checkpoint": gem5_spec.checkpoint_key(kernel.arch, kernel, image, smap_model,
+                                               cache_preset, gem5),
+        "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)})
+
+
+def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
+                   timeout: float = 6 * 3600, force: bool = False) -> dict:
+    """Boot to the ROI checkpoint (once per kernel/image/model/cache), then
+    simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
+    console into the run directory; analysis/gem5_stats.py reads them."""
+    key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model)
+    label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
+
+    def execute(work: Path) -> dict:
+        run, report, boot = gem5_backend.roi(gem5, kernel.arch, kernel, image, smap_model,
+                                             cache_preset, cpu, work, timeout)
+        final = run_dir(key)
+        return {
+            "point": {"arch": kernel.arch, "variant": kernel.variant,
+                      "workload": job.workload, "backend": "gem5", "profile": cpu.name,
+                      "cache": cache_preset.name, "smap_model": smap_model},
+            "result": report.result,
+            "gem5": {"stats_file": str(final / "stats.txt"),
+                     "console_file": str(final / gem5_spec.BOARD[kernel.arch]["console_file"]),
+                     "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
+                     "roi_seconds": run.seconds, "roi_ticks": run.markers.get("roi-end")},
+            "boot_to_result_seconds": run.seconds,
+            "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags,
+                      "kernel_lines": boot["boot_log"]},
+            "provenance": _provenance(kernel, image, {
+                "name": "gem5", "version": gem5.version, "home": str(gem5.home),
+                "cpu_preset": cpu.as_record(), "cache_preset": cache_preset.as_record(),
+                "smap_model": smap_model,
+                "spec": json.loads((work / "spec.json").read_text())},
+                gem5_backend.command(gem5, kernel.arch, final, final / "spec.json")),
+        }
+
+    return _in_run_dir(key, force, label, execute)
+
+
 def _checkout_version() -> str:
     try:
-        head = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+        return subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
                               capture_output=True, text=True, check=True).stdout.strip()
-        return head
     except (subprocess.CalledProcessError, FileNotFoundError):
         return "unknown"

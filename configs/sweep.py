@@ -15,6 +15,16 @@
     [params]               # workload parameters as axes
     "lstat-storm.tree.name_len" = [[4, 4], [16, 16]]
 
+gem5 points (backend "gem5") have three more axes, which multiply only
+gem5 points: cpu_preset ("default" = <arch>-o3-default, or a name from
+configs/gem5/presets/cpu), cache (configs/gem5/presets/cache) and, on
+x86_64, smap_model (none | lfence | serialize: what stands at every
+stac/clac site, since gem5 does not execute STAC). x86 gem5 kernels carry
+the smap-model layer. With cross_check = true (the default) each gem5
+boot group also gets a QEMU twin: the same kernel, image and model on the
+QEMU profile that matches gem5's CPU, counted by the plugin, so the report
+can put committed instructions side by side.
+
 Any key of [fixed] except name may be an axis instead (a list under
 [axes]). A variant that does not apply to an arch is left out of the
 product, not failed. A parameter axis multiplies only the points of its
@@ -29,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from configs import runs
+from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
 from kernels import config as kconfig
 from kernels import variants
@@ -36,9 +47,14 @@ from lab.errors import UserError
 from workloads import script
 
 SWEEP_DIR = Path(__file__).resolve().parent / "sweeps"
-AXES = ("arch", "variant", "workload", "backend", "profile")
+AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cache",
+        "smap_model")
 FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
-                  "plugin": True, "bbv_interval": 0}
+                  "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
+                  "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
+                  "gem5_timeout": 6 * 3600}
+# The QEMU profile whose CPU matches what gem5 advertises, per arch.
+GEM5_TWIN_PROFILE = {"x86_64": "x86_64-gem5", "arm64": "arm64-pan"}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 
 
@@ -54,9 +70,21 @@ class Point:
     plugin: bool
     bbv_interval: int
     params: tuple = ()  # the swept parameter values, for tables
+    cpu_preset: str = ""       # gem5 only
+    cache: str = ""            # gem5 only
+    smap_model: str = ""       # x86 gem5 points and their QEMU twins
+    layers: tuple = ()         # kernel layers on top of the variant
+    twin_of: str = ""          # a QEMU cross-check twin: its gem5 group
+
+    def extra_args(self) -> tuple:
+        return (f"uaccess_smap_model={self.smap_model}",) if self.smap_model else ()
 
     def label(self) -> str:
         extra = "".join(f" {k}={v}" for k, v in self.params)
+        if self.backend == "gem5":
+            extra += f" {self.cpu_preset}" + (f" smap={self.smap_model}" if self.smap_model else "")
+        elif self.twin_of:
+            extra += " (qemu twin" + (f" smap={self.smap_model}" if self.smap_model else "") + ")"
         return f"{self.arch}/{self.variant}/{self.workload}{extra}"
 
 
@@ -129,38 +157,96 @@ def expand(data: dict, path: Path) -> Sweep:
         ["default"] + qemu.profile_names())
     workloads = _workloads(path, _list_of_strings(path, "axes.workload",
                                                   axes.get("workload", ["lstat-storm"])))
+    presets = _list_of_strings(path, "axes.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
+    caches = _choose(path, "axes.cache", _list_of_strings(
+        path, "axes.cache", axes.get("cache", fixed["cache"])), _cache_names())
+    models = _choose(path, "axes.smap_model", _list_of_strings(
+        path, "axes.smap_model", axes.get("smap_model", fixed["smap_model"])),
+        gem5_spec.SMAP_MODELS)
     param_axes = _param_axes(path, data.get("params", {}), workloads)
 
     points, skipped = [], []
-    for arch, variant, (wname, base, origin), backend, profile in itertools.product(
-            arches, names, workloads, backends, profiles):
+    for arch, variant, (wname, base, origin), backend in itertools.product(
+            arches, names, workloads, backends):
         v = variants.load(variant)
         if not v.applies_to(arch):
             skipped.append((f"{arch}/{variant}/{wname}", f"variant is {'/'.join(v.arches)} only"))
-            continue
-        prof = qemu.DEFAULT_PROFILE[arch] if profile == "default" else profile
-        if qemu.load_profile(prof).arch != arch:
-            skipped.append((f"{arch}/{variant}/{wname}", f"profile {prof} is for another arch"))
             continue
         mine = [(k, vals) for (w, k, vals) in param_axes if w == wname]
         for combo in itertools.product(*[vals for _, vals in mine]) if mine else [()]:
             settings = tuple((k, val) for (k, _), val in zip(mine, combo))
             job = _job_with(path, base, origin, settings)
-            points.append(Point(arch, variant, wname, job, backend, prof,
-                                float(fixed["timeout"]), bool(fixed["plugin"]),
-                                int(fixed["bbv_interval"]),
-                                tuple((k, _show(val)) for k, val in settings)))
+            shown = tuple((k, _show(val)) for k, val in settings)
+            common = dict(arch=arch, variant=variant, workload=wname, job=job,
+                          plugin=bool(fixed["plugin"]), bbv_interval=int(fixed["bbv_interval"]),
+                          params=shown)
+            if backend == "qemu":
+                points += _qemu_points(path, common, profiles, skipped, float(fixed["timeout"]))
+            else:
+                points += _gem5_points(path, common, presets, caches, models, fixed)
     if not points:
         raise _err(path, "axes", "the axes expand to no point")
     return Sweep(name, path, points, skipped)
+
+
+def _qemu_points(path, common, profiles, skipped, timeout) -> list:
+    out = []
+    for profile in profiles:
+        arch = common["arch"]
+        prof = qemu.DEFAULT_PROFILE[arch] if profile == "default" else profile
+        if qemu.load_profile(prof).arch != arch:
+            skipped.append((f"{arch}/{common['variant']}/{common['workload']}",
+                            f"profile {prof} is for another arch"))
+            continue
+        out.append(Point(backend="qemu", profile=prof, timeout=timeout, **common))
+    return out
+
+
+def _gem5_points(path, common, presets, caches, models, fixed) -> list:
+    """gem5 points for one (arch, variant, workload, params), plus one QEMU
+    twin per boot group (same kernel, image, model) when cross-checking."""
+    arch = common["arch"]
+    layers = ("smap-model",) if arch == "x86_64" else ()
+    arch_models = models if arch == "x86_64" else [""]
+    out = []
+    every = gem5_spec.cpu_preset_names()
+    for i, preset in enumerate(presets):
+        if preset != "default" and preset not in every:
+            raise _err(path, f"axes.cpu_preset[{i}]", f"unknown value {preset!r} "
+                       f"(valid: default, {', '.join(every)})")
+    # A preset names its arch; each arch takes its own from the list.
+    mine = [f"{arch}-o3-default" if p == "default" else p for p in presets
+            if p == "default" or p in gem5_spec.cpu_preset_names(arch)]
+    if not mine:
+        raise _err(path, "axes.cpu_preset", f"no preset for {arch} (valid: default, "
+                   f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
+    for cache_name, model in itertools.product(caches, arch_models):
+        for name in mine:
+            out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
+                             cpu_preset=name, cache=cache_name, smap_model=model,
+                             layers=layers, **dict(common, plugin=False, bbv_interval=0)))
+        if fixed["cross_check"]:
+            out.append(Point(backend="qemu", profile=GEM5_TWIN_PROFILE[arch],
+                             timeout=float(fixed["timeout"]), smap_model=model, layers=layers,
+                             twin_of=f"{cache_name}/{model or '-'}",
+                             **dict(common, plugin=True)))
+    return out
+
+
+def _cache_names() -> list:
+    return sorted(p.stem for p in (gem5_spec.PRESET_DIR / "cache").glob("*.toml"))
 
 
 def _check_fixed(path, fixed):
     t = fixed["timeout"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0:
         raise _err(path, "fixed.timeout", f"must be a positive number of seconds, got {t!r}")
-    if not isinstance(fixed["plugin"], bool):
-        raise _err(path, "fixed.plugin", f"must be true or false, got {fixed['plugin']!r}")
+    g = fixed["gem5_timeout"]
+    if isinstance(g, bool) or not isinstance(g, (int, float)) or g <= 0:
+        raise _err(path, "fixed.gem5_timeout", f"must be a positive number of seconds, got {g!r}")
+    for key in ("plugin", "cross_check"):
+        if not isinstance(fixed[key], bool):
+            raise _err(path, f"fixed.{key}", f"must be true or false, got {fixed[key]!r}")
     b = fixed["bbv_interval"]
     if isinstance(b, bool) or not isinstance(b, int) or b < 0:
         raise _err(path, "fixed.bbv_interval", f"must be an integer >= 0, got {b!r}")

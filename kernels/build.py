@@ -59,6 +59,7 @@ class KernelArtifact:
     path: Path
     arch: str
     variant: str
+    layers: tuple = ()
 
     @property
     def vmlinux(self) -> Path:
@@ -80,14 +81,27 @@ def required_tools(arch: str) -> list:
     return ["make", ARCH_INFO[arch]["cc"], "flex", "bison", "bc", "patch"]
 
 
-def plan(arch: str, variant_name: str) -> tuple:
-    """(key, inputs) for a build, without building: what the cache keys on."""
-    if arch not in ARCH_INFO:
-        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(ARCH_INFO)}")
+def _stack(arch: str, variant_name: str, layers: tuple) -> tuple:
+    """The variant and its layers, checked for the arch."""
     variant = variants.load(variant_name)
     if not variant.applies_to(arch):
         raise UserError(f"variant '{variant_name}' does not apply to {arch} "
                         f"(only {', '.join(variant.arches)})")
+    stack = [variant]
+    for name in layers:
+        layer = variants.load_layer(name)
+        if not layer.applies_to(arch):
+            raise UserError(f"kernel layer '{name}' does not apply to {arch}")
+        stack.append(layer)
+    return tuple(stack)
+
+
+def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
+    """(key, inputs) for a build, without building: what the cache keys on."""
+    if arch not in ARCH_INFO:
+        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(ARCH_INFO)}")
+    stack = _stack(arch, variant_name, tuple(layers))
+    variant = stack[0]
     for tool in required_tools(arch):
         tools.require(tool)
     src = source.pinned()
@@ -99,20 +113,30 @@ def plan(arch: str, variant_name: str) -> tuple:
         "variant": variant.as_record(),
         "toolchain": tools.first_line([ARCH_INFO[arch]["cc"], "--version"]),
     }
+    if layers:  # absent for plain variants, so their keys never change
+        inputs["layers"] = [layer.as_record() for layer in stack[1:]]
     return cache.content_key(inputs), inputs
 
 
-def cached(arch: str, variant_name: str):
+def artifact(arch: str, variant_name: str, layers: tuple = ()) -> KernelArtifact:
+    """The artifact a build would produce (it may not be built yet)."""
+    key, _ = plan(arch, variant_name, layers)
+    return KernelArtifact(key, cache.cache_root() / "kernels" / key, arch,
+                          variant_name, tuple(layers))
+
+
+def cached(arch: str, variant_name: str, layers: tuple = ()):
     """The finished artifact if it is in the cache, else None."""
-    key, _ = plan(arch, variant_name)
-    path = cache.cache_root() / "kernels" / key
-    return KernelArtifact(key, path, arch, variant_name) if path.is_dir() else None
+    art = artifact(arch, variant_name, layers)
+    return art if art.path.is_dir() else None
 
 
-def build_kernel(arch: str, variant_name: str, jobs: int = 0) -> KernelArtifact:
-    key, inputs = plan(arch, variant_name)
+def build_kernel(arch: str, variant_name: str, jobs: int = 0,
+                 layers: tuple = ()) -> KernelArtifact:
+    layers = tuple(layers)
+    key, inputs = plan(arch, variant_name, layers)
     final = cache.cache_root() / "kernels" / key
-    artifact = KernelArtifact(key, final, arch, variant_name)
+    artifact = KernelArtifact(key, final, arch, variant_name, layers)
     if final.is_dir():
         return artifact
     work = cache.cache_root() / "work" / arch
@@ -122,7 +146,7 @@ def build_kernel(arch: str, variant_name: str, jobs: int = 0) -> KernelArtifact:
         src = source.pinned()
         pristine = source.extracted(src)
         tree = _prepare_tree(work, pristine)
-        _switch_variant(work, tree, pristine, variants.load(variant_name))
+        _switch_patches(work, tree, pristine, _stack(arch, variant_name, layers))
         obj = work / "obj"
         obj.mkdir(exist_ok=True)
         _configure(arch, tree, obj)
@@ -158,33 +182,35 @@ def _prepare_tree(work: Path, pristine: Path) -> Path:
     return tree
 
 
-def _switch_variant(work: Path, tree: Path, pristine: Path, variant) -> None:
-    """Restore the files the last variant touched, then apply this one.
+def _switch_patches(work: Path, tree: Path, pristine: Path, stack: tuple) -> None:
+    """Restore the files the last build patched, then apply this stack
+    (the variant's patches, then each layer's).
 
     state.json is written before patching begins, so a build killed
     half-way through patching is still undone correctly next time.
     """
     state_file = work / "state.json"
     state = json.loads(state_file.read_text()) if state_file.is_file() else {}
-    wanted = [p.sha256 for p in variant.patches]
+    patches = [p for part in stack for p in part.patches]
+    label = "+".join(part.name for part in stack)
+    wanted = [p.sha256 for p in patches]
     if state.get("patches") == wanted and state.get("complete"):
         return
     for rel in state.get("touched", []):
         _restore(tree, pristine, rel)
-    touched = sorted({f for p in variant.patches
-                      for f in variants.touched_files(p.path.read_text())})
-    cache.write_json_atomic(state_file, {"variant": variant.name, "patches": wanted,
+    touched = sorted({f for p in patches for f in variants.touched_files(p.path.read_text())})
+    cache.write_json_atomic(state_file, {"variant": label, "patches": wanted,
                                          "touched": touched, "complete": False})
     for rel in touched:
         _break_link(tree / rel)
-    for patch in variant.patches:
+    for patch in patches:
         run = subprocess.run(["patch", "-p1", "--batch", "--forward",
                               "--no-backup-if-mismatch", "-i", str(patch.path)],
                              cwd=tree, capture_output=True, text=True)
         if run.returncode != 0:
             raise UserError(f"patch {patch.path} does not apply to "
                             f"{source.PACKAGE}: {run.stdout.strip().splitlines()[-1:]}")
-    cache.write_json_atomic(state_file, {"variant": variant.name, "patches": wanted,
+    cache.write_json_atomic(state_file, {"variant": label, "patches": wanted,
                                          "touched": touched, "complete": True})
 
 

@@ -17,6 +17,9 @@ from kernels.config import ARCHES
 from lab.errors import UserError
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
+# Layers have the variant format but are applied on top of a variant for
+# the runs that need them (smap-model: the gem5 STAC/CLAC cost model).
+LAYER_DIR = Path(__file__).resolve().parent / "layers"
 _ARCHES_LINE = re.compile(r"^#\s*arches:\s*(.*)$")
 _CLEARS_LINE = re.compile(r"^#\s*clears-cpu-flag:\s*(.*)$")
 
@@ -63,6 +66,20 @@ def load(name: str) -> Variant:
     folder = VARIANT_DIR / name
     if not (folder / "series").is_file():
         raise UserError(f"unknown variant '{name}': choose one of {', '.join(names())}")
+    return parse_series(name, folder)
+
+
+def layer_names() -> list:
+    if not LAYER_DIR.is_dir():
+        return []
+    return sorted(p.name for p in LAYER_DIR.iterdir() if (p / "series").is_file())
+
+
+def load_layer(name: str) -> Variant:
+    folder = LAYER_DIR / name
+    if not (folder / "series").is_file():
+        raise UserError(f"unknown kernel layer '{name}': choose one of "
+                        f"{', '.join(layer_names()) or 'none'}")
     return parse_series(name, folder)
 
 

@@ -15,8 +15,8 @@
  * translation time the plugin stores the TB's static facts: instruction
  * count, how many are kernel (virtual address bit 63 set), which System.map
  * symbol each kernel instruction belongs to (a TB may span symbols, so it
- * keeps runs of (symbol, count)), and how many STAC/CLAC, MSR PAN, LDTR* or
- * STTR* instructions it holds. The marker instructions get an exec callback:
+ * keeps runs of (symbol, count)), and how many STAC/CLAC, LFENCE/SERIALIZE,
+ * MSR PAN, LDTR* or STTR* instructions it holds. The marker instructions get an exec callback:
  * at begin it snapshots every counter, at end it sums
  * (count - snapshot) * static facts and writes the JSON. TBs translated
  * after begin start from zero. Total instructions are corrected for the
@@ -99,7 +99,7 @@ enum arch { ARCH_X86_64, ARCH_AARCH64 };
 
 /* Per-instruction static facts, summed as executions * count. */
 enum fact {
-	F_STAC, F_CLAC,				/* x86_64 */
+	F_STAC, F_CLAC, F_LFENCE, F_SERIALIZE,	/* x86_64 */
 	F_PAN0, F_PAN1, F_PAN_REG, F_LDTR, F_STTR,	/* aarch64 */
 	N_FACTS
 };
@@ -419,7 +419,12 @@ static uint32_t sym_lookup(uint64_t pc, uint64_t *lo, uint64_t *next)
 
 /* ------------------------------------------------------------ decoding */
 
-/* x86_64: ROI marker kind, STAC/CLAC fact, or REP string kind. */
+/*
+ * x86_64: ROI marker kind, STAC/CLAC/LFENCE/SERIALIZE fact, or REP string
+ * kind. LFENCE and SERIALIZE are matched in their plain 3-byte forms
+ * (0f ae e8, 0f 01 e8), the ones the smap-model kernel layer writes at
+ * stac/clac sites and the kernel's barrier_nospec() emits.
+ */
 static void x86_classify(const uint8_t *b, size_t len, int *marker,
 			 int *fact, int *rep)
 {
@@ -435,6 +440,14 @@ static void x86_classify(const uint8_t *b, size_t len, int *marker,
 	if (len == 3 && b[0] == 0x0f && b[1] == 0x01 &&
 	    (b[2] == 0xcb || b[2] == 0xca)) {
 		*fact = b[2] == 0xcb ? F_STAC : F_CLAC;
+		return;
+	}
+	if (len == 3 && b[0] == 0x0f && b[1] == 0xae && b[2] == 0xe8) {
+		*fact = F_LFENCE;
+		return;
+	}
+	if (len == 3 && b[0] == 0x0f && b[1] == 0x01 && b[2] == 0xe8) {
+		*fact = F_SERIALIZE;
 		return;
 	}
 	/* Legacy prefixes, then an optional REX, then a one-byte opcode. */
@@ -732,7 +745,9 @@ static void write_json(const struct results *r, bool begun, bool ended)
 
 	if (arch == ARCH_X86_64) {
 		fprintf(f, ",\n \"x86\":{\"stac\":%" PRIu64 ",\"clac\":%" PRIu64
-			",\"rep\":{", r->facts[F_STAC], r->facts[F_CLAC]);
+			",\"lfence\":%" PRIu64 ",\"serialize\":%" PRIu64
+			",\"rep\":{", r->facts[F_STAC], r->facts[F_CLAC],
+			r->facts[F_LFENCE], r->facts[F_SERIALIZE]);
 		for (int k = 0; k < N_REP; k++)
 			fprintf(f, "%s\n  \"%s\":{\"executions\":%" PRIu64
 				",\"iterations\":%" PRIu64 "}", k ? "," : "",

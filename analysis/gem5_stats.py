@@ -1,0 +1,88 @@
+"""gem5's stats.txt -> the numbers the study reports.
+
+stats.txt holds one block per dump, between "Begin Simulation Statistics"
+and "End Simulation Statistics"; the ROI run dumps once, at m5 workend,
+after resetting at the restore, so the first block is the ROI. Lines are
+`name value # description`; distributions add `name::bucket` lines.
+
+Names move between gem5 versions (v24 counts commits in
+`commitStats0.numInsts`, older ones in `committedInsts`), so each number
+is looked up by suffix, first match wins, and a missing one is None, not
+a guess.
+"""
+
+import re
+from pathlib import Path
+
+_BEGIN = "---------- Begin Simulation Statistics ----------"
+_END = "---------- End Simulation Statistics   ----------"
+_LINE = re.compile(r"^(\S+)\s+(-?[0-9.]+(?:e[+-]?\d+)?|nan|inf)\b")
+
+# headline -> suffixes tried in order (under the processor unless global)
+CORE = {
+    "cycles": (".numCycles",),
+    "insts": (".commitStats0.numInsts", ".committedInsts", ".commit.committedInsts"),
+    "ops": (".commitStats0.numOps", ".committedOps", ".commit.committedOps"),
+    "ipc": (".ipc",),
+    "branch_mispredicts": (".branchPred.condIncorrect", ".commit.branchMispredicts"),
+    "squashed_insts": (".commit.commitSquashedInsts", ".commitSquashedInsts"),
+    "memory_order_violations": (".iew.memOrderViolationEvents",),
+}
+GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
+          "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
+CACHES = {"l1d_misses": "l1d", "l1i_misses": "l1i", "l2_misses": "l2"}
+
+
+def dumps(text: str) -> list:
+    """Every dump block as {name: float}."""
+    blocks, current = [], None
+    for line in text.splitlines():
+        if line.startswith(_BEGIN):
+            current = {}
+        elif line.startswith(_END):
+            if current is not None:
+                blocks.append(current)
+            current = None
+        elif current is not None:
+            m = _LINE.match(line)
+            if m:
+                current[m.group(1)] = float(m.group(2))
+    return blocks
+
+
+def _by_suffix(stats: dict, suffixes) -> float:
+    for suffix in suffixes:
+        for name, value in stats.items():
+            if ".processor." in f".{name}" and name.endswith(suffix):
+                return value
+    return None
+
+
+def _cache_misses(stats: dict, which: str) -> float:
+    total = None
+    for name, value in stats.items():
+        if name.endswith(".overallMisses::total") and "cache_hierarchy" in name:
+            owner = name.split(".")[-2].lower()
+            if owner.startswith(which):
+                total = (total or 0) + value
+    return total
+
+
+def summary(stats: dict) -> dict:
+    out = {k: _by_suffix(stats, v) for k, v in CORE.items()}
+    out.update({k: stats.get(v) for k, v in GLOBAL.items()})
+    out.update({k: _cache_misses(stats, v) for k, v in CACHES.items()})
+    for k in ("cycles", "insts", "ops", "branch_mispredicts", "squashed_insts",
+              "memory_order_violations", "sim_ticks", "l1d_misses", "l1i_misses", "l2_misses"):
+        if out[k] is not None:
+            out[k] = int(out[k])
+    if out["ipc"] is None and out["cycles"] and out["insts"]:
+        out["ipc"] = out["insts"] / out["cycles"]
+    return out
+
+
+def roi_summary(path: Path) -> dict:
+    blocks = dumps(Path(path).read_text())
+    if not blocks:
+        raise ValueError(f"{path}: no statistics dump")
+    return summary(blocks[0])

@@ -1,0 +1,144 @@
+"""Running gem5: boot once to a ROI checkpoint, restore per CPU preset.
+
+Checkpoints live in cache/gem5-checkpoints/<key>/ (key: spec.checkpoint_key)
+and appear by atomic rename, under a lock, so concurrent points that share
+a boot wait for one boot instead of running two. A ROI run writes its
+gem5 output (console, stats.txt, config.ini) into the run's directory;
+parsing stats.txt is analysis/gem5_stats.py's job.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from configs import console
+from configs.gem5 import spec as gspec
+from lab import cache
+from lab.errors import UserError
+
+_MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
+
+
+class Gem5Failed(UserError):
+    """A gem5 process that ran but did not do its job; `log` says why."""
+
+    def __init__(self, message: str, log: str):
+        super().__init__(message)
+        self.log = log
+
+
+@dataclass
+class Gem5Run:
+    seconds: float
+    outdir: Path
+    markers: dict
+    console_text: str
+
+
+def command(gem5, arch: str, outdir: Path, spec_path: Path) -> list:
+    return [str(gem5.binary(arch)), f"--outdir={outdir}", str(gspec.SCRIPT), str(spec_path)]
+
+
+def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float) -> Gem5Run:
+    outdir.mkdir(parents=True, exist_ok=True)
+    spec_path = outdir / "spec.json"
+    spec_path.write_text(json.dumps(spec, indent=2, sort_keys=True))
+    log = outdir / "gem5.log"
+    cmd = command(gem5, arch, outdir, spec_path)
+    start = time.monotonic()
+    with open(log, "w") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        try:
+            proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, timeout=timeout)
+            rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            raise Gem5Failed(f"gem5 timed out after {timeout:.0f}s", str(log)) from None
+    seconds = time.monotonic() - start
+    text = log.read_text(errors="replace")
+    markers = {}
+    for line in text.splitlines():
+        m = _MARK.search(line)
+        if m:
+            markers[m.group(1)] = m.group(2).strip()
+    term = outdir / gspec.BOARD[arch]["console_file"]
+    console_text = term.read_text(errors="replace") if term.is_file() else ""
+    if "error" in markers:
+        raise Gem5Failed(f"gem5: {markers['error']}", str(term if console_text else log))
+    if rc != 0:
+        tail = [l for l in text.splitlines() if l.strip()][-1:] or ["no output"]
+        raise Gem5Failed(f"gem5 exited with {rc}: {tail[0][:200]}", str(log))
+    return Gem5Run(round(seconds, 1), outdir, markers, console_text)
+
+
+def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float) -> dict:
+    """The boot checkpoint for these inputs: reused, or made once."""
+    key = gspec.checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5)
+    final = gspec.checkpoint_dir(key)
+    record = final / "boot.json"
+    if record.is_file():
+        return json.loads(record.read_text())
+    with cache.locked(final.parent / f"{key}.lock"):
+        if record.is_file():  # another worker booted it while we waited
+            return json.loads(record.read_text())
+        with cache.staging_dir(final) as tmp:
+            spec = gspec.boot_spec(arch, kernel, image, smap_model, cache_preset, gem5)
+            spec["checkpoint_dir"] = str(tmp / "cpt")
+            try:
+                run = _run(gem5, arch, spec, tmp / "boot", timeout)
+                if not (tmp / "cpt").is_dir() or "checkpoint" not in run.markers:
+                    raise Gem5Failed("the boot ended without a checkpoint (did the "
+                                     "workload reach its ROI?)",
+                                     str(tmp / "boot" / gspec.BOARD[arch]["console_file"]))
+            except Gem5Failed as e:
+                # The staging dir is removed on the way out: keep the logs.
+                raise Gem5Failed(f"gem5 boot: {e}", _keep_logs(Path(e.log), final)) from None
+            # The ROI run reads it from its final place.
+            spec["checkpoint_dir"] = str(final / "cpt")
+            info = {"key": key, "boot_seconds": run.seconds,
+                    "tick": run.markers["checkpoint"], "spec": spec,
+                    "command": command(gem5, arch, final / "boot", final / "boot/spec.json"),
+                    "boot_log": _boot_lines(run.console_text)}
+            cache.write_json_atomic(tmp / "boot.json", info)
+        return info
+
+
+def _keep_logs(log: Path, final: Path) -> str:
+    """Copy a failed boot's output files to gem5-checkpoints/failed/."""
+    if not log.is_file():
+        return str(log)
+    dest = final.parent / "failed" / f"{final.name}-{time.strftime('%Y%m%dT%H%M%S')}"
+    dest.mkdir(parents=True, exist_ok=True)
+    for p in log.parent.iterdir():
+        if p.is_file():
+            shutil.copy2(p, dest / p.name)
+    return str(dest / log.name)
+
+
+def _boot_lines(text: str) -> list:
+    """The guest's own lines from the boot (BOOT, CPUFLAGS, alternatives)."""
+    keep = ("@@UACCESS-", "uaccess-lab:", "smap")
+    return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
+
+
+def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
+        timeout: float) -> tuple:
+    """Simulate the ROI on an O3 preset: (Gem5Run, console report)."""
+    boot = checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout)
+    spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5)
+    run = _run(gem5, arch, spec, outdir, timeout)
+    report = console.parse(run.console_text)
+    term = str(outdir / gspec.BOARD[arch]["console_file"])
+    if "roi-end" not in run.markers:
+        raise Gem5Failed("the ROI never ended (no m5 workend)", term)
+    why = report.failure()
+    if why:
+        raise Gem5Failed(why, term)
+    if not (outdir / "stats.txt").is_file():
+        raise Gem5Failed("gem5 wrote no stats.txt", str(outdir / "gem5.log"))
+    return run, report, boot

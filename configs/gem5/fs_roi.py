@@ -1,0 +1,126 @@
+# The gem5 side of uaccess-lab: run by gem5.opt, never imported by the host.
+#
+#   gem5.opt --outdir=OUT configs/gem5/fs_roi.py SPEC.json
+#
+# A run is two gem5 processes, both described by a JSON spec that
+# configs/gem5/spec.py writes:
+#   mode "boot": atomic CPU; boot Linux from the ext2 disk, run until the
+#       workload's ROI begins (m5 workbegin), save a checkpoint, stop.
+#   mode "roi":  the same board with an O3 preset; restore that checkpoint,
+#       reset stats, simulate exactly the ROI (stats dumped at m5 workend),
+#       then let the guest finish (its result line, then m5 exit).
+# One boot checkpoint serves every CPU preset of the same kernel, disk and
+# kernel command line. Built on gem5's standard library (X86Board,
+# ArmBoard); the board is a composition, so the CPU is one argument.
+
+import json
+import sys
+from pathlib import Path
+
+import m5
+from gem5.components.boards.arm_board import ArmBoard
+from gem5.components.boards.x86_board import X86Board
+from gem5.components.cachehierarchies.classic.private_l1_private_l2_cache_hierarchy import (
+    PrivateL1PrivateL2CacheHierarchy,
+)
+from gem5.components.memory.single_channel import SingleChannelDDR3_1600
+from gem5.components.processors.cpu_types import CPUTypes
+from gem5.components.processors.simple_processor import SimpleProcessor
+from gem5.isas import ISA
+from gem5.resources.resource import (
+    BootloaderResource,
+    DiskImageResource,
+    KernelResource,
+)
+from gem5.simulate.exit_event import ExitEvent
+from gem5.simulate.simulator import Simulator
+
+ISAS = {"x86_64": ISA.X86, "arm64": ISA.ARM}
+CPUS = {"atomic": CPUTypes.ATOMIC, "o3": CPUTypes.O3, "timing": CPUTypes.TIMING}
+
+
+def say(what: str) -> None:
+    # One marker line per fact, for configs/gem5/backend.py to read.
+    print(f"@@UACCESS-GEM5 {what}", flush=True)
+
+
+def make_board(spec: dict):
+    processor = SimpleProcessor(cpu_type=CPUS[spec["cpu"]["type"]], num_cores=1,
+                                isa=ISAS[spec["arch"]])
+    for core in processor.get_cores():
+        cpu = core.get_simobject()
+        for name, value in spec["cpu"].get("params", {}).items():
+            setattr(cpu, name, value)
+        for name, value in spec.get("cpuid", {}).items():
+            for isa in cpu.isa:
+                setattr(isa, name, value)
+    caches = PrivateL1PrivateL2CacheHierarchy(**spec["cache"])
+    memory = SingleChannelDDR3_1600(spec["memory"])
+    board_class = X86Board if spec["arch"] == "x86_64" else ArmBoard
+    board = board_class(clk_freq=spec["clock"], processor=processor,
+                        memory=memory, cache_hierarchy=caches)
+    workload = dict(
+        kernel=KernelResource(local_path=spec["kernel"]),
+        disk_image=DiskImageResource(local_path=spec["disk"], root_partition=None),
+        disk_device=spec["disk_device"],
+        kernel_args=spec["kernel_args"],
+    )
+    if spec.get("bootloader"):
+        workload["bootloader"] = BootloaderResource(local_path=spec["bootloader"])
+    if spec["mode"] == "roi":
+        workload["checkpoint"] = Path(spec["checkpoint_dir"])
+    board.set_kernel_disk_workload(**workload)
+    return board
+
+
+def run_boot(spec: dict, board) -> int:
+    def at_workbegin():
+        simulator.save_checkpoint(Path(spec["checkpoint_dir"]))
+        say(f"checkpoint tick={simulator.get_current_tick()}")
+        return True  # the boot's job is done
+
+    def at_exit():
+        say("error guest exited before its ROI began")
+        return True
+
+    simulator = Simulator(board=board, on_exit_event={
+        ExitEvent.WORKBEGIN: at_workbegin, ExitEvent.EXIT: at_exit})
+    simulator.run()
+    return 0
+
+
+def run_roi(spec: dict, board) -> int:
+    ended = []
+
+    def at_workend():
+        m5.stats.dump()  # the ROI's statistics: the first dump in stats.txt
+        ended.append(simulator.get_current_tick())
+        say(f"roi-end tick={ended[0]}")
+        return False  # let the guest print its result and exit
+
+    def at_exit():
+        return True
+
+    simulator = Simulator(board=board, on_exit_event={
+        ExitEvent.WORKEND: at_workend, ExitEvent.EXIT: at_exit})
+    # Restored at the ROI's first instruction: count from here. run()
+    # instantiates only if that has not happened yet, so instantiating
+    # first lets the reset come after the restore.
+    simulator._instantiate()
+    m5.stats.reset()
+    say(f"roi-begin tick={simulator.get_current_tick()}")
+    simulator.run()
+    if not ended:
+        say("error the guest exited without reaching workend")
+    return 0
+
+
+def main() -> int:
+    spec = json.loads(Path(sys.argv[-1]).read_text())
+    board = make_board(spec)
+    return run_boot(spec, board) if spec["mode"] == "boot" else run_roi(spec, board)
+
+
+# gem5 runs config scripts with __name__ == "__m5_main__".
+if __name__ in ("__m5_main__", "__main__"):
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""gem5 run specs: what configs/gem5/fs_roi.py is told to simulate.
+
+A gem5 point is (kernel, disk image, smap model, CPU preset, cache preset).
+It becomes two specs: the boot (atomic CPU, up to the ROI checkpoint) and
+the ROI (an O3 preset restoring that checkpoint). The boot's key leaves
+the O3 preset out on purpose: one checkpoint serves every preset.
+
+Everything here is plain data, written as JSON for the gem5 process and
+recorded in the result, so presets and parameters are in every record.
+"""
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from lab import cache
+from lab.errors import UserError
+
+PRESET_DIR = Path(__file__).resolve().parent / "presets"
+SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"
+SMAP_MODELS = ("none", "lfence", "serialize")
+
+# O3 parameters a preset may set (gem5 v24 src/cpu/o3/BaseO3CPU.py); a typo
+# in a preset fails here, not an hour into a simulation.
+O3_PARAMS = {
+    "fetchWidth", "fetchBufferSize", "fetchQueueSize", "decodeWidth", "renameWidth",
+    "dispatchWidth", "issueWidth", "wbWidth", "commitWidth", "squashWidth",
+    "numROBEntries", "numIQEntries", "LQEntries", "SQEntries", "numPhysIntRegs",
+    "numPhysFloatRegs", "numPhysVecRegs", "numPhysCCRegs", "backComSize", "forwardComSize",
+}
+
+BOARD = {
+    "x86_64": {"console": "ttyS0", "disk_device": "/dev/sda", "lpj": "7999923",
+               "console_file": "board.pc.com_1.device"},
+    "arm64": {"console": "ttyAMA0", "disk_device": "/dev/vda", "lpj": "19988480",
+              "console_file": "board.terminal"},
+}
+MEMORY = "1GiB"
+CLOCK = "3GHz"
+
+
+@dataclass(frozen=True)
+class CpuPreset:
+    name: str
+    arch: str
+    type: str
+    description: str
+    params: dict
+
+    def as_record(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class CachePreset:
+    name: str
+    description: str
+    sizes: dict
+
+    def as_record(self) -> dict:
+        return {"name": self.name, "description": self.description, **self.sizes}
+
+
+def cpu_preset_names(arch: str = None) -> list:
+    out = []
+    for p in sorted((PRESET_DIR / "cpu").glob("*.toml")):
+        data = tomllib.loads(p.read_text())
+        if data["type"] == "o3" and (arch is None or data["arch"] == arch):
+            out.append(p.stem)
+    return out
+
+
+def load_cpu(name: str, arch: str) -> CpuPreset:
+    path = PRESET_DIR / "cpu" / f"{name}.toml"
+    if not path.is_file():
+        raise UserError(f"unknown CPU preset '{name}': choose one of "
+                        f"{', '.join(cpu_preset_names(arch))}")
+    data = tomllib.loads(path.read_text())
+    params = data.get("params", {})
+    bad = sorted(set(params) - O3_PARAMS)
+    if bad:
+        raise UserError(f"{path}: unknown O3 parameter {bad[0]!r}")
+    if data["arch"] not in (arch, "any"):
+        raise UserError(f"CPU preset '{name}' is for {data['arch']}, not {arch}")
+    return CpuPreset(name, data["arch"], data["type"], data.get("description", ""), params)
+
+
+def load_cache(name: str) -> CachePreset:
+    path = PRESET_DIR / "cache" / f"{name}.toml"
+    if not path.is_file():
+        names = sorted(p.stem for p in (PRESET_DIR / "cache").glob("*.toml"))
+        raise UserError(f"unknown cache preset '{name}': choose one of {', '.join(names)}")
+    data = tomllib.loads(path.read_text())
+    sizes = {k: data[k] for k in ("l1d_size", "l1i_size", "l2_size")}
+    return CachePreset(name, data.get("description", ""), sizes)
+
+
+def kernel_args(arch: str, smap_model: str) -> list:
+    b = BOARD[arch]
+    args = [f"console={b['console']}", "panic=-1", f"lpj={b['lpj']}",
+            f"root={b['disk_device']}", "rw", "init=/init", "uaccess.backend=gem5"]
+    if arch == "x86_64":
+        if smap_model not in SMAP_MODELS:
+            raise UserError(f"unknown smap_model '{smap_model}': choose one of "
+                            f"{', '.join(SMAP_MODELS)}")
+        args.append(f"uaccess_smap_model={smap_model}")
+    return args
+
+
+def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt) -> dict:
+    spec = {
+        "arch": arch, "mode": mode,
+        "kernel": str(kernel.vmlinux), "disk": str(image.ext2),
+        "disk_device": BOARD[arch]["disk_device"],
+        "kernel_args": kernel_args(arch, smap_model),
+        "memory": MEMORY, "clock": CLOCK,
+        "cache": dict(cache_preset.sizes),
+        "cpu": {"type": cpu.type, "params": dict(cpu.params)},
+        "checkpoint_dir": str(ckpt),
+    }
+    if arch == "arm64":
+        spec["bootloader"] = str(gem5.bootloader())
+    return spec
+
+
+def checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5) -> str:
+    """Everything the state at the ROI's first instruction depends on."""
+    return cache.content_key({
+        "arch": arch, "kernel": kernel.key, "image": image.key,
+        "kernel_args": kernel_args(arch, smap_model), "memory": MEMORY, "clock": CLOCK,
+        "cache": cache_preset.as_record(), "gem5": gem5.version,
+        "script": cache.file_sha256(SCRIPT)})
+
+
+def checkpoint_dir(key: str) -> Path:
+    return cache.cache_root() / "gem5-checkpoints" / key
+
+
+def boot_spec(arch, kernel, image, smap_model, cache_preset, gem5) -> dict:
+    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5)
+    atomic = load_cpu("atomic", arch)
+    # The boot writes its checkpoint into a staging dir; the backend renames.
+    return _board(arch, kernel, image, smap_model, cache_preset, gem5, "boot", atomic,
+                  checkpoint_dir(key))
+
+
+def roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5) -> dict:
+    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5)
+    return _board(arch, kernel, image, smap_model, cache_preset, gem5, "roi", cpu,
+                  checkpoint_dir(key) / "cpt")

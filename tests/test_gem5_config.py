@@ -1,0 +1,187 @@
+"""gem5 config generation, presets, discovery and stats parsing: all host
+side, so these run everywhere (the real gem5 runs are test_gem5_real.py)."""
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from analysis import gem5_stats
+from configs import sweep
+from configs.gem5 import locate, spec
+from lab.errors import UserError
+
+
+class Fake:
+    """Stand-ins for built artifacts: spec generation reads only paths/keys."""
+
+    def __init__(self, key, **paths):
+        self.key = key
+        self.__dict__.update(paths)
+
+
+KERNEL = Fake("k1", vmlinux=Path("/k/vmlinux"))
+IMAGE = Fake("i1", ext2=Path("/i/rootfs.ext2"))
+GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
+
+
+def test_presets_load_and_are_checked():
+    assert spec.cpu_preset_names("x86_64") == ["x86_64-o3-default", "x86_64-o3-small"]
+    assert spec.cpu_preset_names("arm64") == ["arm64-o3-default", "arm64-o3-v7a-like"]
+    v7a = spec.load_cpu("arm64-o3-v7a-like", "arm64")
+    assert v7a.params["numROBEntries"] == 40 and v7a.type == "o3"
+    assert spec.load_cpu("x86_64-o3-default", "x86_64").params == {}
+    with pytest.raises(UserError, match="is for arm64, not x86_64"):
+        spec.load_cpu("arm64-o3-v7a-like", "x86_64")
+    with pytest.raises(UserError, match="unknown CPU preset 'huge'"):
+        spec.load_cpu("huge", "x86_64")
+    assert spec.load_cache("classic-l1l2").sizes["l2_size"] == "512KiB"
+
+
+def test_preset_with_a_typo_fails_before_simulating(tmp_path, monkeypatch):
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "bad.toml").write_text(
+        'arch = "x86_64"\ntype = "o3"\n[params]\nnumROBEntires = 10\n')
+    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    with pytest.raises(UserError, match="unknown O3 parameter 'numROBEntires'"):
+        spec.load_cpu("bad", "x86_64")
+
+
+def test_kernel_args_carry_backend_disk_and_model():
+    x86 = spec.kernel_args("x86_64", "lfence")
+    assert "root=/dev/sda" in x86 and "uaccess.backend=gem5" in x86
+    assert "uaccess_smap_model=lfence" in x86 and "console=ttyS0" in x86
+    arm = spec.kernel_args("arm64", "")
+    assert "root=/dev/vda" in arm and not any("smap" in a for a in arm)
+    with pytest.raises(UserError, match="unknown smap_model 'fast'"):
+        spec.kernel_args("x86_64", "fast")
+
+
+def test_boot_and_roi_specs():
+    cache = spec.load_cache("classic-l1l2")
+    o3 = spec.load_cpu("x86_64-o3-small", "x86_64")
+    boot = spec.boot_spec("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5)
+    roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "serialize", cache, o3, GEM5)
+    assert boot["mode"] == "boot" and boot["cpu"]["type"] == "atomic"
+    assert roi["mode"] == "roi" and roi["cpu"] == {"type": "o3", "params": o3.params}
+    assert boot["kernel"] == "/k/vmlinux" and boot["disk"] == "/i/rootfs.ext2"
+    assert boot["cache"] == roi["cache"] == cache.sizes  # restore into the same hierarchy
+    assert boot["kernel_args"] == roi["kernel_args"]
+    assert roi["checkpoint_dir"].startswith(boot["checkpoint_dir"])
+    assert "bootloader" not in boot
+    arm = spec.boot_spec("arm64", KERNEL, IMAGE, "", cache, GEM5)
+    assert arm["bootloader"].endswith("boot_foundation.arm64")
+
+
+def test_one_checkpoint_serves_every_preset_but_not_every_model():
+    cache = spec.load_cache("classic-l1l2")
+    key = spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", cache, GEM5)
+    # The O3 preset is not an input of the boot...
+    assert key == spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", cache, GEM5)
+    # ...but the kernel command line (the model) and the kernel are.
+    assert key != spec.checkpoint_key("x86_64", KERNEL, IMAGE, "lfence", cache, GEM5)
+    assert key != spec.checkpoint_key("x86_64", Fake("k2", vmlinux=Path("/k")), IMAGE,
+                                      "none", cache, GEM5)
+
+
+def test_locate_says_what_is_missing(tmp_path, monkeypatch):
+    monkeypatch.delenv("GEM5_HOME", raising=False)
+    with pytest.raises(UserError, match="set GEM5_HOME"):
+        locate.find()
+    with pytest.raises(UserError, match="not a gem5 source tree"):
+        locate.find(str(tmp_path))
+    (tmp_path / "src" / "base").mkdir(parents=True)
+    (tmp_path / "src" / "base" / "version.cc").write_text('const char *gem5Version = "24.0.0.1";\n')
+    g = locate.find(str(tmp_path))
+    assert g.version == "24.0.0.1"
+    assert any("scons build/ARM/gem5.opt" in m for m in g.missing("arm64"))
+    assert any("boot_foundation.arm64" in m for m in g.missing("arm64"))
+    with pytest.raises(UserError, match="build/X86/gem5.opt not found"):
+        locate.require("x86_64", str(tmp_path))
+    binary = tmp_path / "build" / "X86" / "gem5.opt"
+    binary.parent.mkdir(parents=True)
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    assert locate.require("x86_64", str(tmp_path)).binary("x86_64") == binary
+
+
+STATS = """
+---------- Begin Simulation Statistics ----------
+simSeconds                                   0.001000                       # Number of seconds simulated (Second)
+simTicks                                   1000000000                       # Number of ticks simulated (Tick)
+hostSeconds                                     12.50                       # Real time elapsed on the host (Second)
+board.cache_hierarchy.l1dcaches.overallMisses::total         1500                       # number of overall misses (Count)
+board.cache_hierarchy.l1icaches.overallMisses::total          300                       # number of overall misses (Count)
+board.cache_hierarchy.l2caches.overallMisses::total           120                       # number of overall misses (Count)
+board.cache_hierarchy.iptw_caches.overallMisses::total         7                       # number of overall misses (Count)
+board.processor.cores.core.numCycles          3000000                       # Number of cpu cycles simulated (Cycle)
+board.processor.cores.core.ipc               0.800000                       # IPC: instructions per cycle ((Count/Cycle))
+board.processor.cores.core.commitStats0.numInsts      2400000                       # Number of instructions committed (thread level) (Count)
+board.processor.cores.core.commitStats0.numOps      4100000                       # Number of ops (including micro ops) committed (thread level) (Count)
+board.processor.cores.core.branchPred.condIncorrect        21000                       # Number of conditional branches incorrect (Count)
+board.processor.cores.core.commit.commitSquashedInsts       90000                       # The number of squashed insts skipped by commit (Count)
+board.processor.cores.core.iew.memOrderViolationEvents           12                       # Number of memory order violations (Count)
+board.processor.cores.core.commit.committedInstType_0::IntAlu      1000  40.00%  40.00% # Class of committed instruction (Count)
+---------- End Simulation Statistics   ----------
+
+---------- Begin Simulation Statistics ----------
+board.processor.cores.core.numCycles          9999999                       # later dump
+---------- End Simulation Statistics   ----------
+"""
+
+
+def test_stats_summary_reads_the_roi_dump(tmp_path):
+    path = tmp_path / "stats.txt"
+    path.write_text(STATS)
+    assert len(gem5_stats.dumps(STATS)) == 2
+    s = gem5_stats.roi_summary(path)
+    assert s["cycles"] == 3_000_000 and s["insts"] == 2_400_000 and s["ops"] == 4_100_000
+    assert s["ipc"] == pytest.approx(0.8)
+    assert s["branch_mispredicts"] == 21000 and s["squashed_insts"] == 90000
+    assert s["l1d_misses"] == 1500 and s["l1i_misses"] == 300 and s["l2_misses"] == 120
+    assert s["sim_ticks"] == 1_000_000_000
+
+
+def test_stats_missing_names_are_none_not_guesses():
+    s = gem5_stats.summary({"board.processor.cores.core.numCycles": 10.0})
+    assert s["cycles"] == 10 and s["insts"] is None and s["l1d_misses"] is None
+
+
+def test_gem5_sweep_expands_presets_models_and_twins():
+    sw = sweep.load(sweep.SWEEP_DIR / "gem5.toml")
+    gem5 = [p for p in sw.points if p.backend == "gem5"]
+    twins = [p for p in sw.points if p.twin_of]
+    x86 = [p for p in gem5 if p.arch == "x86_64"]
+    arm = [p for p in gem5 if p.arch == "arm64"]
+    # x86: 3 variants x 3 models x 2 presets; arm64: 2 variants x 2 presets.
+    assert len(x86) == 18 and len(arm) == 4
+    assert {p.smap_model for p in x86} == {"none", "lfence", "serialize"}
+    assert {p.smap_model for p in arm} == {""}
+    assert {p.cpu_preset for p in arm} == {"arm64-o3-default", "arm64-o3-v7a-like"}
+    assert all(p.layers == ("smap-model",) for p in x86) and all(p.layers == () for p in arm)
+    # One QEMU twin per boot group (variant x model), counted by the plugin.
+    assert len(twins) == 3 * 3 + 2 and all(p.plugin and p.backend == "qemu" for p in twins)
+    assert {p.profile for p in twins} == {"x86_64-gem5", "arm64-pan"}
+
+
+def test_gem5_axes_only_multiply_gem5_points():
+    sw = sweep.expand(tomllib.loads('''
+[axes]
+arch = ["x86_64"]
+variant = ["stock"]
+workload = ["statx-loop"]
+backend = ["qemu", "gem5"]
+smap_model = ["none", "lfence"]
+cpu_preset = ["default", "x86_64-o3-small", "arm64-o3-v7a-like"]
+'''), Path("s.toml"))
+    assert len([p for p in sw.points if p.backend == "qemu" and not p.twin_of]) == 1
+    assert len([p for p in sw.points if p.backend == "gem5"]) == 4
+
+
+def test_bad_gem5_axis_values():
+    with pytest.raises(UserError, match=r"axes.smap_model\[0\]: unknown value 'fast'"):
+        sweep.expand(tomllib.loads('[axes]\nbackend = ["gem5"]\nsmap_model = ["fast"]\n'),
+                     Path("s.toml"))
+    with pytest.raises(UserError, match=r"axes.cpu_preset\[0\]: unknown value 'huge'"):
+        sweep.expand(tomllib.loads('[axes]\nbackend = ["gem5"]\ncpu_preset = ["huge"]\n'),
+                     Path("s.toml"))
