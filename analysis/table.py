@@ -18,9 +18,16 @@ def checksum_verdict(record: dict, stock: dict) -> str:
     return "yes" if record["result"]["checksum"] == stock["result"]["checksum"] else "NO"
 
 
+def _same_point(r: dict) -> tuple:
+    """What must match for a variant to be compared with stock: the job
+    (one image per job and arch), the simulator setting, the model."""
+    p = r["point"]
+    return (p["arch"], p["workload"], r["provenance"]["image"]["key"], p["backend"],
+            p["profile"], p.get("smap_model", ""))
+
+
 def rows(records: list) -> list:
-    stock_by = {(r["point"]["arch"], r["point"]["workload"]): r
-                for r in records if r["point"]["variant"] == "stock"}
+    stock_by = {_same_point(r): r for r in records if r["point"]["variant"] == "stock"}
     out = []
     for r in sorted(records, key=lambda r: (r["point"]["arch"], r["point"]["workload"],
                                             r["point"]["variant"] != "stock",
@@ -31,19 +38,12 @@ def rows(records: list) -> list:
                     f"{res['roi_ns'] / 1e6:.1f}",
                     f"{res['roi_ns'] / ops:.0f}" if ops else "-",
                     f"{r['boot_to_result_seconds']:.1f}", res["checksum"],
-                    checksum_verdict(r, stock_by.get((p["arch"], p["workload"])))))
+                    checksum_verdict(r, stock_by.get(_same_point(r)))))
     return out
 
 
 def mismatches(records: list) -> list:
     return [row for row in rows(records) if row[-1] == "NO"]
-
-
-def markdown(records: list) -> str:
-    lines = ["| " + " | ".join(HEADER) + " |",
-             "|" + "|".join("---" for _ in HEADER) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows(records)]
-    return "\n".join(lines) + "\n"
 
 
 def plain(records: list) -> str:

@@ -35,11 +35,17 @@ JOBS = {
 
 
 @functools.lru_cache(maxsize=None)
-def profile(arch: str, variant: str, workload: str) -> dict:
+def profile(arch: str, variant: str, workload: str, qemu_profile: str = "",
+            smap_model: str = "") -> dict:
+    """Boot and count. With smap_model, the kernel carries the smap-model
+    layer and the model goes on its command line."""
     job = script.from_dict(JOBS[workload], f"<test {workload}>")
-    kernel = kbuild.build_kernel(arch, variant)
+    layers = ("smap-model",) if smap_model else ()
+    kernel = kbuild.build_kernel(arch, variant, layers=layers)
     image = assemble.build_image(arch, job)
-    rec = runs.run_point(kernel, image, job, "qemu", "", 300, force=True, plugin=True)
+    extra = (f"uaccess_smap_model={smap_model}",) if smap_model else ()
+    rec = runs.run_point(kernel, image, job, "qemu", qemu_profile, 300, force=True,
+                         plugin=True, extra_args=extra)
     assert rec["result"]["errors"] == 0
     return rec
 
@@ -152,3 +158,25 @@ def test_pan_toggle_writes_pan_around_each_access_block():
     assert per_op(toggle, "arm64", "pan_set_0") >= 1
     assert per_op(toggle, "arm64", "pan_set_1") >= 1
     assert toggle["result"]["checksum"] == stock["result"]["checksum"]
+
+
+def test_smap_model_puts_a_fence_at_every_stac_clac_site():
+    """The gem5 cost model, checked where both sides can run: on a CPU
+    without SMAP, lfence stands where stac/clac would, one for one."""
+    real = profile("x86_64", "stock", "statx-loop")                       # SMAP CPU
+    none = profile("x86_64", "stock", "statx-loop", "x86_64-gem5", "none")
+    fenced = profile("x86_64", "stock", "statx-loop", "x86_64-gem5", "lfence")
+    pairs = per_op(real, "x86", "stac") + per_op(real, "x86", "clac")
+    assert per_op(none, "x86", "stac") == 0 and per_op(fenced, "x86", "stac") == 0
+    assert per_op(fenced, "x86", "lfence") - per_op(none, "x86", "lfence") == \
+        pytest.approx(pairs, abs=0.05)
+    assert any("smap_model=lfence:" in l and "sites patched with lfence" in l
+               for l in fenced["guest"]["kernel_lines"])
+    assert fenced["result"]["checksum"] == real["result"]["checksum"]
+
+
+def test_smap_model_is_inert_on_a_smap_cpu():
+    ignored = profile("x86_64", "stock", "statx-loop", "x86_64-smap", "lfence")
+    real = profile("x86_64", "stock", "statx-loop")
+    assert per_op(ignored, "x86", "stac") == pytest.approx(per_op(real, "x86", "stac"))
+    assert any("ignored" in l for l in ignored["guest"]["kernel_lines"])

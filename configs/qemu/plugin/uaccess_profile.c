@@ -16,8 +16,8 @@
  * count, how many are kernel (virtual address bit 63 set), which System.map
  * symbol each kernel instruction belongs to (a TB may span symbols, so it
  * keeps runs of (symbol, count)), and how many STAC/CLAC, LFENCE/SERIALIZE,
- * MSR PAN, LDTR* or STTR* instructions it holds. The marker instructions get an exec callback:
- * at begin it snapshots every counter, at end it sums
+ * MSR PAN, LDTR* or STTR* instructions it holds. The marker instructions
+ * get an exec callback: at begin it snapshots every counter, at end it sums
  * (count - snapshot) * static facts and writes the JSON. TBs translated
  * after begin start from zero. Total instructions are corrected for the
  * part of the two marker TBs that lies outside the ROI.
