@@ -59,7 +59,10 @@ def cmd_list(args) -> int:
         print(f"  {name:18} [{' '.join(v.arches)}] {subjects}")
     print("workloads: " + ", ".join(script.workload_names()))
     print("backends:  " + ", ".join(runs.BACKENDS))
-    print("profiles:  " + ", ".join(qemu.profile_names()))
+    print("profiles:  " + ", ".join(qemu.profile_names()) + "  (QEMU)")
+    print("presets:   " + ", ".join(gem5_spec.cpu_preset_names()) + "  (gem5 O3)")
+    print("smap models (x86 gem5): " + ", ".join(gem5_spec.SMAP_MODELS))
+    print("kernel layers: " + ", ".join(variants.layer_names()))
     print(f"cache:     {cache.cache_root()}")
     return 0
 

@@ -35,7 +35,6 @@ valid ones; nothing runs until the whole file is valid.
 
 import copy
 import itertools
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
 from kernels import config as kconfig
 from kernels import variants
+from lab import tomlfile
 from lab.errors import UserError
 from workloads import script
 
@@ -98,14 +98,7 @@ class Sweep:
 
 
 def load(path) -> Sweep:
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"sweep file {path} not found") from None
-    except tomllib.TOMLDecodeError as e:
-        raise UserError(f"{path}: not valid TOML: {e}") from None
-    return expand(data, path)
+    return expand(tomlfile.read(path, "sweep file"), Path(path))
 
 
 def _err(path, where, what):
@@ -267,9 +260,9 @@ def _workloads(path, values):
                            f"{value!r} is neither a workload ({', '.join(script.workload_names())}) "
                            f"nor a script file")
         try:
-            data = tomllib.loads(spath.read_text())
-        except tomllib.TOMLDecodeError as e:
-            raise _err(path, f"axes.workload[{i}]", f"{spath}: not valid TOML: {e}") from None
+            data = tomlfile.read(spath, "workload script")
+        except UserError as e:
+            raise _err(path, f"axes.workload[{i}]", str(e)) from None
         job = script.from_dict(data, str(spath))  # validates the script itself
         out.append((job.workload, data, str(spath)))
     return out

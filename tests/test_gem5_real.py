@@ -5,7 +5,6 @@ is missing. A full-system boot takes minutes per arch (about 4.5 min to
 the ROI for x86 here), so the ROI is a few hundred statx calls.
 """
 
-import os
 from pathlib import Path
 
 import pytest

@@ -3,7 +3,6 @@ QEMU-TCG, running the real workload. Kernel builds are cached (the first
 run on a machine builds them: a few minutes per arch); every boot here is
 forced, so a warm cache never turns a test into a lookup."""
 
-import json
 import shutil
 from pathlib import Path
 

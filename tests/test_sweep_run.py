@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 RUN = Path(__file__).resolve().parent.parent / "run.py"
 

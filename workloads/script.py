@@ -26,10 +26,10 @@ file (/etc/uaccess/job.conf) is flat and holds only validated values.
     readlink = 1
 """
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from lab import tomlfile
 from lab.errors import UserError
 
 SCRIPT_DIR = Path(__file__).resolve().parent / "scripts"
@@ -111,14 +111,7 @@ def default_script(workload: str) -> Path:
 
 
 def load(path) -> Job:
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"workload script {path} not found") from None
-    except tomllib.TOMLDecodeError as e:
-        raise UserError(f"{path}: not valid TOML: {e}") from None
-    return from_dict(data, str(path))
+    return from_dict(tomlfile.read(path, "workload script"), str(path))
 
 
 def from_dict(data: dict, origin: str = "<script>") -> Job:
