@@ -18,8 +18,6 @@ import sys
 from pathlib import Path
 
 import m5
-from gem5.components.boards.arm_board import ArmBoard
-from gem5.components.boards.x86_board import X86Board
 from gem5.components.cachehierarchies.classic.private_l1_private_l2_cache_hierarchy import (
     PrivateL1PrivateL2CacheHierarchy,
 )
@@ -44,6 +42,16 @@ def say(what: str) -> None:
     print(f"@@UACCESS-GEM5 {what}", flush=True)
 
 
+def board_class(arch: str):
+    # Imported per arch: a gem5 built for one ISA (build/X86, build/ARM)
+    # lacks the other ISA's SimObjects, so importing both boards fails.
+    if arch == "x86_64":
+        from gem5.components.boards.x86_board import X86Board
+        return X86Board
+    from gem5.components.boards.arm_board import ArmBoard
+    return ArmBoard
+
+
 def make_board(spec: dict):
     processor = SimpleProcessor(cpu_type=CPUS[spec["cpu"]["type"]], num_cores=1,
                                 isa=ISAS[spec["arch"]])
@@ -56,9 +64,8 @@ def make_board(spec: dict):
                 setattr(isa, name, value)
     caches = PrivateL1PrivateL2CacheHierarchy(**spec["cache"])
     memory = SingleChannelDDR3_1600(spec["memory"])
-    board_class = X86Board if spec["arch"] == "x86_64" else ArmBoard
-    board = board_class(clk_freq=spec["clock"], processor=processor,
-                        memory=memory, cache_hierarchy=caches)
+    board = board_class(spec["arch"])(clk_freq=spec["clock"], processor=processor,
+                                      memory=memory, cache_hierarchy=caches)
     workload = dict(
         kernel=KernelResource(local_path=spec["kernel"]),
         disk_image=DiskImageResource(local_path=spec["disk"], root_partition=None),
