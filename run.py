@@ -144,7 +144,7 @@ def cmd_run(args) -> int:
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
     image = assemble.build_image(args.arch, job)
     record = runs.run_point(kernel, image, job, args.backend, args.profile,
-                            args.timeout, args.force, args.plugin)
+                            args.timeout or 300, args.force, args.plugin)
     if args.json:
         print(json.dumps(record, indent=2, sort_keys=True))
     else:
@@ -155,8 +155,9 @@ def cmd_run(args) -> int:
 
 
 def _run_gem5(args, job) -> int:
-    layers = ("smap-model",) if args.arch == "x86_64" else ()
+    layers = gem5_spec.layers_for(args.arch)
     kbuild.plan(args.arch, args.variant, layers)
+    args.smap_model = gem5_spec.model_for(args.arch, args.smap_model)
     gem5_spec.kernel_args(args.arch, args.smap_model)  # validates the model
     cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
     caches = gem5_spec.load_cache(args.cache)
@@ -164,7 +165,7 @@ def _run_gem5(args, job) -> int:
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
     image = assemble.build_image(args.arch, job)
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
-                                 args.timeout if args.timeout != 300 else 6 * 3600, args.force)
+                                 args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force)
     summary = gem5_stats.roi_summary(Path(record["gem5"]["stats_file"]))
     if args.json:
         print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
@@ -187,7 +188,7 @@ def _finished_stock_run(args, kernel, image) -> list:
     if args.variant == "stock" or stock is None:
         return []
     profile = runs.resolve(args.arch, args.backend, args.profile)
-    done = runs.finished(runs.run_key(stock, image, args.backend, profile))
+    done = runs.finished(runs.run_key(stock, image, args.backend, profile, args.plugin))
     return [done] if done else []
 
 
@@ -201,6 +202,7 @@ def cmd_sweep(args) -> int:
         print(executor.describe(planned))
         return 0
     db = Path(args.results) / STORE_NAME
+    store.ingest_one(db, store.set_plan, sw.name, [pl.key for pl in planned])
 
     def record(outcome):
         p = outcome.planned.point
@@ -217,8 +219,7 @@ def cmd_sweep(args) -> int:
     outcomes = executor.execute(sw, planned, args.workers, record, args.jobs)
     records = [o.record for o in outcomes if o.record]
     print(table.plain(records), end="")
-    report_path = report.write(db, sw.name, Path(args.results) / sw.name,
-                               {pl.key for pl in planned})
+    report_path = report.write(db, sw.name, Path(args.results) / sw.name)
     print(f"store:  {db}")
     print(f"report: {report_path}")
     failures = [o for o in outcomes if o.error]
@@ -231,10 +232,12 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_report(args) -> int:
-    sw = sweep.load(args.file)
-    keys = {pl.key for pl in executor.plan(sw, args.gem5)}
-    path = report.write(Path(args.results) / STORE_NAME, sw.name,
-                        Path(args.results) / sw.name, keys)
+    """From the store alone: no compiler, kernel source or simulator needed."""
+    name = sweep.load(args.file).name
+    db = Path(args.results) / STORE_NAME
+    if not db.is_file():
+        raise UserError(f"no results store at {db}: run './run.py sweep {args.file}' first")
+    path = report.write(db, name, Path(args.results) / name)
     print(f"report: {path}")
     return 0
 
@@ -274,7 +277,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
     sp.add_argument("--smap-model", default="none",
                     help="x86 gem5: none | lfence | serialize at stac/clac sites")
-    sp.add_argument("--timeout", type=float, default=300)
+    sp.add_argument("--timeout", type=float, default=None,
+                    help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
     sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")
@@ -287,7 +291,6 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("report", help="(re)write a sweep's report from the store")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
-    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
     return p
 
 

@@ -172,11 +172,18 @@ def gem5_table(members: list) -> tuple:
     return header, body
 
 
+TWIN_PROFILES = ("x86_64-gem5", "arm64-pan")  # configs.sweep.GEM5_TWIN_PROFILE
+
+
 def cross_check(rows: list) -> tuple:
     """gem5's committed instructions in the ROI against the QEMU plugin's
     count for the twin run of the same kernel, image and model."""
-    twins = {(r["arch"], r["variant"], r["workload"], r["params"], r["twin_of"]): r
-             for r in rows if r["backend"] == "qemu" and r["twin_of"]}
+    # A twin is any counted QEMU run of the same point on the profile that
+    # matches gem5's CPU, with the same model (not a label: one QEMU run can
+    # be the twin of several gem5 presets and caches).
+    twins = {(r["arch"], r["variant"], r["workload"], r["params"], r["smap_model"] or ""): r
+             for r in rows if r["backend"] == "qemu" and r["insns_total"] is not None
+             and r["profile"] in TWIN_PROFILES}
     header = ["arch", "variant", "workload", "smap_model", "cpu preset", "gem5 insts",
               "QEMU insts", "difference", "flags differ"]
     body = []
@@ -184,7 +191,7 @@ def cross_check(rows: list) -> tuple:
         if r["backend"] != "gem5":
             continue
         twin = twins.get((r["arch"], r["variant"], r["workload"], r["params"],
-                          f"{r['cache']}/{r['smap_model'] or '-'}"))
+                          r["smap_model"] or ""))
         if twin is None:
             continue
         g, q = r.get("gem5_insts"), twin.get("insns_total")
@@ -258,12 +265,13 @@ def _html_table(header, body):
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def write(store_path: Path, sweep: str, out_dir: Path, keys=None) -> Path:
+def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
     """Write report.md, report.html and figures/; return the HTML path.
-    With `keys`, only those points (a sweep file edited since may have
-    left rows in the store that are no longer its points)."""
+    Only the points of the sweep's last plan (a sweep file edited since
+    may have left rows in the store that are no longer its points)."""
     conn = store.connect(store_path)
     try:
+        keys = store.plan(conn, sweep)
         rows = store.rows(conn, sweep)
         failed = store.rows(conn, sweep, "failed")
         if keys is not None:

@@ -45,6 +45,9 @@ CREATE TABLE IF NOT EXISTS runs (
     recorded_at TEXT,
     PRIMARY KEY (sweep, key)
 );
+CREATE TABLE IF NOT EXISTS plans (
+    sweep TEXT PRIMARY KEY, keys TEXT NOT NULL, planned_at TEXT
+);
 CREATE TABLE IF NOT EXISTS symbols (
     sweep TEXT NOT NULL, key TEXT NOT NULL, symbol TEXT NOT NULL, insns INTEGER,
     PRIMARY KEY (sweep, key, symbol)
@@ -79,7 +82,7 @@ def connect(path: Path) -> sqlite3.Connection:
 def _migrate(conn) -> None:
     """Add columns a newer schema has to a store made by an older one."""
     have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    for line in SCHEMA.split("CREATE TABLE IF NOT EXISTS symbols")[0].splitlines():
+    for line in SCHEMA.split("CREATE TABLE IF NOT EXISTS plans")[0].splitlines():
         for part in line.split(","):
             words = part.split()
             if len(words) >= 2 and words[0] in COLUMNS and words[0] not in have:
@@ -147,7 +150,7 @@ def add_record(conn, sweep: str, record: dict, params: dict = None,
                kernel_version=prov["kernel"]["source"]["version"],
                qemu_version=simulator["version"] if simulator.get("name", "qemu") == "qemu"
                else None,
-               cache=point.get("cache"), smap_model=point.get("smap_model") or _model_of(record),
+               cache=point.get("cache"), smap_model=point.get("smap_model"),
                twin_of=twin_of,
                record=json.dumps(record, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -155,14 +158,6 @@ def add_record(conn, sweep: str, record: dict, params: dict = None,
                **_counts_columns(counts), **_gem5_columns(record))
     _insert(conn, row, counts.get("symbols", {}))
 
-
-def _model_of(record: dict):
-    """A QEMU twin's smap model, from its kernel command line."""
-    for arg in record["provenance"].get("command", []):
-        for word in str(arg).split():
-            if word.startswith("uaccess_smap_model="):
-                return word.split("=", 1)[1]
-    return None
 
 
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,
@@ -172,6 +167,21 @@ def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,
                params=json.dumps(params or {}, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **point)
     _insert(conn, row, {})
+
+
+def set_plan(conn, sweep: str, keys: list) -> None:
+    """The run keys a sweep file expands to now, so a report shows exactly
+    its points (an edited sweep file leaves older rows behind)."""
+    with conn:
+        conn.execute("INSERT OR REPLACE INTO plans (sweep, keys, planned_at) VALUES (?, ?, ?)",
+                     (sweep, json.dumps(sorted(keys)),
+                      time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+
+
+def plan(conn, sweep: str):
+    row = conn.execute("SELECT keys FROM plans WHERE sweep=?", (sweep,)).fetchone()
+    return set(json.loads(row["keys"] if isinstance(row, sqlite3.Row) else row[0])) \
+        if row else None
 
 
 def rows(conn, sweep: str, status: str = "ok") -> list:

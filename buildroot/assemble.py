@@ -4,8 +4,9 @@ It compiles the same sources the Buildroot packages compile (init and the
 workloads, static, with Debian's gcc / gcc-aarch64-linux-gnu), lays out
 the same tree as board/uaccess/rootfs_overlay plus the packages, and
 writes it in two forms from one staging directory:
-  rootfs.cpio   initramfs, for QEMU -initrd and gem5 Arm's initrd
-  rootfs.ext2   disk image for gem5's X86Board, which has no initrd
+  rootfs.cpio   initramfs, for QEMU -initrd
+  rootfs.ext2   disk image for gem5 (X86Board has no initrd support; the
+                ArmBoard boots from the same disk, on virtio-blk)
 The ext2 image is made by mke2fs -d, so no root privileges are needed.
 
 Images are content-addressed like kernels: the key covers the sources, the
@@ -69,6 +70,15 @@ def _sources_digest() -> str:
     return h.hexdigest()
 
 
+LIBC_PACKAGE = {"x86_64": "libc6-dev", "arm64": "libc6-dev-arm64-cross"}
+
+
+def _libc_version(arch: str) -> str:
+    run = subprocess.run(["dpkg-query", "-W", "-f=${Version}", LIBC_PACKAGE[arch]],
+                         capture_output=True, text=True)
+    return run.stdout.strip() if run.returncode == 0 else "unknown"
+
+
 def plan(arch: str, job: script.Job) -> tuple:
     if arch not in CC:
         raise UserError(f"unknown arch '{arch}': choose one of {', '.join(CC)}")
@@ -79,6 +89,7 @@ def plan(arch: str, job: script.Job) -> tuple:
         "arch": arch,
         "sources": _sources_digest(),
         "compiler": tools.first_line([CC[arch], "--version"]),
+        "libc": _libc_version(arch),  # the workloads are linked statically
         "job_conf": job.job_conf(),
     }
     if job.needs_kernel_tree():
@@ -135,8 +146,12 @@ def _make(directory: Path, arch: str, outdir: Path, log: Path) -> None:
         run = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
     if run.returncode != 0:
         lines = log.read_text(errors="replace").strip().splitlines()
+        # The staging dir (and the log in it) goes away: keep the log.
+        kept = cache.cache_root() / "images" / "failed" / f"{directory.name}-{arch}.log"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, kept)
         raise UserError(f"building {directory.name} for {arch} failed: "
-                        f"{lines[-1] if lines else 'no output'} (log: {log})")
+                        f"{lines[-1] if lines else 'no output'} (log: {kept})")
 
 
 def _normalise_times(staging: Path) -> None:

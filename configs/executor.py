@@ -50,7 +50,7 @@ class Outcome:
 def plan(sweep, gem5_flag: str = None) -> list:
     """Keys for every point, without building or running anything. A gem5
     point needs gem5: if it is missing, this fails naming what and how."""
-    kernels, images, gem5s, out = {}, {}, {}, []
+    kernels, images, gem5s, out, seen = {}, {}, {}, [], set()
     for p in sweep.points:
         kid = (p.arch, p.variant, p.layers)
         if kid not in kernels:
@@ -63,12 +63,17 @@ def plan(sweep, gem5_flag: str = None) -> list:
         if p.backend == "gem5":
             if p.arch not in gem5s:
                 gem5s[p.arch] = gem5_locate.require(p.arch, gem5_flag)
-            key = runs.gem5_key(kernel, image, gem5s[p.arch], gem5_spec.load_cpu(p.cpu_preset, p.arch),
-                                gem5_spec.load_cache(p.cache), p.smap_model or "none")
+            key = runs.gem5_key(kernel, image, gem5s[p.arch],
+                                gem5_spec.load_cpu(p.cpu_preset, p.arch),
+                                gem5_spec.load_cache(p.cache),
+                                gem5_spec.model_for(p.arch, p.smap_model))
         else:
             profile = runs.resolve(p.arch, p.backend, p.profile)
             key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval,
                                p.extra_args())
+        if key in seen:  # e.g. a QEMU twin that equals a plain QEMU point
+            continue
+        seen.add(key)
         out.append(Planned(p, kernel, image, key, runs.finished(key) is not None,
                            gem5s.get(p.arch) if p.backend == "gem5" else None))
     return out
@@ -155,10 +160,17 @@ def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int =
             finish(Outcome(pl, error=why))
         else:
             runnable.append(pl)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         futures = {pool.submit(_run_one, pl): pl for pl in runnable}
         for fut in as_completed(futures):
             finish(fut.result())
+    except KeyboardInterrupt:
+        # Drop the queued points; the running ones end with their QEMU or
+        # gem5 process (which got the same SIGINT). Finished ones are kept.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return outcomes
 
 
@@ -193,7 +205,7 @@ def _run_one(pl: Planned) -> Outcome:
         if p.backend == "gem5":
             record = runs.run_gem5_point(
                 pl.kernel, pl.image, p.job, pl.gem5, gem5_spec.load_cpu(p.cpu_preset, p.arch),
-                gem5_spec.load_cache(p.cache), p.smap_model or "none", p.timeout)
+                gem5_spec.load_cache(p.cache), p.smap_model, p.timeout)
         else:
             record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
                                     p.timeout, False, p.plugin, p.bbv_interval, p.extra_args())

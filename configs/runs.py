@@ -37,6 +37,8 @@ class RunFailed(UserError):
     """A simulation that ran but did not produce a valid result; `log` is
     the log that says why, kept under runs/failed/."""
 
+    exit_code = 1  # a failed simulation, not bad input
+
     def __init__(self, message: str, log: str = None):
         super().__init__(message)
         self.log = log
@@ -124,6 +126,7 @@ def run_key(kernel, image, backend: str, profile, plugin: bool = False,
             bbv_interval: int = 0, extra_args: tuple = ()) -> str:
     inputs = {"runner": RUNNER_VERSION, "kernel": kernel.key, "image": image.key,
               "backend": backend, "profile": profile.as_record(),
+              "qemu": qemu.version(profile.binary),  # a CPU model's CPUID moves between versions
               "append": qemu.kernel_append(profile)}
     if extra_args:
         inputs["append"] += " " + " ".join(extra_args)
@@ -174,27 +177,35 @@ def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
     cmd = qemu.command(profile, kernel.image, image.cpio, log, extra_args)
     if plugin:
         cmd += _plugin_args(profile, kernel, work, bbv_interval)
-    booted = qemu.boot(cmd, timeout)
+    booted = qemu.boot(cmd, timeout, work / "qemu.log")
     text = log.read_text(errors="replace") if log.is_file() else ""
     report = console.parse(text)
     if booted.timed_out:
         raise RunFailed(f"timed out after {timeout:.0f}s", str(log))
+    if booted.returncode != 0:
+        raise RunFailed(f"QEMU exited with {booted.returncode}: {booted.last_line}",
+                        str(work / "qemu.log"))
     why = report.failure() or _feature_check(profile, variants.load(kernel.variant),
                                              report, text)
     if why:
         raise RunFailed(why, str(log))
     counts = _read_counts(work) if plugin else None
+    model = next((a.split("=", 1)[1] for a in extra_args
+                  if a.startswith("uaccess_smap_model=")), "")
+    final = run_dir(work.name.split(".")[1])  # .KEY.random -> runs/KEY
     return {
         "point": {"arch": kernel.arch, "variant": kernel.variant,
-                  "workload": job.workload, "backend": "qemu", "profile": profile.name},
+                  "workload": job.workload, "backend": "qemu", "profile": profile.name,
+                  "smap_model": model},
         "result": report.result,
         "counts": counts,
         "boot_to_result_seconds": booted.seconds,
         "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags,
                   "kernel_lines": _uaccess_lines(text)},
+        # The command as it reads once the run is in its final place.
         "provenance": _provenance(kernel, image, {
             "name": "qemu", "version": qemu.version(profile.binary),
-            "profile": profile.as_record()}, cmd),
+            "profile": profile.as_record()}, [c.replace(str(work), str(final)) for c in cmd]),
     }
 
 
@@ -227,17 +238,18 @@ def _feature_check(profile, variant, report, log_text: str):
 
 def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str) -> str:
     return cache.content_key({
-        "runner": RUNNER_VERSION, "backend": "gem5", "gem5": gem5.version,
+        "runner": RUNNER_VERSION, "backend": "gem5", "gem5": gem5.identity(kernel.arch),
         "checkpoint": gem5_spec.checkpoint_key(kernel.arch, kernel, image, smap_model,
                                                cache_preset, gem5),
         "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)})
 
 
 def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
-                   timeout: float = 6 * 3600, force: bool = False) -> dict:
+                   timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False) -> dict:
     """Boot to the ROI checkpoint (once per kernel/image/model/cache), then
     simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
     console into the run directory; analysis/gem5_stats.py reads them."""
+    smap_model = gem5_spec.model_for(kernel.arch, smap_model)
     key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model)
     label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
 
@@ -253,10 +265,10 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
             "gem5": {"stats_file": str(final / "stats.txt"),
                      "console_file": str(final / gem5_spec.BOARD[kernel.arch]["console_file"]),
                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
-                     "roi_seconds": run.seconds, "roi_ticks": run.markers.get("roi-end")},
+                     "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
+                     "roi_end_tick": int(run.markers["roi-end"])},
             "boot_to_result_seconds": run.seconds,
-            "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags,
-                      "kernel_lines": boot["boot_log"]},
+            "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
             "provenance": _provenance(kernel, image, {
                 "name": "gem5", "version": gem5.version, "home": str(gem5.home),
                 "cpu_preset": cpu.as_record(), "cache_preset": cache_preset.as_record(),

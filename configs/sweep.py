@@ -26,8 +26,9 @@ QEMU profile that matches gem5's CPU, counted by the plugin, so the report
 can put committed instructions side by side. (Not for smap_model
 serialize: QEMU 7.2 TCG does not implement SERIALIZE.)
 
-Any key of [fixed] except name may be an axis instead (a list under
-[axes]). A variant that does not apply to an arch is left out of the
+backend, profile, cpu_preset, cache and smap_model may be set once under
+[fixed] or swept as a list under [axes]; timeout, plugin, bbv_interval,
+cross_check and gem5_timeout are [fixed] only. A variant that does not apply to an arch is left out of the
 product, not failed. A parameter axis multiplies only the points of its
 workload. Every error names the key path and, for unknown values, the
 valid ones; nothing runs until the whole file is valid.
@@ -53,7 +54,7 @@ AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cach
 FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
-                  "gem5_timeout": 6 * 3600}
+                  "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT}
 # The QEMU profile whose CPU matches what gem5 advertises, per arch.
 GEM5_TWIN_PROFILE = {"x86_64": "x86_64-gem5", "arm64": "arm64-pan"}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
@@ -124,6 +125,9 @@ def expand(data: dict, path: Path) -> Sweep:
     for key in data:
         if key not in TOP_KEYS:
             raise _err(path, key, f"unknown key (valid: {', '.join(TOP_KEYS)})")
+    for key in ("fixed", "axes", "params"):
+        if not isinstance(data.get(key, {}), dict):
+            raise _err(path, key, f"must be a table ([{key}]), got {data[key]!r}")
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum():
         raise _err(path, "name", f"must be a word of letters, digits, - and _, got {name!r}")
@@ -153,7 +157,7 @@ def expand(data: dict, path: Path) -> Sweep:
                                                   axes.get("workload", ["lstat-storm"])))
     presets = _list_of_strings(path, "axes.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
     caches = _choose(path, "axes.cache", _list_of_strings(
-        path, "axes.cache", axes.get("cache", fixed["cache"])), _cache_names())
+        path, "axes.cache", axes.get("cache", fixed["cache"])), gem5_spec.cache_preset_names())
     models = _choose(path, "axes.smap_model", _list_of_strings(
         path, "axes.smap_model", axes.get("smap_model", fixed["smap_model"])),
         gem5_spec.SMAP_MODELS)
@@ -200,7 +204,7 @@ def _gem5_points(path, common, presets, caches, models, fixed) -> list:
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
     twin per boot group (same kernel, image, model) when cross-checking."""
     arch = common["arch"]
-    layers = ("smap-model",) if arch == "x86_64" else ()
+    layers = gem5_spec.layers_for(arch)
     arch_models = models if arch == "x86_64" else [""]
     out = []
     every = gem5_spec.cpu_preset_names()
@@ -226,10 +230,6 @@ def _gem5_points(path, common, presets, caches, models, fixed) -> list:
                              twin_of=f"{cache_name}/{model or '-'}",
                              **dict(common, plugin=True)))
     return out
-
-
-def _cache_names() -> list:
-    return sorted(p.stem for p in (gem5_spec.PRESET_DIR / "cache").glob("*.toml"))
 
 
 def _check_fixed(path, fixed):

@@ -177,7 +177,11 @@ def _prepare_tree(work: Path, pristine: Path) -> Path:
     shutil.rmtree(work / "obj", ignore_errors=True)
     (work / "state.json").unlink(missing_ok=True)
     with cache.staging_dir(tree) as tmp:
-        subprocess.run(["cp", "-al", f"{pristine}/.", str(tmp)], check=True)
+        run = subprocess.run(["cp", "-al", f"{pristine}/.", str(tmp)],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise UserError(f"could not link the kernel tree into {tmp.parent}: "
+                            f"{run.stderr.strip()[:200]}")
     cache.write_atomic(stamp, str(pristine))
     return tree
 
@@ -196,11 +200,15 @@ def _switch_patches(work: Path, tree: Path, pristine: Path, stack: tuple) -> Non
     wanted = [p.sha256 for p in patches]
     if state.get("patches") == wanted and state.get("complete"):
         return
+    touched = sorted({f for p in patches for f in variants.touched_files(p.path.read_text())})
+    # Mark the tree in flux before touching it, listing the old and the new
+    # files: a build killed anywhere below is undone in full next time,
+    # never mistaken for a finished switch.
+    cache.write_json_atomic(state_file, {"variant": label, "patches": wanted,
+                                         "touched": sorted(set(touched) | set(state.get("touched", []))),
+                                         "complete": False})
     for rel in state.get("touched", []):
         _restore(tree, pristine, rel)
-    touched = sorted({f for p in patches for f in variants.touched_files(p.path.read_text())})
-    cache.write_json_atomic(state_file, {"variant": label, "patches": wanted,
-                                         "touched": touched, "complete": False})
     for rel in touched:
         _break_link(tree / rel)
     for patch in patches:
@@ -241,8 +249,17 @@ def _kmake(arch: str, tree: Path, obj: Path) -> list:
     return cmd
 
 
+# Variables make and kbuild read that would change a build behind the cache
+# key's back.
+_UNTRUSTED_ENV = ("KCFLAGS", "KCPPFLAGS", "KAFLAGS", "CFLAGS", "LDFLAGS", "LLVM", "LLVM_IAS",
+                  "CC", "CROSS_COMPILE", "ARCH", "KBUILD_EXTRA_SYMBOLS", "KCONFIG_CONFIG",
+                  "KBUILD_OUTPUT", "INSTALL_MOD_PATH", "MAKEFLAGS")
+
+
 def _env() -> dict:
-    return dict(os.environ, **REPRODUCIBLE_ENV)
+    env = {k: v for k, v in os.environ.items()
+           if k not in _UNTRUSTED_ENV and not k.startswith("KBUILD_")}
+    return dict(env, **REPRODUCIBLE_ENV)
 
 
 def _configure(arch: str, tree: Path, obj: Path) -> None:
@@ -281,8 +298,13 @@ def _make(arch: str, variant: str, tree: Path, obj: Path, log: Path, jobs: int) 
                 progress.update(f"{compiled} files compiled")
         rc = proc.wait()
     if rc != 0:
-        raise UserError(f"kernel build failed for {arch}/{variant}; last lines of "
-                        f"{log}: {_tail(log)}")
+        # The staging dir (and the log in it) goes away: keep the log.
+        kept = cache.cache_root() / "kernels" / "failed" / \
+            f"{arch}-{variant}-{time.strftime('%Y%m%dT%H%M%S')}.log"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, kept)
+        raise UserError(f"kernel build failed for {arch}/{variant}: {_tail(log)} "
+                        f"(log: {kept})")
     progress.done(f"{compiled} files compiled")
 
 

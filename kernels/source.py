@@ -76,8 +76,11 @@ def extracted(src: LinuxSource) -> Path:
         if final.is_dir():
             return final
         with cache.staging_dir(final) as tmp:
-            subprocess.run(["tar", "-xf", str(src.tarball), "-C", str(tmp),
-                            "--strip-components=1"], check=True)
+            run = subprocess.run(["tar", "-xf", str(src.tarball), "-C", str(tmp),
+                                  "--strip-components=1"], capture_output=True, text=True)
+            if run.returncode != 0:
+                raise UserError(f"extracting {src.tarball} failed: {run.stderr.strip()[:200]} "
+                                f"(reinstall {PACKAGE}, check free disk space)")
     return final
 
 
@@ -87,8 +90,10 @@ def path_list(src: LinuxSource) -> Path:
     out = cache.cache_root() / "src" / f"paths-{src.sha256[:12]}.txt"
     if out.is_file():
         return out
-    listing = subprocess.run(["tar", "-tf", str(src.tarball)], check=True,
-                             capture_output=True, text=True).stdout
+    run = subprocess.run(["tar", "-tf", str(src.tarball)], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise UserError(f"listing {src.tarball} failed: {run.stderr.strip()[:200]}")
+    listing = run.stdout
     prefix = TOP_DIR + "/"
     lines = [l[len(prefix):] for l in listing.splitlines()
              if l.startswith(prefix) and len(l) > len(prefix)]

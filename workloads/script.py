@@ -116,7 +116,7 @@ def load(path) -> Job:
 
 def from_dict(data: dict, origin: str = "<script>") -> Job:
     workload = data.get("workload")
-    if workload not in SCHEMAS:
+    if not isinstance(workload, str) or workload not in SCHEMAS:
         raise UserError(f"{origin}: workload must be one of "
                         f"{', '.join(workload_names())}, got {workload!r}")
     schema = SCHEMAS[workload]

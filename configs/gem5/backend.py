@@ -26,6 +26,8 @@ _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
 class Gem5Failed(UserError):
     """A gem5 process that ran but did not do its job; `log` says why."""
 
+    exit_code = 1  # a failed simulation, not bad input
+
     def __init__(self, message: str, log: str):
         super().__init__(message)
         self.log = log
@@ -100,9 +102,13 @@ def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: flo
                 raise Gem5Failed(f"gem5 boot: {e}", _keep_logs(Path(e.log), final)) from None
             # The ROI run reads it from its final place.
             spec["checkpoint_dir"] = str(final / "cpt")
+            # init prints BOOT and CPUFLAGS before the ROI begins, so they
+            # are in the boot's console, not the ROI's: keep them here.
+            guest = console.parse(run.console_text)
             info = {"key": key, "boot_seconds": run.seconds,
-                    "tick": run.markers["checkpoint"], "spec": spec,
+                    "tick": int(run.markers["checkpoint"]), "spec": spec,
                     "command": command(gem5, arch, final / "boot", final / "boot/spec.json"),
+                    "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
                     "boot_log": _boot_lines(run.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
         return info

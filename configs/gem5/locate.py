@@ -39,6 +39,14 @@ class Gem5:
     def bootloader(self) -> Path:
         return self.home / ARM_BOOTLOADER
 
+    def identity(self, arch: str) -> dict:
+        """What a result depends on: the version, and which binary (its size
+        and time: a rebuilt gem5 is a different simulator)."""
+        b = self.binary(arch)
+        st = b.stat() if b.exists() else None
+        return {"version": self.version, "binary": str(b),
+                "size": st.st_size if st else None, "mtime_ns": st.st_mtime_ns if st else None}
+
     def missing(self, arch: str) -> list:
         """What this arch's gem5 runs need that is not there, with the fix."""
         out = []

@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import cache
+from lab import cache, tomlfile
 from lab.errors import UserError
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
@@ -37,6 +37,22 @@ BOARD = {
 }
 MEMORY = "1GiB"
 CLOCK = "3GHz"
+DEFAULT_TIMEOUT = 6 * 3600  # seconds per gem5 process: boots take minutes, ROIs more
+
+
+def layers_for(arch: str) -> tuple:
+    """Kernel layers every gem5 kernel of `arch` carries: on x86 the
+    STAC/CLAC cost model (gem5 does not execute STAC)."""
+    return ("smap-model",) if arch == "x86_64" else ()
+
+
+def model_for(arch: str, smap_model: str) -> str:
+    """The smap model a point of `arch` really has ("" where none applies)."""
+    return (smap_model or "none") if arch == "x86_64" else ""
+
+
+def cache_preset_names() -> list:
+    return sorted(p.stem for p in (PRESET_DIR / "cache").glob("*.toml"))
 
 
 @dataclass(frozen=True)
@@ -75,7 +91,7 @@ def load_cpu(name: str, arch: str) -> CpuPreset:
     if not path.is_file():
         raise UserError(f"unknown CPU preset '{name}': choose one of "
                         f"{', '.join(cpu_preset_names(arch))}")
-    data = tomllib.loads(path.read_text())
+    data = tomlfile.read(path, "CPU preset")
     params = data.get("params", {})
     bad = sorted(set(params) - O3_PARAMS)
     if bad:
@@ -88,17 +104,22 @@ def load_cpu(name: str, arch: str) -> CpuPreset:
 def load_cache(name: str) -> CachePreset:
     path = PRESET_DIR / "cache" / f"{name}.toml"
     if not path.is_file():
-        names = sorted(p.stem for p in (PRESET_DIR / "cache").glob("*.toml"))
-        raise UserError(f"unknown cache preset '{name}': choose one of {', '.join(names)}")
-    data = tomllib.loads(path.read_text())
+        raise UserError(f"unknown cache preset '{name}': choose one of "
+                        f"{', '.join(cache_preset_names())}")
+    data = tomlfile.read(path, "cache preset")
     sizes = {k: data[k] for k in ("l1d_size", "l1i_size", "l2_size")}
     return CachePreset(name, data.get("description", ""), sizes)
 
 
 def kernel_args(arch: str, smap_model: str) -> list:
     b = BOARD[arch]
-    args = [f"console={b['console']}", "panic=-1", f"lpj={b['lpj']}",
+    # norandmaps: no user address-space randomisation, one less source of
+    # run-to-run noise in cycles (gem5's ArmBoard sets it by default too).
+    args = [f"console={b['console']}", "panic=-1", f"lpj={b['lpj']}", "norandmaps",
             f"root={b['disk_device']}", "rw", "init=/init", "uaccess.backend=gem5"]
+    if arch != "x86_64" and smap_model not in ("", "none"):
+        raise UserError(f"smap_model is x86-only (arm64 has PAN, which gem5 models); "
+                        f"got '{smap_model}' for {arch}")
     if arch == "x86_64":
         if smap_model not in SMAP_MODELS:
             raise UserError(f"unknown smap_model '{smap_model}': choose one of "
@@ -128,7 +149,7 @@ def checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5) -> str:
     return cache.content_key({
         "arch": arch, "kernel": kernel.key, "image": image.key,
         "kernel_args": kernel_args(arch, smap_model), "memory": MEMORY, "clock": CLOCK,
-        "cache": cache_preset.as_record(), "gem5": gem5.version,
+        "cache": cache_preset.as_record(), "gem5": gem5.identity(arch),
         "script": cache.file_sha256(SCRIPT)})
 
 

@@ -9,11 +9,10 @@ features would decide which uaccess code paths run.
 import functools
 import subprocess
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import tools
+from lab import tomlfile, tools
 from lab.errors import UserError
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -48,7 +47,7 @@ def load_profile(name: str) -> Profile:
     if not path.is_file():
         raise UserError(f"unknown QEMU profile '{name}': choose one of "
                         f"{', '.join(profile_names())}")
-    data = tomllib.loads(path.read_text())
+    data = tomlfile.read(path, "QEMU profile")
     try:
         return Profile(name=name, **data)
     except TypeError as e:
@@ -62,8 +61,9 @@ def version(binary: str) -> str:
 
 
 def kernel_append(profile: Profile) -> str:
-    """The kernel command line: part of what determines a run's result."""
-    return f"console={profile.console} panic=-1 uaccess.backend=qemu"
+    """The kernel command line: part of what determines a run's result.
+    norandmaps as under gem5: the same user address-space layout each run."""
+    return f"console={profile.console} panic=-1 norandmaps uaccess.backend=qemu"
 
 
 def command(profile: Profile, kernel_image: Path, initrd: Path, log: Path,
@@ -85,23 +85,24 @@ class Boot:
     seconds: float
     returncode: int
     timed_out: bool
+    last_line: str  # of QEMU's own output (its errors), for a failure line
 
 
-def boot(cmd: list, timeout: float) -> Boot:
-    """Run QEMU to its end (the guest reboots) or until the timeout."""
+def boot(cmd: list, timeout: float, qemu_log: Path) -> Boot:
+    """Run QEMU to its end (the guest reboots) or until the timeout; QEMU's
+    own messages go to `qemu_log`, the guest's console to the -serial file."""
     tools.require(cmd[0])
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-        timed_out = True
-    if proc.returncode not in (0, None) and not timed_out and out:
-        # QEMU itself refused (bad option, missing file): say so plainly.
-        msg = out.decode(errors="replace").strip().splitlines()[-1]
-        raise UserError(f"{cmd[0]} failed to start: {msg}")
-    return Boot(cmd, round(time.monotonic() - start, 3), proc.returncode, timed_out)
+    with open(qemu_log, "w") as f:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f,
+                                stderr=subprocess.STDOUT)
+        try:
+            proc.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            timed_out = True
+    lines = qemu_log.read_text(errors="replace").strip().splitlines()
+    return Boot(cmd, round(time.monotonic() - start, 3), proc.returncode, timed_out,
+                lines[-1] if lines else "no output")
