@@ -21,6 +21,7 @@ from contextlib import closing
 from pathlib import Path
 
 from analysis import gem5_stats
+from lab import cache
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -71,10 +72,15 @@ def connect(path: Path) -> sqlite3.Connection:
     # A generous timeout: a concurrent writer holds the lock only for one
     # short transaction.
     conn = sqlite3.connect(str(path), timeout=120)
-    conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA busy_timeout=120000")
-    conn.executescript(SCHEMA)
-    _migrate(conn)
+    # Switching a new database to WAL (and creating or migrating its
+    # tables) can fail at once with "database is locked" when another
+    # process does the same: SQLite skips the busy handler for that lock
+    # upgrade. So the setup is serialised by a lock file beside the store.
+    with cache.locked(path.with_name(path.name + ".lock")):
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SCHEMA)
+        _migrate(conn)
     conn.row_factory = sqlite3.Row
     return conn
 
