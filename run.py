@@ -6,6 +6,8 @@
     ./run.py build-kernel --arch x86_64 --variant stock
     ./run.py build-image  --arch arm64 --workload lstat-storm [--script S.toml]
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
+    ./run.py run --backend gem5 --arch x86_64 --smap-model lfence --workload statx-loop
+    ./run.py crosscheck --arch x86_64 --smap-model lfence --workload statx-loop
     ./run.py sweep [configs/sweeps/default.toml] [--dry-run]
     ./run.py report [SWEEP_FILE]
 
@@ -22,9 +24,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import gem5_stats, report, store, table  # noqa: E402
+from analysis import gem5_stats, report, roi_trace, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
 from configs import executor, runs, sweep  # noqa: E402
+from configs.gem5 import backend as gem5_backend  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
 from configs.gem5 import spec as gem5_spec  # noqa: E402
 from configs.qemu import backend as qemu  # noqa: E402
@@ -182,6 +185,33 @@ def _run_gem5(args, job) -> int:
     return 0
 
 
+def cmd_crosscheck(args) -> int:
+    """gem5 against QEMU for one point, symbol by symbol: which kernel
+    functions account for the difference in ROI instructions."""
+    job = _job(args)
+    layers = gem5_spec.layers_for(args.arch)
+    kbuild.plan(args.arch, args.variant, layers)
+    model = gem5_spec.model_for(args.arch, args.smap_model)
+    gem5_spec.kernel_args(args.arch, model)  # validates the model
+    if model == "serialize":
+        raise UserError("smap_model serialize has no QEMU twin: QEMU 7.2 TCG does not "
+                        "implement SERIALIZE")
+    caches = gem5_spec.load_cache(args.cache)
+    g = gem5_locate.require(args.arch, args.gem5)
+    kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
+    image = assemble.build_image(args.arch, job)
+    twin = runs.run_point(kernel, image, job, "qemu", sweep.GEM5_TWIN_PROFILE[args.arch], 300,
+                          plugin=True, extra_args=gem5_spec.model_args(args.arch, model))
+    trace = gem5_backend.trace_roi(g, args.arch, kernel, image, model, caches,
+                                   args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+    counts = roi_trace.roi_counts(trace, roi_trace.SymbolMap(kernel.system_map))
+    print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
+    print(roi_trace.text(roi_trace.compare(counts, twin["counts"])), end="")
+    print(f"gem5 trace: {trace}")
+    print(f"QEMU record: {runs.run_dir(twin['key']) / 'record.json'}")
+    return 0
+
+
 def _finished_stock_run(args, kernel, image) -> list:
     """Stock's finished run of the same point, if any, to compare with."""
     stock = kbuild.cached(args.arch, "stock")
@@ -281,6 +311,15 @@ def parser() -> argparse.ArgumentParser:
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
+    sp = sub.add_parser("crosscheck", help="gem5 against QEMU for one point, symbol by "
+                        "symbol (replays the ROI with gem5's instruction trace)")
+    kernel_args(sp)
+    workload_args(sp)
+    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+    sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
+    sp.add_argument("--smap-model", default="none", help="x86: none | lfence")
+    sp.add_argument("--timeout", type=float, default=None,
+                    help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--dry-run", action="store_true", help="print the plan and what is cached")
@@ -294,7 +333,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-COMMANDS = {"list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
+COMMANDS = {"crosscheck": cmd_crosscheck, "list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
             "report": cmd_report}
 

@@ -79,7 +79,7 @@ class Point:
     twin_of: str = ""          # a QEMU cross-check twin: its gem5 group
 
     def extra_args(self) -> tuple:
-        return (f"uaccess_smap_model={self.smap_model}",) if self.smap_model else ()
+        return gem5_spec.model_args(self.arch, self.smap_model)
 
     def label(self) -> str:
         extra = "".join(f" {k}={v}" for k, v in self.params)

@@ -41,16 +41,17 @@ class Gem5Run:
     console_text: str
 
 
-def command(gem5, arch: str, outdir: Path, spec_path: Path) -> list:
-    return [str(gem5.binary(arch)), f"--outdir={outdir}", str(gspec.SCRIPT), str(spec_path)]
+def command(gem5, arch: str, outdir: Path, spec_path: Path, options=()) -> list:
+    return [str(gem5.binary(arch)), f"--outdir={outdir}", *options, str(gspec.SCRIPT),
+            str(spec_path)]
 
 
-def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float) -> Gem5Run:
+def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=()) -> Gem5Run:
     outdir.mkdir(parents=True, exist_ok=True)
     spec_path = outdir / "spec.json"
     spec_path.write_text(json.dumps(spec, indent=2, sort_keys=True))
     log = outdir / "gem5.log"
-    cmd = command(gem5, arch, outdir, spec_path)
+    cmd = command(gem5, arch, outdir, spec_path, options)
     start = time.monotonic()
     with open(log, "w") as f:
         f.write("$ " + " ".join(cmd) + "\n")
@@ -148,3 +149,29 @@ def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
     if not (outdir / "stats.txt").is_file():
         raise Gem5Failed("gem5 wrote no stats.txt", str(outdir / "gem5.log"))
     return run, report, boot
+
+
+# One line per committed instruction (the macro-op, printed at its last
+# micro-op), user and kernel, with its PC.
+TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMacro"
+TRACE_FILE = "trace.out.gz"  # gem5 compresses a debug file named *.gz
+
+
+def trace_roi(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float) -> Path:
+    """Replay the ROI from its boot checkpoint on the atomic CPU with gem5's
+    instruction trace. The instructions an O3 core commits are the
+    architectural ones, so this trace stands for every preset; it is what
+    the cross-check compares, symbol by symbol, with QEMU's counts. Kept
+    in cache/gem5-traces/<checkpoint key>/."""
+    boot = checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout)
+    final = cache.cache_root() / "gem5-traces" / boot["key"]
+    if (final / TRACE_FILE).is_file():
+        return final / TRACE_FILE
+    spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset,
+                          gspec.load_cpu("atomic", arch), gem5)
+    with cache.staging_dir(final) as tmp:
+        _run(gem5, arch, spec, tmp, timeout,
+             (f"--debug-flags={TRACE_FLAGS}", f"--debug-file={TRACE_FILE}"))
+        if not (tmp / TRACE_FILE).is_file():
+            raise Gem5Failed("gem5 wrote no instruction trace", str(tmp / "gem5.log"))
+    return final / TRACE_FILE

@@ -51,6 +51,12 @@ def model_for(arch: str, smap_model: str) -> str:
     return (smap_model or "none") if arch == "x86_64" else ""
 
 
+def model_args(arch: str, smap_model: str) -> tuple:
+    """The kernel command line that selects the model (the smap-model
+    layer's parameter); QEMU twins of a gem5 point boot with it too."""
+    return (f"uaccess_smap_model={smap_model}",) if arch == "x86_64" and smap_model else ()
+
+
 def cache_preset_names() -> list:
     return sorted(p.stem for p in (PRESET_DIR / "cache").glob("*.toml"))
 
@@ -124,8 +130,7 @@ def kernel_args(arch: str, smap_model: str) -> list:
         if smap_model not in SMAP_MODELS:
             raise UserError(f"unknown smap_model '{smap_model}': choose one of "
                             f"{', '.join(SMAP_MODELS)}")
-        args.append(f"uaccess_smap_model={smap_model}")
-    return args
+    return args + list(model_args(arch, smap_model))
 
 
 def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt) -> dict:

@@ -1,0 +1,122 @@
+"""The cross-check, symbol by symbol: gem5's instruction trace of a ROI
+against the QEMU plugin's per-symbol counts of the same point.
+
+gem5's stats say how many instructions the ROI committed; they do not say
+where. A replay of the ROI with gem5's Exec trace (configs/gem5/backend.py
+trace_roi) gives every committed instruction's PC. Attributed to kernel
+symbols with the booted kernel's System.map, by the same rule the plugin
+uses, the two simulators can be compared function by function, which is
+how a difference gets a cause:
+- a symbol only gem5 ran (or only QEMU) is a different code path: the two
+  CPUs differ in a feature the kernel patches itself for;
+- a symbol both ran, with QEMU ahead, holds rep-prefixed string
+  instructions: QEMU executes one per iteration, gem5 commits one;
+- a handful of timer-interrupt symbols only QEMU ran: its timer follows
+  host time, so ticks land in its ROI that gem5's shorter one misses.
+"""
+
+import bisect
+import gzip
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+USER = "<user>"
+UNKNOWN = "[unknown]"
+KERNEL_ADDR_BIT = 1 << 63
+TEXT_RANK = {"T": 0, "W": 1, "t": 2, "w": 3}  # the plugin's preference at one address
+
+# "<tick>: board.processor.cores.core: 0xffffffff8118668c    :   LFENCE  : ..."
+_LINE = re.compile(r"^\s*\d+: \S+: (0x[0-9a-f]+)(?:\.\d+)?\s*:\s*(\S+)")
+
+
+class SymbolMap:
+    """Kernel text symbols by address, one name per address."""
+
+    def __init__(self, system_map: Path):
+        best = {}
+        for order, line in enumerate(system_map.read_text().splitlines()):
+            parts = line.split()
+            if len(parts) < 3 or parts[1] not in TEXT_RANK:
+                continue
+            addr = int(parts[0], 16)
+            rank = (TEXT_RANK[parts[1]], order)
+            if addr not in best or rank < best[addr][0]:
+                best[addr] = (rank, parts[2])
+        self.addrs = sorted(best)
+        self.names = [best[a][1] for a in self.addrs]
+
+    def name(self, pc: int) -> str:
+        if not pc & KERNEL_ADDR_BIT:
+            return USER
+        i = bisect.bisect_right(self.addrs, pc) - 1
+        return self.names[i] if i >= 0 else UNKNOWN
+
+
+def roi_counts(trace: Path, symbols: SymbolMap) -> Counter:
+    """Instructions per symbol from a ROI replay's trace: everything from
+    the restore up to and including the m5 workend that ends the ROI."""
+    counts = Counter()
+    opener = gzip.open if trace.suffix == ".gz" else open
+    with opener(trace, "rt", errors="replace") as f:
+        for line in f:
+            m = _LINE.match(line)
+            if not m:
+                continue  # gem5's own messages (the RTC, warnings)
+            counts[symbols.name(int(m.group(1), 16))] += 1
+            if m.group(2).lower() == "gem5op":  # x86 "gem5Op", Arm "gem5op"
+                return counts
+    raise ValueError(f"{trace}: the trace has no m5 workend: the ROI never ended")
+
+
+@dataclass
+class Comparison:
+    gem5_total: int
+    qemu_total: int
+    rep_iterations: int   # QEMU's: iterations beyond each instance's one
+    gem5_only: dict       # symbol -> instructions: paths only gem5 took
+    qemu_only: dict       # symbol -> instructions
+    both: dict            # symbol -> (gem5, qemu) where they differ
+    user: tuple           # (gem5, qemu)
+
+    def rows(self, limit: int = 15) -> list:
+        out = [("only gem5 ran", s, n, 0) for s, n in _top(self.gem5_only, limit)]
+        out += [("only QEMU ran", s, 0, n) for s, n in _top(self.qemu_only, limit)]
+        both = sorted(self.both.items(), key=lambda kv: -abs(kv[1][0] - kv[1][1]))
+        out += [("both ran", s, g, q) for s, (g, q) in both[:limit]]
+        return out
+
+
+def _top(d: dict, limit: int) -> list:
+    return sorted(d.items(), key=lambda kv: -kv[1])[:limit]
+
+
+def compare(gem5_counts: Counter, qemu_counts: dict) -> Comparison:
+    """qemu_counts: the plugin's record["counts"] (insns, symbols, x86.rep)."""
+    q = dict(qemu_counts.get("symbols", {}))
+    q[USER] = qemu_counts["insns"]["user"]
+    rep = (qemu_counts.get("x86") or {}).get("rep", {})
+    g = dict(gem5_counts)
+    gem5_only = {s: n for s, n in g.items() if n and not q.get(s)}
+    qemu_only = {s: n for s, n in q.items() if n and not g.get(s)}
+    both = {s: (g[s], q[s]) for s in g.keys() & q.keys()
+            if g[s] and q[s] and g[s] != q[s] and s != USER}
+    return Comparison(sum(g.values()), qemu_counts["insns"]["total"],
+                      sum(r.get("iterations", 0) for r in rep.values()),
+                      gem5_only, qemu_only, both, (g.get(USER, 0), q[USER]))
+
+
+def text(c: Comparison) -> str:
+    lines = [f"gem5 committed {c.gem5_total:,} instructions in the ROI; QEMU executed "
+             f"{c.qemu_total:,}, of which {c.rep_iterations:,} are rep iterations "
+             f"(gem5 commits a rep instruction once).",
+             f"user mode: gem5 {c.user[0]:,}, QEMU {c.user[1]:,} (gem5's count includes "
+             f"the m5 workend instruction).",
+             f"symbols only gem5 ran: {sum(c.gem5_only.values()):,} instructions in "
+             f"{len(c.gem5_only)}; only QEMU ran: {sum(c.qemu_only.values()):,} in "
+             f"{len(c.qemu_only)}; both ran, counts differ: "
+             f"{sum(g - q for g, q in c.both.values()):+,} in {len(c.both)}.",
+             "", f"{'':15} {'symbol':42} {'gem5':>9} {'QEMU':>9}"]
+    lines += [f"{where:15} {sym[:42]:42} {g:9,} {q:9,}" for where, sym, g, q in c.rows()]
+    return "\n".join(lines) + "\n"
