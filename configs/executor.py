@@ -13,7 +13,7 @@ the failures at the end.
 """
 
 import os
-import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ from kernels import build as kbuild
 from kernels import variants
 from lab import cache
 from lab.errors import UserError
+from lab.progress import Heartbeat, Progress
 
 
 @dataclass
@@ -98,47 +99,49 @@ def describe(planned: list) -> str:
 
 
 class SweepProgress:
-    """One line per change on a tty (redrawn), every 30 s otherwise."""
+    """The sweep's bar, counts, ETA and what is running now: redrawn on a
+    tty, a line every 30 s in a log (and at every finished point)."""
 
-    def __init__(self, name: str, total: int, workers: int):
-        self.name, self.total, self.workers = name, total, workers
+    def __init__(self, name: str, total: int):
+        self.out = Progress(f"sweep {name}")
+        self.total = total
         self.done = self.failed = self.cached = 0
-        self.start = time.monotonic()
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
+        self.running = {}  # label -> start time
+        self.lock = threading.Lock()
+
+    def started(self, label: str) -> None:
+        with self.lock:
+            self.running[label] = time.monotonic()
 
     def step(self, outcome: Outcome) -> None:
-        self.done += 1
-        self.failed += outcome.error is not None
-        self.cached += outcome.cached
-        self.show(force=self.done == self.total)
+        with self.lock:
+            self.running.pop(outcome.planned.point.label(), None)
+            self.done += 1
+            self.failed += outcome.error is not None
+            self.cached += outcome.cached
+        self.show(force=True)
 
     def show(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and not self.tty and now - self.last < 30:
-            return
-        self.last = now
-        elapsed = now - self.start
-        ran = self.done - self.cached
-        left = self.total - self.done
-        eta = f"{elapsed / ran * left:.0f}s" if ran and left else ("0s" if not left else "?")
-        width = 24
-        fill = int(width * self.done / max(self.total, 1))
-        bar = "#" * fill + "-" * (width - fill)
-        line = (f"[sweep {self.name}] [{bar}] {self.done}/{self.total} "
-                f"({self.cached} cached, {self.failed} failed) "
-                f"elapsed {elapsed:.0f}s ETA {eta}")
-        sys.stderr.write(("\r\033[K" + line) if self.tty else line + "\n")
-        if self.tty and force:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+        with self.lock:
+            now = time.monotonic()
+            elapsed = now - self.out.start
+            ran, left = self.done - self.cached, self.total - self.done
+            eta = f"{elapsed / ran * left:.0f}s" if ran and left else ("0s" if not left else "?")
+            fill = 24 * self.done // max(self.total, 1)
+            line = (f"[{'#' * fill}{'-' * (24 - fill)}] {self.done}/{self.total} "
+                    f"({self.cached} cached, {self.failed} failed) ETA {eta}")
+            if self.running:
+                label, since = min(self.running.items(), key=lambda kv: kv[1])
+                more = f" +{len(self.running) - 1}" if len(self.running) > 1 else ""
+                line += f"; running {label} ({now - since:.0f}s){more}"
+        self.out.update(line, force)
 
 
 def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int = 0) -> list:
     """Run every planned point; call on_outcome(outcome) as each ends."""
     workers = workers or os.cpu_count() or 1
     outcomes = []
-    progress = SweepProgress(sweep.name, len(planned), workers)
+    progress = SweepProgress(sweep.name, len(planned))
 
     def finish(outcome):
         outcomes.append(outcome)
@@ -160,17 +163,24 @@ def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int =
             finish(Outcome(pl, error=why))
         else:
             runnable.append(pl)
+    def run_one(pl):
+        progress.started(pl.point.label())
+        return _run_one(pl)
+
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
-        futures = {pool.submit(_run_one, pl): pl for pl in runnable}
-        for fut in as_completed(futures):
-            finish(fut.result())
+        with Heartbeat(progress.show, progress.out.every):
+            futures = {pool.submit(run_one, pl): pl for pl in runnable}
+            for fut in as_completed(futures):
+                finish(fut.result())
     except KeyboardInterrupt:
         # Drop the queued points; the running ones end with their QEMU or
         # gem5 process (which got the same SIGINT). Finished ones are kept.
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+    progress.out.done(f"{progress.done}/{progress.total} points ({progress.cached} cached, "
+                      f"{progress.failed} failed)")
     return outcomes
 
 

@@ -1,6 +1,7 @@
 """Progress lines for long work, readable both on a terminal and in CI logs."""
 
 import sys
+import threading
 import time
 
 
@@ -15,9 +16,9 @@ class Progress:
         self.start = time.monotonic()
         self.last = 0.0
 
-    def update(self, what: str) -> None:
+    def update(self, what: str, force: bool = False) -> None:
         now = time.monotonic()
-        if now - self.last < self.every:
+        if not force and now - self.last < self.every:
             return
         self.last = now
         line = f"[{self.label}] {what} ({now - self.start:.0f}s)"
@@ -31,3 +32,24 @@ class Progress:
         line = f"[{self.label}] {what} in {time.monotonic() - self.start:.1f}s"
         sys.stderr.write(("\r\033[K" if self.tty else "") + line + "\n")
         sys.stderr.flush()
+
+
+class Heartbeat:
+    """Calls `show()` every `every` seconds from a daemon thread, so work
+    whose steps take minutes (a gem5 boot) still shows it is alive."""
+
+    def __init__(self, show, every: float):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, args=(show, every), daemon=True)
+
+    def _beat(self, show, every):
+        while not self._stop.wait(every):
+            show()
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
