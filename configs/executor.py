@@ -100,7 +100,7 @@ def describe(planned: list) -> str:
 
 class SweepProgress:
     """The sweep's bar, counts, ETA and what is running now: redrawn on a
-    tty, a line every 30 s in a log (and at every finished point)."""
+    tty, a line every 30 s in a log."""
 
     def __init__(self, name: str, total: int):
         self.out = Progress(f"sweep {name}")
@@ -119,7 +119,7 @@ class SweepProgress:
             self.done += 1
             self.failed += outcome.error is not None
             self.cached += outcome.cached
-        self.show(force=True)
+        self.show()
 
     def show(self, force: bool = False) -> None:
         with self.lock:
