@@ -217,7 +217,7 @@ def _switch_patches(work: Path, tree: Path, pristine: Path, stack: tuple) -> Non
                              cwd=tree, capture_output=True, text=True)
         if run.returncode != 0:
             raise UserError(f"patch {patch.path} does not apply to "
-                            f"{source.PACKAGE}: {run.stdout.strip().splitlines()[-1:]}")
+                            f"{source.PACKAGE}: {tools.last_lines(run.stdout)}")
     cache.write_json_atomic(state_file, {"variant": label, "patches": wanted,
                                          "touched": touched, "complete": True})
 
@@ -273,7 +273,7 @@ def _configure(arch: str, tree: Path, obj: Path) -> None:
                          capture_output=True, text=True)
     if run.returncode != 0:
         raise UserError(f"kernel configuration failed for {arch}: "
-                        f"{(run.stderr or run.stdout).strip().splitlines()[-1:]}")
+                        f"{tools.last_lines(run.stderr or run.stdout)}")
     current = obj / ".config"
     if current.is_file() and current.read_bytes() == candidate.read_bytes():
         candidate.unlink()
@@ -303,14 +303,9 @@ def _make(arch: str, variant: str, tree: Path, obj: Path, log: Path, jobs: int) 
             f"{arch}-{variant}-{time.strftime('%Y%m%dT%H%M%S')}.log"
         kept.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(log, kept)
-        raise UserError(f"kernel build failed for {arch}/{variant}: {_tail(log)} "
+        raise UserError(f"kernel build failed for {arch}/{variant}: {tools.last_lines(log.read_text(errors='replace'), 3)} "
                         f"(log: {kept})")
     progress.done(f"{compiled} files compiled")
-
-
-def _tail(log: Path, n: int = 3) -> str:
-    lines = [l for l in log.read_text(errors="replace").splitlines() if l.strip()]
-    return " | ".join(lines[-n:])
 
 
 def _collect(arch: str, obj: Path, out: Path) -> None:

@@ -38,3 +38,9 @@ def first_line(cmd: list) -> str:
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     text = (out.stdout or out.stderr).strip()
     return text.splitlines()[0] if text else ""
+
+
+def last_lines(text: str, n: int = 1) -> str:
+    """The last n non-empty lines of a tool's output, for a one-line error."""
+    lines = [l.strip() for l in (text or "").splitlines() if l.strip()]
+    return " | ".join(lines[-n:]) or "no output"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from configs import console
 from configs.gem5 import spec as gspec
-from lab import cache
+from lab import cache, tools
 from lab.errors import UserError
 
 _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
@@ -74,8 +74,7 @@ def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=()) 
     if "error" in markers:
         raise Gem5Failed(f"gem5: {markers['error']}", str(term if console_text else log))
     if rc != 0:
-        tail = [l for l in text.splitlines() if l.strip()][-1:] or ["no output"]
-        raise Gem5Failed(f"gem5 exited with {rc}: {tail[0][:200]}", str(log))
+        raise Gem5Failed(f"gem5 exited with {rc}: {tools.last_lines(text)[:200]}", str(log))
     return Gem5Run(round(seconds, 1), outdir, markers, console_text)
 
 

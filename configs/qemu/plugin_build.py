@@ -45,5 +45,5 @@ def build(binary: str) -> Path:
                                  capture_output=True, text=True)
             if run.returncode != 0:
                 raise UserError(f"building the QEMU plugin failed: "
-                                f"{(run.stderr or run.stdout).strip().splitlines()[-1:]}")
+                                f"{tools.last_lines(run.stderr or run.stdout)}")
     return final / LIBRARY
