@@ -1,0 +1,72 @@
+"""The symbol-by-symbol cross-check's parsing and comparison, on text in
+gem5's Exec trace format (the real trace is checked in test_gem5_real)."""
+
+import gzip
+
+import pytest
+
+from analysis import roi_trace
+
+SYSTEM_MAP = """\
+ffffffff81000000 T _stext
+ffffffff81000000 t startup_64
+ffffffff81100000 T cp_statx
+ffffffff81100100 t helper
+ffffffff81100100 W helper_alias
+ffffffff81200000 D some_data
+ffffffff81200000 T this_cpu_cmpxchg16b_emu
+"""
+
+TRACE = """\
+      0: board.pc.south_bridge.cmos.rtc: Real-time clock set to Sun Jan  1 00:00:00 2012
+100: board.processor.cores.core: 0x401642    : mov	r14
+200: board.processor.cores.core: 0xffffffff81100004    : mov	rax
+300: board.processor.cores.core: 0xffffffff81100108    : rep movsq
+400: board.processor.cores.core: 0xffffffff81200010    : cmpxchg
+500: board.processor.cores.core: 0x40172c    :   gem5Op                   :
+600: board.processor.cores.core: 0x401730    : ret
+"""
+
+
+@pytest.fixture
+def symbols(tmp_path):
+    p = tmp_path / "System.map"
+    p.write_text(SYSTEM_MAP)
+    return roi_trace.SymbolMap(p)
+
+
+def test_symbols_prefer_global_text_and_skip_data(symbols):
+    assert symbols.name(0xffffffff81000010) == "_stext"
+    assert symbols.name(0xffffffff81100104) == "helper_alias"  # W beats t
+    assert symbols.name(0xffffffff81200001) == "this_cpu_cmpxchg16b_emu"
+    assert symbols.name(0x401000) == roi_trace.USER
+
+
+def test_roi_ends_at_the_workend_instruction(tmp_path, symbols):
+    trace = tmp_path / "trace.out.gz"
+    with gzip.open(trace, "wt") as f:
+        f.write(TRACE)
+    counts = roi_trace.roi_counts(trace, symbols)
+    assert counts == {roi_trace.USER: 2, "cp_statx": 1, "helper_alias": 1,
+                      "this_cpu_cmpxchg16b_emu": 1}
+
+
+def test_a_trace_without_workend_is_an_error(tmp_path, symbols):
+    trace = tmp_path / "trace.out"
+    trace.write_text(TRACE.split("gem5Op")[0].rsplit("\n", 1)[0] + "\n")
+    with pytest.raises(ValueError, match="workend"):
+        roi_trace.roi_counts(trace, symbols)
+
+
+def test_compare_sorts_differences_by_cause():
+    gem5 = {roi_trace.USER: 101, "cp_statx": 10, "copy_user": 3,
+            "this_cpu_cmpxchg16b_emu": 22}
+    qemu = {"insns": {"total": 100 + 10 + 35 + 7, "user": 100},
+            "symbols": {"cp_statx": 10, "copy_user": 35, "timekeeping_advance": 7},
+            "x86": {"rep": {"movs": {"executions": 1, "iterations": 32}}}}
+    c = roi_trace.compare(gem5, qemu)
+    assert c.gem5_only == {"this_cpu_cmpxchg16b_emu": 22}
+    assert c.qemu_only == {"timekeeping_advance": 7}
+    assert c.both == {"copy_user": (3, 35)}
+    assert c.rep_iterations == 32 and c.user == (101, 100)
+    assert "this_cpu_cmpxchg16b_emu" in roi_trace.text(c)
