@@ -163,6 +163,8 @@ def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int =
             finish(Outcome(pl, error=why))
         else:
             runnable.append(pl)
+    runnable = _boots_first(runnable)
+
     def run_one(pl):
         progress.started(pl.point.label())
         return _run_one(pl)
@@ -182,6 +184,24 @@ def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int =
     progress.out.done(f"{progress.done}/{progress.total} points ({progress.cached} cached, "
                       f"{progress.failed} failed)")
     return outcomes
+
+
+def _boots_first(points: list) -> list:
+    """Order gem5 points so that the first point of every boot group comes
+    before any second one: workers then boot different checkpoints side by
+    side instead of one waiting on another's boot lock."""
+    seen = {}
+
+    def rank(pl):
+        p = pl.point
+        if p.backend != "gem5":
+            return 0
+        group = (p.arch, pl.kernel.key, pl.image.key, p.smap_model, p.cache)
+        seen[group] = seen.get(group, -1) + 1
+        return seen[group]
+
+    ranks = [rank(pl) for pl in points]
+    return [pl for _, pl in sorted(zip(ranks, points), key=lambda rp: rp[0])]
 
 
 def _build_inputs(todo: list, jobs: int) -> dict:
