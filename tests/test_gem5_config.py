@@ -166,6 +166,22 @@ def test_gem5_sweep_expands_presets_models_and_twins():
     assert {p.profile for p in twins} == {"x86_64-gem5", "arm64-pan"}
 
 
+def test_workers_boot_different_checkpoints_first():
+    from types import SimpleNamespace as NS
+
+    from configs import executor
+    sw = sweep.load(sweep.SWEEP_DIR / "gem5.toml")
+    planned = [executor.Planned(p, NS(key=p.variant), NS(key="img"), str(i), False)
+               for i, p in enumerate(sw.points) if p.arch == "x86_64"]
+    order = executor._boots_first(planned)
+    assert sorted(pl.key for pl in order) == sorted(pl.key for pl in planned)
+    gem5 = [pl.point for pl in order if pl.point.backend == "gem5"]
+    # Nine boot groups (3 variants x 3 models): each one's first point
+    # comes before any group's second.
+    firsts = {(p.variant, p.smap_model) for p in gem5[:9]}
+    assert len(firsts) == 9
+
+
 def test_gem5_axes_only_multiply_gem5_points():
     sw = sweep.expand(tomllib.loads('''
 [axes]
