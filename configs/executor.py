@@ -132,8 +132,8 @@ class SweepProgress:
                     f"({self.cached} cached, {self.failed} failed) ETA {eta}")
             if self.running:
                 label, since = min(self.running.items(), key=lambda kv: kv[1])
-                more = f" +{len(self.running) - 1}" if len(self.running) > 1 else ""
-                line += f"; running {label} ({now - since:.0f}s){more}"
+                more = f" and {len(self.running) - 1} more" if len(self.running) > 1 else ""
+                line += f"; running {label} for {now - since:.0f}s{more}"
         self.out.update(line, force)
 
 
