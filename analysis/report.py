@@ -128,6 +128,43 @@ def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
     return True
 
 
+def plot_gem5_group(title: str, members: list, path: Path) -> bool:
+    """gem5 cycles per op: a bar per variant, grouped by smap model, so the
+    modelled cost of STAC/CLAC shows beside each variant's own effect."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    variants_ = list(dict.fromkeys(r["variant"] for r in members))
+    order = ("-", "none", "lfence", "serialize")
+    models = sorted({r["smap_model"] or "-" for r in members},
+                    key=lambda m: (order.index(m) if m in order else len(order), m))
+    cell = {(r["variant"], r["smap_model"] or "-"): _per_op(r, "cycles") for r in members}
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(variants_) * len(models) / 2), 3.4))
+    width = 0.8 / len(models)
+    for i, model in enumerate(models):
+        xs = [j + (i - (len(models) - 1) / 2) * width for j in range(len(variants_))]
+        ys = [cell.get((v, model)) or 0 for v in variants_]
+        bars = ax.bar(xs, ys, width, label=f"smap_model {model}")
+        ax.bar_label(bars, fmt="%.0f", fontsize=7, padding=1)
+    ax.set_xticks(range(len(variants_)), variants_)
+    ax.set_ylabel("cycles per op (gem5 O3)")
+    top = max((v or 0) for v in cell.values())
+    ax.set_ylim(0, top * 1.25)
+    if models != ["-"]:
+        ax.legend(fontsize=8, loc="upper center", ncol=len(models), frameon=False)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+    return True
+
+
 GEM5_METRICS = {  # title -> (column, digits, per op?)
     "cycles/op": ("cycles", 0, True),
     "insts/op": ("gem5_insts", 0, True),
@@ -309,7 +346,11 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
         for (arch, workload, params, preset, cache_name), members in gem5_groups(rows).items():
             title = (_title(arch, workload, params, f"gem5 {preset}") + f" / {cache_name}")
             header, body = gem5_table(members)
-            sections.append((title, header, body, [], None))
+            fig = out_dir / "figures" / (cache.content_key(
+                ["gem5", arch, workload, params, preset, cache_name]) + ".png")
+            has_fig = plot_gem5_group(title, members, fig)
+            sections.append((title, header, body, [],
+                             fig.relative_to(out_dir) if has_fig else None))
         check = cross_check(rows)
         if check[1]:
             sections.append(("Cross-check: gem5 committed instructions vs QEMU plugin count "
