@@ -221,7 +221,7 @@ def _cycles_change(r: dict, ref: dict) -> str:
     return f"{100 * (a / b - 1):+.1f} % ({a - b:+,.0f}/op)"
 
 
-TWIN_PROFILES = ("x86_64-gem5", "arm64-pan")  # configs.sweep.GEM5_TWIN_PROFILE
+TWIN_PROFILES = ("x86_64-gem5", "arm64-gem5")  # configs.sweep.GEM5_TWIN_PROFILE
 
 
 def cross_check(rows: list) -> tuple:

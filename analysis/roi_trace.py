@@ -80,6 +80,16 @@ class Comparison:
     both: dict            # symbol -> (gem5, qemu) where they differ
     user: tuple           # (gem5, qemu)
 
+    def path_differences(self, ops: int, per_op: float = 5.0) -> dict:
+        """Symbols only one simulator ran, at least `per_op` instructions
+        per operation: a code path the two CPUs do not share. A timer tick
+        (and the reschedule it may bring) is a one-off of a few hundred
+        instructions per symbol, well under that in a ROI of 200 ops."""
+        floor = per_op * ops
+        one_sided = {**{f"gem5:{k}": v for k, v in self.gem5_only.items()},
+                     **{f"QEMU:{k}": v for k, v in self.qemu_only.items()}}
+        return {k: v for k, v in one_sided.items() if v >= floor}
+
     def rows(self, limit: int = 15) -> list:
         out = [("only gem5 ran", s, n, 0) for s, n in _top(self.gem5_only, limit)]
         out += [("only QEMU ran", s, 0, n) for s, n in _top(self.qemu_only, limit)]

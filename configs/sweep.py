@@ -56,7 +56,7 @@ FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT}
 # The QEMU profile whose CPU matches what gem5 advertises, per arch.
-GEM5_TWIN_PROFILE = {"x86_64": "x86_64-gem5", "arm64": "arm64-pan"}
+GEM5_TWIN_PROFILE = {"x86_64": "x86_64-gem5", "arm64": "arm64-gem5"}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from analysis import gem5_stats, roi_trace
 from buildroot import assemble
-from configs import runs
+from configs import runs, sweep
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import locate, spec
 from kernels import build as kbuild
@@ -48,7 +48,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     assert 0.05 < s["ipc"] < 8
     # Same kernel and image under QEMU, CPU matched to gem5's: same answer.
     twin = runs.run_point(kernel, image, job, "qemu",
-                          "x86_64-gem5" if arch == "x86_64" else "arm64-pan", 300,
+                          sweep.GEM5_TWIN_PROFILE[arch], 300,
                           plugin=True,
                           extra_args=(f"uaccess_smap_model={model}",) if model else ())
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
@@ -57,12 +57,14 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
         assert any("smap_model=lfence" in l for l in rec["guest"]["kernel_lines"])
     # Same code paths, function by function: a replay of the ROI with gem5's
     # instruction trace, against the plugin's per-symbol counts. No kernel
-    # function may run under gem5 only (a CPU-feature mismatch shows up
-    # here: without -cx16 QEMU skipped this_cpu_cmpxchg16b_emu), and user
-    # mode matches to the marker instructions. QEMU may have extra timer
-    # interrupt symbols: its timer follows host time.
+    # function may run, several instructions per op, under one simulator
+    # only: that is a CPU-feature mismatch (found this way: QEMU's cx16 on
+    # x86, which skipped this_cpu_cmpxchg16b_emu; the Spectre-BHB vectors
+    # Linux uses on QEMU's Cortex-A76). Timer ticks land in either ROI and
+    # are one-offs. User mode matches to about one instruction per op (an
+    # Arm svc traps, so gem5 does not commit it; QEMU counts it).
     trace = gem5_backend.trace_roi(g, arch, kernel, image, model or "none", cache, 3 * 3600)
     counts = roi_trace.roi_counts(trace, roi_trace.SymbolMap(kernel.system_map))
     c = roi_trace.compare(counts, twin["counts"])
-    assert c.gem5_only == {}, roi_trace.text(c)
-    assert abs(c.user[0] - c.user[1]) <= 4, roi_trace.text(c)
+    assert c.path_differences(200) == {}, roi_trace.text(c)
+    assert abs(c.user[0] - c.user[1]) <= 200 + 4, roi_trace.text(c)

@@ -70,3 +70,11 @@ def test_compare_sorts_differences_by_cause():
     assert c.both == {"copy_user": (3, 35)}
     assert c.rep_iterations == 32 and c.user == (101, 100)
     assert "this_cpu_cmpxchg16b_emu" in roi_trace.text(c)
+
+
+def test_path_differences_ignore_one_off_interrupts():
+    gem5 = {roi_trace.USER: 100, "__schedule": 267, "this_cpu_cmpxchg16b_emu": 4400}
+    qemu = {"insns": {"total": 100, "user": 100}, "symbols": {"__bp_harden_el1_vectors": 16000}}
+    c = roi_trace.compare(gem5, qemu)
+    assert c.path_differences(200) == {"gem5:this_cpu_cmpxchg16b_emu": 4400,
+                                       "QEMU:__bp_harden_el1_vectors": 16000}

@@ -33,6 +33,7 @@ class Profile:
     expect_cpu_flag: str = ""    # the guest must report this flag
     expect_boot_log: str = ""    # the boot log must contain this
     forbid_cpu_flag: str = ""    # the guest must not report this flag
+    kernel_args: str = ""        # more kernel command line (a twin's alignment)
 
     def as_record(self) -> dict:
         return dict(self.__dict__)
@@ -63,7 +64,8 @@ def version(binary: str) -> str:
 def kernel_append(profile: Profile) -> str:
     """The kernel command line: part of what determines a run's result.
     norandmaps as under gem5: the same user address-space layout each run."""
-    return f"console={profile.console} panic=-1 norandmaps uaccess.backend=qemu"
+    base = f"console={profile.console} panic=-1 norandmaps uaccess.backend=qemu"
+    return f"{base} {profile.kernel_args}" if profile.kernel_args else base
 
 
 def command(profile: Profile, kernel_image: Path, initrd: Path, log: Path,
