@@ -93,13 +93,32 @@ def symbol_deltas(conn, sweep: str, members: list, top: int = 8) -> list:
     return out
 
 
-def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
-    """Kernel insns/op and the uaccess-mechanism count per variant."""
+def _pyplot():
+    """matplotlib's pyplot without a display, or None: figures are optional."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        return None
+    return plt
+
+
+def _save(plt, fig, title: str, path: Path) -> None:
+    """Title, lay out, and write atomically (a report never shows half a PNG)."""
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
+    """Kernel insns/op and the uaccess-mechanism count per variant."""
+    plt = _pyplot()
+    if plt is None:
         return False
     names = [r["variant"] for r in members]
     kern = [_per_op(r, "insns_kernel") or 0 for r in members]
@@ -118,24 +137,15 @@ def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
         ax.set_xlabel(label)
         ax.bar_label(bars, fmt="%.1f", fontsize=8, padding=2)
         ax.margins(x=0.2)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
+    _save(plt, fig, title, path)
     return True
 
 
 def plot_gem5_group(title: str, members: list, path: Path) -> bool:
     """gem5 cycles per op: a bar per variant, grouped by smap model, so the
     modelled cost of STAC/CLAC shows beside each variant's own effect."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = _pyplot()
+    if plt is None:
         return False
     variants_ = list(dict.fromkeys(r["variant"] for r in members))
     order = ("-", "none", "lfence", "serialize")
@@ -155,13 +165,7 @@ def plot_gem5_group(title: str, members: list, path: Path) -> bool:
     ax.set_ylim(0, top * 1.25)
     if models != ["-"]:
         ax.legend(fontsize=8, loc="upper center", ncol=len(models), frameon=False)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
+    _save(plt, fig, title, path)
     return True
 
 
