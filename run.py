@@ -157,16 +157,25 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _run_gem5(args, job) -> int:
+def _gem5_inputs(args, job, check=None) -> tuple:
+    """(model, cache preset, gem5, kernel, image) of one gem5 point: every
+    input checked (and `check(model)` run) before anything is built."""
     layers = gem5_spec.layers_for(args.arch)
     kbuild.plan(args.arch, args.variant, layers)
-    args.smap_model = gem5_spec.model_for(args.arch, args.smap_model)
-    gem5_spec.kernel_args(args.arch, args.smap_model)  # validates the model
-    cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
+    model = gem5_spec.model_for(args.arch, args.smap_model)
+    gem5_spec.kernel_args(args.arch, model)  # validates the model
+    if check:
+        check(model)
     caches = gem5_spec.load_cache(args.cache)
     g = gem5_locate.require(args.arch, args.gem5)
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
     image = assemble.build_image(args.arch, job)
+    return model, caches, g, kernel, image
+
+
+def _run_gem5(args, job) -> int:
+    cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
+    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job)
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
                                  args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force)
     summary = gem5_stats.roi_summary(Path(record["gem5"]["stats_file"]))
@@ -189,17 +198,13 @@ def cmd_crosscheck(args) -> int:
     """gem5 against QEMU for one point, symbol by symbol: which kernel
     functions account for the difference in ROI instructions."""
     job = _job(args)
-    layers = gem5_spec.layers_for(args.arch)
-    kbuild.plan(args.arch, args.variant, layers)
-    model = gem5_spec.model_for(args.arch, args.smap_model)
-    gem5_spec.kernel_args(args.arch, model)  # validates the model
-    if model == "serialize":
-        raise UserError("smap_model serialize has no QEMU twin: QEMU 7.2 TCG does not "
-                        "implement SERIALIZE")
-    caches = gem5_spec.load_cache(args.cache)
-    g = gem5_locate.require(args.arch, args.gem5)
-    kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
-    image = assemble.build_image(args.arch, job)
+
+    def has_twin(model):
+        if model == "serialize":
+            raise UserError("smap_model serialize has no QEMU twin: QEMU 7.2 TCG does not "
+                            "implement SERIALIZE")
+
+    model, caches, g, kernel, image = _gem5_inputs(args, job, has_twin)
     twin = runs.run_point(kernel, image, job, "qemu", sweep.GEM5_TWIN_PROFILE[args.arch], 300,
                           plugin=True, extra_args=gem5_spec.model_args(args.arch, model))
     trace = gem5_backend.trace_roi(g, args.arch, kernel, image, model, caches,

@@ -67,7 +67,7 @@ def group_table(arch: str, members: list) -> tuple:
     for r in members:
         same = "(reference)" if r is stock else (
             "no stock run" if stock is None else
-            "yes" if r["checksum"] == stock["checksum"] else "NO")
+            _same_checksum(r, stock))
         body.append([r["variant"], str(r["ops"])]
                     + [_fmt(_per_op(r, METRICS[t][0]), METRICS[t][1]) for t in cols] + [same])
     return header, body
@@ -212,10 +212,15 @@ def gem5_table(members: list) -> tuple:
         base = unmodelled.get(r["variant"])
         model_cost = ("-" if not r["smap_model"] or base is None
                       else "(reference)" if base is r else _cycles_change(r, base))
-        same = "-" if ref is None else ("yes" if r["checksum"] == ref["checksum"] else "NO")
+        same = "-" if ref is None else _same_checksum(r, ref)
         body.append([r["smap_model"] or "-", r["variant"], str(r["ops"])] + cells
                     + [delta, model_cost, same])
     return header, body
+
+
+def _same_checksum(r: dict, ref: dict) -> str:
+    """Did the variant return exactly what stock returned?"""
+    return "yes" if r["checksum"] == ref["checksum"] else "NO"
 
 
 def _cycles_change(r: dict, ref: dict) -> str:

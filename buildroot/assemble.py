@@ -145,13 +145,12 @@ def _make(directory: Path, arch: str, outdir: Path, log: Path) -> None:
     with open(log, "w") as f:
         run = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
     if run.returncode != 0:
-        lines = log.read_text(errors="replace").strip().splitlines()
         # The staging dir (and the log in it) goes away: keep the log.
         kept = cache.cache_root() / "images" / "failed" / f"{directory.name}-{arch}.log"
         kept.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(log, kept)
         raise UserError(f"building {directory.name} for {arch} failed: "
-                        f"{lines[-1] if lines else 'no output'} (log: {kept})")
+                        f"{tools.last_lines(log.read_text(errors='replace'))} (log: {kept})")
 
 
 def _normalise_times(staging: Path) -> None:

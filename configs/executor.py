@@ -121,7 +121,7 @@ class SweepProgress:
             self.cached += outcome.cached
         self.show()
 
-    def show(self, force: bool = False) -> None:
+    def show(self) -> None:
         with self.lock:
             now = time.monotonic()
             elapsed = now - self.out.start
@@ -134,7 +134,7 @@ class SweepProgress:
                 label, since = min(self.running.items(), key=lambda kv: kv[1])
                 more = f" and {len(self.running) - 1} more" if len(self.running) > 1 else ""
                 line += f"; running {label} for {now - since:.0f}s{more}"
-        self.out.update(line, force)
+        self.out.update(line)
 
 
 def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int = 0) -> list:

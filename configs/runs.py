@@ -190,8 +190,7 @@ def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
     if why:
         raise RunFailed(why, str(log))
     counts = _read_counts(work) if plugin else None
-    model = next((a.split("=", 1)[1] for a in extra_args
-                  if a.startswith("uaccess_smap_model=")), "")
+    model = gem5_spec.model_in(extra_args)
     final = run_dir(work.name.split(".")[1])  # .KEY.random -> runs/KEY
     return {
         "point": {"arch": kernel.arch, "variant": kernel.variant,

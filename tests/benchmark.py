@@ -62,13 +62,13 @@ def gem5_figures(arches) -> None:
     from kernels import build as kbuild
     from workloads import script
 
-    # The job of tests/test_gem5_real.py (same image, same checkpoint).
-    job = script.from_dict({"workload": "statx-loop",
-                            "run": {"iterations": 200, "warmup": 20}}, "<gem5 test>")
+    from test_gem5_real import JOB
+
+    # The real gem5 test's job (same image, same checkpoint).
+    job = script.from_dict(JOB, "<gem5 test>")
     for arch in arches:
         g = locate.require(arch)
-        layers = ("smap-model",) if arch == "x86_64" else ()
-        kernel = kbuild.build_kernel(arch, "stock", layers=layers)
+        kernel = kbuild.build_kernel(arch, "stock", layers=spec.layers_for(arch))
         image = assemble.build_image(arch, job)
         cpu = spec.load_cpu(f"{arch}-o3-default", arch)
         cache = spec.load_cache("classic-l1l2")

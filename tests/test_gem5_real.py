@@ -32,7 +32,7 @@ def _gem5_or_skip(arch):
 def test_boot_checkpoint_then_o3_roi(arch, model):
     g = _gem5_or_skip(arch)
     job = script.from_dict(JOB, "<gem5 test>")
-    layers = ("smap-model",) if arch == "x86_64" else ()
+    layers = spec.layers_for(arch)
     kernel = kbuild.build_kernel(arch, "stock", layers=layers)
     image = assemble.build_image(arch, job)
     cpu = spec.load_cpu(f"{arch}-o3-default", arch)
@@ -50,7 +50,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     twin = runs.run_point(kernel, image, job, "qemu",
                           sweep.GEM5_TWIN_PROFILE[arch], 300,
                           plugin=True,
-                          extra_args=(f"uaccess_smap_model={model}",) if model else ())
+                          extra_args=spec.model_args(arch, model))
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     if arch == "x86_64":
         # The model stood at the stac/clac sites: the boot said so.

@@ -51,10 +51,19 @@ def model_for(arch: str, smap_model: str) -> str:
     return (smap_model or "none") if arch == "x86_64" else ""
 
 
+MODEL_PARAM = "uaccess_smap_model="  # the smap-model layer's boot parameter
+
+
 def model_args(arch: str, smap_model: str) -> tuple:
-    """The kernel command line that selects the model (the smap-model
-    layer's parameter); QEMU twins of a gem5 point boot with it too."""
-    return (f"uaccess_smap_model={smap_model}",) if arch == "x86_64" and smap_model else ()
+    """The kernel command line that selects the model; QEMU twins of a gem5
+    point boot with it too."""
+    return (f"{MODEL_PARAM}{smap_model}",) if arch == "x86_64" and smap_model else ()
+
+
+def model_in(args) -> str:
+    """The model a kernel command line selects ("" for none): model_args
+    read back."""
+    return next((a[len(MODEL_PARAM):] for a in args if a.startswith(MODEL_PARAM)), "")
 
 
 def cache_preset_names() -> list:

@@ -105,6 +105,5 @@ def boot(cmd: list, timeout: float, qemu_log: Path) -> Boot:
             proc.kill()
             proc.wait()
             timed_out = True
-    lines = qemu_log.read_text(errors="replace").strip().splitlines()
     return Boot(cmd, round(time.monotonic() - start, 3), proc.returncode, timed_out,
-                lines[-1] if lines else "no output")
+                tools.last_lines(qemu_log.read_text(errors="replace")))
