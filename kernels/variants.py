@@ -6,9 +6,14 @@ files in apply order; `#` lines are comments, and one comment of the form
 A comment `# clears-cpu-flag: smap` says the kernel hides that CPU flag on
 purpose (nosmap), so a run checks that it is absent instead of present.
 `stock` has an empty series.
+
+UACCESS_EXTRA_VARIANTS may name one more folder of variants, searched
+after kernels/variants: the tests keep their deliberately wrong kernels
+there (tests/data/variants), out of the study's own catalogue.
 """
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,16 +62,21 @@ class Variant:
         return record
 
 
+def _variant_dirs() -> list:
+    extra = os.environ.get("UACCESS_EXTRA_VARIANTS")
+    return [VARIANT_DIR] + ([Path(extra)] if extra else [])
+
+
 def names() -> list:
-    return sorted(p.name for p in VARIANT_DIR.iterdir()
-                  if (p / "series").is_file())
+    return sorted({p.name for d in _variant_dirs() if d.is_dir() for p in d.iterdir()
+                   if (p / "series").is_file()})
 
 
 def load(name: str) -> Variant:
-    folder = VARIANT_DIR / name
-    if not (folder / "series").is_file():
-        raise UserError(f"unknown variant '{name}': choose one of {', '.join(names())}")
-    return parse_series(name, folder)
+    for d in _variant_dirs():
+        if (d / name / "series").is_file():
+            return parse_series(name, d / name)
+    raise UserError(f"unknown variant '{name}': choose one of {', '.join(names())}")
 
 
 def layer_names() -> list:

@@ -5,13 +5,28 @@
  *   @@UACCESS-RESULT {"workload":"<name>","ops":N,"errors":E,
  *                     "checksum":"<16 hex>","roi_ns":NS[,extra fields]}
  *
- * The checksum is FNV-1a 64 over, in op order, only results that are the
- * same on every boot and kernel: mode, size, nlink, uid, gid for stat-like
- * calls; length and bytes for readlink; errno for a failed call. Each number
- * is fed as 8 little-endian bytes so the checksum does not depend on the
- * width a given architecture uses for st_nlink, st_mode, ...
- * Inode numbers, devices, times and block counts vary, so they are never
- * hashed.
+ * The checksum is FNV-1a 64 over, in op order, every field the kernel
+ * returns that is the same on every boot of the same image, so a variant
+ * that writes any one of them wrongly is caught (tests/test_checksum.py
+ * boots a kernel with one deliberately wrong statx field and sees it):
+ *  - stat: dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks.
+ *    Every workload works in the guest's /tmp, a tmpfs that init mounts in
+ *    a fixed order, so dev is fixed; tmpfs numbers inodes per superblock
+ *    in creation order, and the workload creates its files in a seeded
+ *    order, so ino is fixed too.
+ *  - statx: the whole 256-byte struct as the kernel wrote it (mask,
+ *    attributes and their mask, mnt_id, DIO alignment, the spare words the
+ *    kernel must zero), except the four timestamps.
+ *  - readlink: length and bytes; a failed call: errno.
+ * Timestamps are not: the guest clock starts from the host's under QEMU,
+ * so every file the workload creates has other times on every boot (the
+ * raw times go to the diagnostic "times_checksum", which the same test
+ * shows differing between two boots of one image). What is stable about
+ * them is hashed instead: mtime == ctime (nothing modifies a file after it
+ * is created; atime is left out, since whether a read moves it depends on
+ * the clock tick, see relatime) and every tv_nsec below 10^9.
+ * Each number is fed as 8 little-endian bytes so the checksum does not
+ * depend on the width a given architecture uses for st_nlink, st_mode, ...
  */
 #ifndef UACCESS_RESULT_H
 #define UACCESS_RESULT_H
@@ -33,7 +48,8 @@ struct result {
 	const char *workload;
 	unsigned long long ops;		/* syscalls done in the ROI */
 	unsigned long long errors;	/* how many of them returned -1 */
-	uint64_t hash;			/* FNV-1a 64 state */
+	uint64_t hash;			/* FNV-1a 64 state: the checksum */
+	uint64_t times_hash;		/* raw timestamps: diagnostic only */
 	long long roi_ns;
 	/* First failure, reported on stderr by result_print(). */
 	int first_errno;
@@ -68,22 +84,62 @@ static inline void fnv64_u64(uint64_t *h, uint64_t v)
 	*h = x;
 }
 
+/* What is stable about a file's timestamps, and the raw times aside. */
+static inline void result_hash_times(struct result *r, int64_t a_sec,
+				     uint64_t a_nsec, int64_t m_sec,
+				     uint64_t m_nsec, int64_t c_sec,
+				     uint64_t c_nsec)
+{
+	fnv64_u64(&r->hash, m_sec == c_sec && m_nsec == c_nsec);
+	fnv64_u64(&r->hash, a_nsec < 1000000000 && m_nsec < 1000000000 &&
+		  c_nsec < 1000000000);
+	fnv64_u64(&r->times_hash, (uint64_t)a_sec);
+	fnv64_u64(&r->times_hash, a_nsec);
+	fnv64_u64(&r->times_hash, (uint64_t)m_sec);
+	fnv64_u64(&r->times_hash, m_nsec);
+	fnv64_u64(&r->times_hash, (uint64_t)c_sec);
+	fnv64_u64(&r->times_hash, c_nsec);
+}
+
 static inline void result_hash_stat(struct result *r, const struct stat *st)
 {
+	fnv64_u64(&r->hash, st->st_dev);
+	fnv64_u64(&r->hash, st->st_ino);
 	fnv64_u64(&r->hash, st->st_mode);
-	fnv64_u64(&r->hash, (uint64_t)st->st_size);
 	fnv64_u64(&r->hash, st->st_nlink);
 	fnv64_u64(&r->hash, st->st_uid);
 	fnv64_u64(&r->hash, st->st_gid);
+	fnv64_u64(&r->hash, st->st_rdev);
+	fnv64_u64(&r->hash, (uint64_t)st->st_size);
+	fnv64_u64(&r->hash, (uint64_t)st->st_blksize);
+	fnv64_u64(&r->hash, (uint64_t)st->st_blocks);
+	result_hash_times(r, st->st_atim.tv_sec, st->st_atim.tv_nsec,
+			  st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+			  st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
 }
 
+/*
+ * struct statx is fixed-width and little-endian on both arches, so its
+ * bytes are hashed as they are: no field, present or future, is skipped
+ * by accident. Only the four timestamps are cut out.
+ */
 static inline void result_hash_statx(struct result *r, const struct statx *stx)
 {
-	fnv64_u64(&r->hash, stx->stx_mode);
-	fnv64_u64(&r->hash, stx->stx_size);
-	fnv64_u64(&r->hash, stx->stx_nlink);
-	fnv64_u64(&r->hash, stx->stx_uid);
-	fnv64_u64(&r->hash, stx->stx_gid);
+	const unsigned char *b = (const void *)stx;
+	size_t t0 = offsetof(struct statx, stx_atime);
+	size_t t1 = offsetof(struct statx, stx_mtime) +
+		    sizeof(stx->stx_mtime);
+
+	_Static_assert(sizeof(struct statx) == 256, "statx ABI is 256 bytes");
+	_Static_assert(offsetof(struct statx, stx_btime) > offsetof(struct statx, stx_atime) &&
+		       offsetof(struct statx, stx_ctime) > offsetof(struct statx, stx_btime) &&
+		       offsetof(struct statx, stx_mtime) > offsetof(struct statx, stx_ctime),
+		       "the four timestamps are contiguous: atime btime ctime mtime");
+	fnv64_bytes(&r->hash, b, t0);
+	fnv64_bytes(&r->hash, b + t1, sizeof(*stx) - t1);
+	result_hash_times(r, stx->stx_atime.tv_sec, stx->stx_atime.tv_nsec,
+			  stx->stx_mtime.tv_sec, stx->stx_mtime.tv_nsec,
+			  stx->stx_ctime.tv_sec, stx->stx_ctime.tv_nsec);
 }
 
 static inline void result_hash_readlink(struct result *r, ssize_t len,

@@ -13,6 +13,7 @@ void result_init(struct result *r, const char *workload)
 	memset(r, 0, sizeof(*r));
 	r->workload = workload;
 	r->hash = FNV64_OFFSET;
+	r->times_hash = FNV64_OFFSET;
 }
 
 void result_error(struct result *r, const char *op, const char *path, int err)
@@ -59,7 +60,8 @@ void result_print(const struct result *r)
 			r->first_errno);
 	printf("@@UACCESS-RESULT {\"workload\":\"%s\",\"ops\":%llu,"
 	       "\"errors\":%llu,\"checksum\":\"%016" PRIx64 "\","
-	       "\"roi_ns\":%lld%s}\n", r->workload, r->ops, r->errors,
-	       r->hash, r->roi_ns, r->extra);
+	       "\"roi_ns\":%lld,\"times_checksum\":\"%016" PRIx64 "\"%s}\n",
+	       r->workload, r->ops, r->errors, r->hash, r->roi_ns,
+	       r->times_hash, r->extra);
 	fflush(stdout);
 }
