@@ -3,12 +3,14 @@
  *
  * Each workload prints exactly one line on stdout at the end:
  *   @@UACCESS-RESULT {"workload":"<name>","ops":N,"errors":E,
- *                     "checksum":"<16 hex>","roi_ns":NS[,extra fields]}
+ *                     "checksum":"<16 hex>","roi_ns":NS,
+ *                     "times_checksum":"<16 hex>"[,extra fields]}
  *
- * The checksum is FNV-1a 64 over, in op order, every field the kernel
- * returns that is the same on every boot of the same image, so a variant
- * that writes any one of them wrongly is caught (tests/test_checksum.py
- * boots a kernel with one deliberately wrong statx field and sees it):
+ * The checksum is a 64-bit FNV-1a-style hash over, in op order, every
+ * field the kernel returns that is the same on every boot of the same
+ * image, so a variant that writes any one of them wrongly is caught
+ * (tests/test_checksum.py boots a kernel with one deliberately wrong
+ * statx field and sees it):
  *  - stat: dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks.
  *    Every workload works in the guest's /tmp, a tmpfs that init mounts in
  *    a fixed order, so dev is fixed; tmpfs numbers inodes per superblock
