@@ -188,9 +188,14 @@ def test_arm64_stock_uses_sttr_without_pan_writes():
 def test_pan_toggle_writes_pan_around_each_access_block():
     stock = profile("arm64", "stock", "statx-loop")
     toggle = profile("arm64", "pan-toggle", "statx-loop")
-    # At least one block per statx (the copy out), each opened and closed.
-    assert per_op(toggle, "arm64", "pan_set_0") >= 1
-    assert per_op(toggle, "arm64", "pan_set_1") >= 1
+    # Two access blocks per statx (the path read and the copy out), each
+    # opened (PAN=0) and closed (PAN=1): exactly 2 of each per call. Some
+    # arm64 runs carry one stray kernel entry in the ROI (seen: +1 LDTR,
+    # +3 STTR, +3 PAN writes in 2,000 calls; cause not yet found), so the
+    # bound allows up to 3 more, never fewer.
+    ops = toggle["result"]["ops"]
+    for write in ("pan_set_0", "pan_set_1"):
+        assert 2 * ops <= total(toggle, "arm64", write) <= 2 * ops + 3
     assert toggle["result"]["checksum"] == stock["result"]["checksum"]
 
 
