@@ -58,16 +58,16 @@ def profile(arch: str, variant: str, workload: str, qemu_profile: str = "",
     return rec
 
 
-def per_op(rec: dict, *path) -> float:
+def total(rec: dict, *path) -> int:
+    """A raw ROI count, as the plugin counted it (for exact assertions)."""
     value = rec["counts"]
     for key in path:
         value = value.get(key, 0) if isinstance(value, dict) else 0
-    return value / rec["result"]["ops"]
+    return value
 
 
-def total(rec: dict, *path) -> int:
-    """A raw ROI count (for exact assertions: ops times the per-op value)."""
-    return round(per_op(rec, *path) * rec["result"]["ops"])
+def per_op(rec: dict, *path) -> float:
+    return total(rec, *path) / rec["result"]["ops"]
 
 
 def symbol_per_op(rec: dict, name: str) -> float:
