@@ -217,16 +217,27 @@ def _build_inputs(todo: list, jobs: int) -> dict:
         if pl.kernel.key not in seen:
             seen.add(pl.kernel.key)
             try:
-                kbuild.build_kernel(p.arch, p.variant, jobs, layers=p.layers)
+                built = kbuild.build_kernel(p.arch, p.variant, jobs, layers=p.layers)
+                _check_same_key("kernel", pl.kernel.key, built.key)
             except UserError as e:
                 broken[pl.kernel.key] = f"kernel build: {e}"
         if pl.image.key not in seen:
             seen.add(pl.image.key)
             try:
-                assemble.build_image(p.arch, p.job)
+                built = assemble.build_image(p.arch, p.job)
+                _check_same_key("image", pl.image.key, built.key)
             except UserError as e:
                 broken[pl.image.key] = f"image build: {e}"
     return broken
+
+
+def _check_same_key(what: str, planned: str, built: str) -> None:
+    """The points were planned, and will run and be recorded, under the key
+    of the inputs as they were at the start; an edit to a patch or a
+    workload source since then built something else."""
+    if built != planned:
+        raise UserError(f"its inputs changed while the sweep ran (planned {what} "
+                        f"{planned}, built {built}); run the sweep again")
 
 
 def _run_one(pl: Planned) -> Outcome:

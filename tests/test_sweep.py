@@ -71,3 +71,29 @@ def test_script_path_relative_to_sweep_file(tmp_path):
 def test_malformed_sweeps_name_the_key_path(text, says):
     with pytest.raises(UserError, match=says):
         _expand(text)
+
+
+def test_inputs_edited_mid_sweep_fail_in_one_line():
+    """A point runs and is recorded under the image key planned at the
+    start. If the workload sources change before its image is built, the
+    builder makes another key: the point must fail saying so, not look for
+    an image that was never made (seen: 85 QEMU 'initrd not found' errors)."""
+    import dataclasses
+    import shutil
+    from buildroot import assemble
+    from configs import executor
+    if not shutil.which("gcc") or not shutil.which("mke2fs"):
+        pytest.skip("gcc or mke2fs missing: run 'make deps'")
+    sw = _expand('''
+name = "t"
+[axes]
+arch = ["x86_64"]
+variant = ["stock"]
+workload = ["statx-loop"]
+''')
+    planned = executor.plan(sw)[0]
+    stale = assemble.ImageArtifact("0" * 20, planned.image.path.parent / ("0" * 20), "x86_64")
+    broken = executor._build_inputs([dataclasses.replace(planned, image=stale)], 0)
+    assert list(broken) == ["0" * 20]
+    assert "inputs changed while the sweep ran" in broken["0" * 20]
+    assert planned.kernel.key not in broken
