@@ -109,6 +109,12 @@ def cmd_doctor(args) -> int:
             return str(g.binary(arch)) + (f", {g.bootloader()}" if arch == "arm64" else "")
         return fn
 
+    def gem5_series():
+        # The SMAP series is optional (smap_model "smap" needs it): a tree
+        # without it is a note, not a missing prerequisite.
+        g = gem5_locate.find(args.gem5)
+        return g.series("x86_64").describe()
+
     check("python", python)
     check("linux source", linux)
     for arch in kconfig.ARCHES:
@@ -118,6 +124,7 @@ def cmd_doctor(args) -> int:
     check("gem5", gem5_home)
     for arch in kconfig.ARCHES:
         check(f"gem5 {arch}", gem5_arch(arch))
+    check("gem5 SMAP series", gem5_series)
     for status, name, detail in checks:
         print(f"{status:8} {name:22} {detail}")
     missing = [c for c in checks if c[0] != "ok"]
@@ -168,6 +175,8 @@ def _gem5_inputs(args, job, check=None) -> tuple:
         check(model)
     caches = gem5_spec.load_cache(args.cache)
     g = gem5_locate.require(args.arch, args.gem5)
+    if gem5_spec.executes_smap(args.arch, model):
+        g.require_series(args.arch, "smap_model smap")
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
     image = assemble.build_image(args.arch, job)
     return model, caches, g, kernel, image
@@ -205,7 +214,7 @@ def cmd_crosscheck(args) -> int:
                             "implement SERIALIZE")
 
     model, caches, g, kernel, image = _gem5_inputs(args, job, has_twin)
-    twin = runs.run_point(kernel, image, job, "qemu", sweep.GEM5_TWIN_PROFILE[args.arch], 300,
+    twin = runs.run_point(kernel, image, job, "qemu", gem5_spec.twin_profile(args.arch, model), 300,
                           plugin=True, extra_args=gem5_spec.model_args(args.arch, model))
     trace = gem5_backend.trace_roi(g, args.arch, kernel, image, model, caches,
                                    args.timeout or gem5_spec.DEFAULT_TIMEOUT)
@@ -311,7 +320,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--cpu-preset", default="", help="gem5 O3 preset (default: <arch>-o3-default)")
     sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
     sp.add_argument("--smap-model", default="none",
-                    help="x86 gem5: none | lfence | serialize at stac/clac sites")
+                    help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
+                         "smap (SMAP executed by gem5; needs configs/gem5/patches)")
     sp.add_argument("--timeout", type=float, default=None,
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
@@ -322,7 +332,7 @@ def parser() -> argparse.ArgumentParser:
     workload_args(sp)
     sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
     sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
-    sp.add_argument("--smap-model", default="none", help="x86: none | lfence")
+    sp.add_argument("--smap-model", default="none", help="x86: none | lfence | smap")
     sp.add_argument("--timeout", type=float, default=None,
                     help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")

@@ -27,6 +27,8 @@ CORE = {
     "branch_mispredicts": (".branchPred.condIncorrect", ".commit.branchMispredicts"),
     "squashed_insts": (".commit.commitSquashedInsts", ".commitSquashedInsts"),
     "memory_order_violations": (".iew.memOrderViolationEvents",),
+    # Our SMAP series' TLB statistic (configs/gem5/patches); None elsewhere.
+    "smap_faults": (".dtb.smapFaults",),
 }
 GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
           "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
@@ -73,7 +75,7 @@ def summary(stats: dict) -> dict:
     out.update({k: stats.get(v) for k, v in GLOBAL.items()})
     out.update({k: _cache_misses(stats, v) for k, v in CACHES.items()})
     for k in ("cycles", "insts", "ops", "branch_mispredicts", "squashed_insts",
-              "memory_order_violations", "sim_ticks", "l1d_misses", "l1i_misses", "l2_misses"):
+              "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses", "l1i_misses", "l2_misses"):
         if out[k] is not None:
             out[k] = int(out[k])
     if out["ipc"] is None and out["cycles"] and out["insts"]:

@@ -230,7 +230,8 @@ def _cycles_change(r: dict, ref: dict) -> str:
     return f"{100 * (a / b - 1):+.1f} % ({a - b:+,.0f}/op)"
 
 
-TWIN_PROFILES = ("x86_64-gem5", "arm64-gem5")  # configs.sweep.GEM5_TWIN_PROFILE
+# configs.gem5.spec.twin_profile's values (analysis reads records only).
+TWIN_PROFILES = ("x86_64-gem5", "x86_64-gem5-smap", "arm64-gem5")
 
 
 def cross_check(rows: list) -> tuple:

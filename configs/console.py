@@ -21,11 +21,14 @@ class ConsoleReport:
     exit_status: str = None
     errors: list = field(default_factory=list)
     panic: str = None
+    oops: str = None  # the kernel's first "BUG:" line and its #PF reasons
 
     def failure(self):
         """Why the run failed, or None if it produced a valid result."""
         if self.panic:
             return f"kernel panic: {self.panic}"
+        if self.oops:
+            return f"kernel oops: {self.oops}"
         if self.errors:
             return f"init reported: {self.errors[0]}"
         if self.result is None:
@@ -43,6 +46,13 @@ def parse(text: str) -> ConsoleReport:
         line = raw.rstrip("\r")
         if "Kernel panic" in line and rep.panic is None:
             rep.panic = line.split("Kernel panic", 1)[1].lstrip(" -")
+        # An oops kills the task, not the kernel: say it, with the page
+        # fault's reasons (a SMAP violation reads "supervisor ... access in
+        # kernel mode", "permissions violation").
+        if rep.oops is None and line.startswith("BUG: "):
+            rep.oops = line[5:].strip()
+        elif rep.oops is not None and line.startswith("#PF: ") and rep.oops.count("#PF") < 2:
+            rep.oops += "; " + line.strip()
         m = _MARK.search(line)
         if not m:
             continue

@@ -190,7 +190,9 @@ def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
     if why:
         raise RunFailed(why, str(log))
     counts = _read_counts(work) if plugin else None
-    model = gem5_spec.model_in(extra_args)
+    # The model comes from the command line, or, for gem5's executed SMAP,
+    # which needs no command line, from the twin profile's CPU.
+    model = gem5_spec.model_in(extra_args) or profile.twin_of_smap_model
     final = run_dir(work.name.split(".")[1])  # .KEY.random -> runs/KEY
     return {
         "point": {"arch": kernel.arch, "variant": kernel.variant,
@@ -249,6 +251,8 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
     simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
     console into the run directory; analysis/gem5_stats.py reads them."""
     smap_model = gem5_spec.model_for(kernel.arch, smap_model)
+    if gem5_spec.executes_smap(kernel.arch, smap_model):
+        gem5.require_series(kernel.arch, "smap_model smap")
     key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model)
     label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
 
@@ -265,7 +269,8 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "console_file": str(final / gem5_spec.BOARD[kernel.arch]["console_file"]),
                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
-                     "roi_end_tick": int(run.markers["roi-end"])},
+                     "roi_end_tick": int(run.markers["roi-end"]),
+                     "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers)},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
             "provenance": _provenance(kernel, image, {
@@ -277,6 +282,21 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
         }
 
     return _in_run_dir(key, force, label, execute)
+
+
+def _stac_clac(arch: str, smap_model: str, markers: dict) -> dict:
+    """What STAC and CLAC cost at this point, as the gem5 process reported
+    it: with SMAP executed, the latency of their op class and the
+    serialisation the series gives them; else the kernel-side stand-in."""
+    if arch != "x86_64":
+        return {}
+    if not gem5_spec.executes_smap(arch, smap_model):
+        return {"executed": False, "stand_in": smap_model}
+    latency = dict(kv.split("=", 1) for kv in markers.get("fu-latency", "").split())
+    op = gem5_spec.SMAP_OP_CLASS
+    return {"executed": True, "op_class": op,
+            "latency_cycles": int(latency[op]) if op in latency else None,
+            "serialize_after": True}
 
 
 def _checkout_version() -> str:

@@ -55,8 +55,6 @@ FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT}
-# The QEMU profile whose CPU matches what gem5 advertises, per arch.
-GEM5_TWIN_PROFILE = {"x86_64": "x86_64-gem5", "arm64": "arm64-gem5"}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 
 
@@ -225,7 +223,7 @@ def _gem5_points(path, common, presets, caches, models, fixed) -> list:
                              layers=layers, **dict(common, plugin=False, bbv_interval=0)))
         # QEMU 7.2 TCG has no SERIALIZE (0f 01 e8): that model is gem5-only.
         if fixed["cross_check"] and model != "serialize":
-            out.append(Point(backend="qemu", profile=GEM5_TWIN_PROFILE[arch],
+            out.append(Point(backend="qemu", profile=gem5_spec.twin_profile(arch, model),
                              timeout=float(fixed["timeout"]), smap_model=model, layers=layers,
                              twin_of=f"{cache_name}/{model or '-'}",
                              **dict(common, plugin=True)))

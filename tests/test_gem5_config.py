@@ -63,7 +63,9 @@ def test_boot_and_roi_specs():
     boot = spec.boot_spec("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5)
     roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "serialize", cache, o3, GEM5)
     assert boot["mode"] == "boot" and boot["cpu"]["type"] == "atomic"
-    assert roi["mode"] == "roi" and roi["cpu"] == {"type": "o3", "params": o3.params}
+    assert roi["mode"] == "roi" and roi["cpu"] == {"type": "o3", "params": o3.params,
+                                                   "fu_latency": {}}
+    assert boot["smap"] is False and roi["smap"] is False
     assert boot["kernel"] == "/k/vmlinux" and boot["disk"] == "/i/rootfs.ext2"
     assert boot["cache"] == roi["cache"] == cache.sizes  # restore into the same hierarchy
     assert boot["kernel_args"] == roi["kernel_args"]
@@ -84,6 +86,43 @@ def test_one_checkpoint_serves_every_preset_but_not_every_model():
                                       "none", cache, GEM5)
 
 
+def test_smap_model_is_executed_smap_with_its_own_checkpoint_and_twin():
+    # SMAP executed by gem5 needs no kernel parameter: the CPU has SMAP,
+    # and the smap-model layer then leaves Linux's stac/clac alone.
+    args = spec.kernel_args("x86_64", "smap")
+    assert not any(a.startswith(spec.MODEL_PARAM) for a in args)
+    assert spec.model_args("x86_64", "smap") == ()
+    cache = spec.load_cache("classic-l1l2")
+    boot = spec.boot_spec("x86_64", KERNEL, IMAGE, "smap", cache, GEM5)
+    assert boot["smap"] is True
+    # Same command line as "none", but another CPU: another boot.
+    assert (spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", cache, GEM5)
+            != spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", cache, GEM5))
+    assert spec.twin_profile("x86_64", "smap") == "x86_64-gem5-smap"
+    assert spec.twin_profile("x86_64", "lfence") == "x86_64-gem5"
+    assert spec.twin_profile("arm64", "") == "arm64-gem5"
+
+
+def test_fu_latency_in_a_preset_is_checked_and_recorded(tmp_path, monkeypatch):
+    # A preset without the table keeps its old record, hence its old keys.
+    assert "fu_latency" not in spec.load_cpu("atomic", "x86_64").as_record()
+    (tmp_path / "cpu").mkdir()
+    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    (tmp_path / "cpu" / "slow-stac.toml").write_text(
+        'arch = "x86_64"\ntype = "o3"\n[params]\n[fu_latency]\nIprAccess = 40\n')
+    cpu = spec.load_cpu("slow-stac", "x86_64")
+    assert cpu.fu_latency == {"IprAccess": 40}
+    assert cpu.as_record()["fu_latency"] == {"IprAccess": 40}
+    (tmp_path / "cpu" / "bad.toml").write_text(
+        'arch = "x86_64"\ntype = "o3"\n[fu_latency]\nStac = 40\n')
+    with pytest.raises(UserError, match=r"\[fu_latency\] 'Stac' is not one of"):
+        spec.load_cpu("bad", "x86_64")
+    (tmp_path / "cpu" / "zero.toml").write_text(
+        'arch = "x86_64"\ntype = "o3"\n[fu_latency]\nIprAccess = 0\n')
+    with pytest.raises(UserError, match="whole number of cycles"):
+        spec.load_cpu("zero", "x86_64")
+
+
 def test_locate_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.delenv("GEM5_HOME", raising=False)
     with pytest.raises(UserError, match="set GEM5_HOME"):
@@ -102,7 +141,25 @@ def test_locate_says_what_is_missing(tmp_path, monkeypatch):
     binary.parent.mkdir(parents=True)
     binary.write_text("#!/bin/sh\n")
     binary.chmod(0o755)
-    assert locate.require("x86_64", str(tmp_path)).binary("x86_64") == binary
+    g = locate.require("x86_64", str(tmp_path))
+    assert g.binary("x86_64") == binary
+    # A gem5 without our series: smap_model smap is one clear line.
+    assert g.series("x86_64") == locate.SeriesState(applied=False, built=False)
+    with pytest.raises(UserError, match="needs gem5 with uaccess-lab's SMAP patch series"):
+        g.require_series("x86_64", "smap_model smap")
+    assert "patches" not in g.identity("x86_64")
+
+
+def test_patch_series_is_ours_one_change_per_patch_each_explained():
+    patches = locate.series_patches()
+    assert [p.name[:5] for p in patches] == ["0001-", "0002-", "0003-", "0004-"]
+    for p in patches:
+        text = p.read_text()
+        head, _, diff = text.partition("\n---\n")
+        assert "Subject: [PATCH" in head and "arch-x86: " in head, p.name
+        body = head.split("\n\n", 1)[1]
+        assert len(body.split()) >= 40, f"{p.name}: a paragraph of why"
+        assert diff.count("diff --git ") >= 1 and "src/arch/x86/" in diff, p.name
 
 
 STATS = """

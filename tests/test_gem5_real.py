@@ -11,7 +11,7 @@ import pytest
 
 from analysis import gem5_stats, roi_trace
 from buildroot import assemble
-from configs import runs, sweep
+from configs import runs
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import locate, spec
 from kernels import build as kbuild
@@ -48,7 +48,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     assert 0.05 < s["ipc"] < 8
     # Same kernel and image under QEMU, CPU matched to gem5's: same answer.
     twin = runs.run_point(kernel, image, job, "qemu",
-                          sweep.GEM5_TWIN_PROFILE[arch], 300,
+                          spec.twin_profile(arch, model), 300,
                           plugin=True,
                           extra_args=spec.model_args(arch, model))
     assert twin["result"]["checksum"] == rec["result"]["checksum"]

@@ -52,6 +52,25 @@ def board_class(arch: str):
     return ArmBoard
 
 
+def set_fu_latency(cpu, latency: dict) -> None:
+    """Give each named op class its latency in the O3 FU pool, then say
+    every op class's effective latency that the spec names or that STAC/
+    CLAC use, so the result records what the run really had."""
+    found = {}
+    for fu in cpu.fuPool.FUList:
+        for op in fu.opList:
+            name = str(op.opClass)
+            if name in latency:
+                op.opLat = latency[name]
+            found[name] = int(op.opLat.value if hasattr(op.opLat, "value") else op.opLat)
+    names = sorted(set(latency) | {"IprAccess"})
+    for name in names:
+        if name not in found:
+            say(f"error op class {name} is in no functional unit of the O3 FU pool")
+            sys.exit(1)
+    say("fu-latency " + " ".join(f"{n}={found[n]}" for n in names))
+
+
 def make_board(spec: dict):
     processor = SimpleProcessor(cpu_type=CPUS[spec["cpu"]["type"]], num_cores=1,
                                 isa=ISAS[spec["arch"]])
@@ -59,6 +78,13 @@ def make_board(spec: dict):
         cpu = core.get_simobject()
         for name, value in spec["cpu"].get("params", {}).items():
             setattr(cpu, name, value)
+        if spec.get("smap"):
+            # X86ISA.smap comes with our patch series: CPUID then advertises
+            # SMAP and SMEP, and Linux turns them on.
+            for isa in cpu.isa:
+                isa.smap = True
+        if spec["cpu"]["type"] == "o3":
+            set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))
     caches = PrivateL1PrivateL2CacheHierarchy(**spec["cache"])
     memory = SingleChannelDDR3_1600(spec["memory"])
     board = board_class(spec["arch"])(clk_freq=spec["clock"], processor=processor,

@@ -8,10 +8,18 @@ documentation builds there:
   system/arm/bootloader/arm64/boot_foundation.arm64
                                         make -C system/arm/bootloader/arm64
                                         CROSS_COMPILE=aarch64-linux-gnu-
+
+Our own changes to gem5 (SMAP on x86) are a patch series in
+configs/gem5/patches/, which the user applies to that tree and builds;
+series() says whether the tree carries it and whether the binary was
+built with it.
 """
 
+import functools
+import hashlib
 import os
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +34,61 @@ HOW = {
     "bootloader": "build it with 'make -C system/arm/bootloader/arm64 "
                   "CROSS_COMPILE=aarch64-linux-gnu-' in the gem5 tree",
 }
+PATCHES = Path(__file__).resolve().parent / "patches"
+# A string the series compiles into gem5.opt (a statistic's description
+# in its last patch): how a binary shows it was built with the series.
+SERIES_MARK = b"Translations refused by SMAP"
+APPLY_SERIES = ("apply it with 'git -C $GEM5_HOME am " + str(PATCHES) + "/*.patch' "
+                "and rebuild gem5")
+
+
+def series_patches() -> list:
+    return sorted(PATCHES.glob("*.patch"))
+
+
+def series_id() -> str:
+    """Content hash of the patch series: which gem5 changes a result ran with."""
+    h = hashlib.sha256()
+    for p in series_patches():
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class SeriesState:
+    applied: bool  # the source tree carries every patch of the series
+    built: bool    # the binary contains the series' code
+
+    def describe(self) -> str:
+        if self.built and self.applied:
+            return f"uaccess-lab SMAP series {series_id()} applied and built"
+        if self.built:
+            return "binary built with the series, but the source no longer carries it"
+        if self.applied:
+            return "series applied to the source, but the binary predates it: rebuild gem5"
+        return "series not applied: " + APPLY_SERIES
+
+
+def _source_carries_series(home: Path) -> bool:
+    # Reversing the whole series (last patch first) must apply cleanly.
+    patches = [str(p) for p in reversed(series_patches())]
+    if not patches:
+        return False
+    proc = subprocess.run(["git", "apply", "--reverse", "--check", *patches], cwd=home,
+                          capture_output=True)
+    return proc.returncode == 0
+
+
+@functools.lru_cache(maxsize=None)
+def _binary_has_mark(path: str, size: int, mtime_ns: int) -> bool:
+    # size and mtime key the cache: a rebuilt binary is looked at again.
+    tail = b""
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            if SERIES_MARK in tail + chunk:
+                return True
+            tail = chunk[-len(SERIES_MARK):]
+    return False
 
 
 @dataclass(frozen=True)
@@ -40,12 +103,36 @@ class Gem5:
         return self.home / ARM_BOOTLOADER
 
     def identity(self, arch: str) -> dict:
-        """What a result depends on: the version, and which binary (its size
-        and time: a rebuilt gem5 is a different simulator)."""
+        """What a result depends on: the version, which binary (its size and
+        time: a rebuilt gem5 is a different simulator), and our patch series
+        where the binary carries it."""
         b = self.binary(arch)
         st = b.stat() if b.exists() else None
-        return {"version": self.version, "binary": str(b),
-                "size": st.st_size if st else None, "mtime_ns": st.st_mtime_ns if st else None}
+        ident = {"version": self.version, "binary": str(b),
+                 "size": st.st_size if st else None,
+                 "mtime_ns": st.st_mtime_ns if st else None}
+        if self.built_with_series(arch):
+            ident["patches"] = series_id()
+        return ident
+
+    def built_with_series(self, arch: str) -> bool:
+        b = self.binary(arch)
+        if arch != "x86_64" or not b.is_file():
+            return False
+        st = b.stat()
+        return _binary_has_mark(str(b), st.st_size, st.st_mtime_ns)
+
+    def series(self, arch: str) -> SeriesState:
+        """Whether this tree and its `arch` binary carry our patch series."""
+        return SeriesState(_source_carries_series(self.home), self.built_with_series(arch))
+
+    def require_series(self, arch: str, why: str) -> None:
+        """A UserError unless the `arch` binary was built with the series."""
+        if arch != "x86_64":
+            raise UserError(f"{why} is x86-only; arm64 has PAN, which gem5 models")
+        if not self.built_with_series(arch):
+            raise UserError(f"{why} needs gem5 with uaccess-lab's SMAP patch series, "
+                            f"which {self.binary(arch)} lacks: {APPLY_SERIES}")
 
     def missing(self, arch: str) -> list:
         """What this arch's gem5 runs need that is not there, with the fix."""

@@ -18,7 +18,14 @@ from lab.errors import UserError
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"
-SMAP_MODELS = ("none", "lfence", "serialize")
+# What stands at each stac/clac site of an x86 gem5 run. none, lfence and
+# serialize are the kernel-side stand-ins (the smap-model layer) for a gem5
+# without SMAP; smap is SMAP itself, executed by gem5 with our patch series
+# (configs/gem5/patches): CPUID advertises it, Linux patches stac/clac in,
+# the TLB faults on a forbidden access, and STAC/CLAC cost what the CPU
+# preset's fu_latency gives their op class.
+SMAP_MODELS = ("none", "lfence", "serialize", "smap")
+SMAP_OP_CLASS = "IprAccess"  # the op class of the series' STAC/CLAC micro-op
 
 # O3 parameters a preset may set (gem5 v24 src/cpu/o3/BaseO3CPU.py); a typo
 # in a preset fails here, not an hour into a simulation.
@@ -28,6 +35,10 @@ O3_PARAMS = {
     "numROBEntries", "numIQEntries", "LQEntries", "SQEntries", "numPhysIntRegs",
     "numPhysFloatRegs", "numPhysVecRegs", "numPhysCCRegs", "backComSize", "forwardComSize",
 }
+
+# Op classes whose FU-pool latency a preset may set ([fu_latency]); each
+# is in gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py).
+FU_OP_CLASSES = {"IntAlu", "IntMult", "IntDiv", "MemRead", "MemWrite", SMAP_OP_CLASS}
 
 BOARD = {
     "x86_64": {"console": "ttyS0", "disk_device": "/dev/sda", "lpj": "7999923",
@@ -56,8 +67,24 @@ MODEL_PARAM = "uaccess_smap_model="  # the smap-model layer's boot parameter
 
 def model_args(arch: str, smap_model: str) -> tuple:
     """The kernel command line that selects the model; QEMU twins of a gem5
-    point boot with it too."""
-    return (f"{MODEL_PARAM}{smap_model}",) if arch == "x86_64" and smap_model else ()
+    point boot with it too. The smap model needs none: the CPU has SMAP."""
+    if arch != "x86_64" or not smap_model or smap_model == "smap":
+        return ()
+    return (f"{MODEL_PARAM}{smap_model}",)
+
+
+def executes_smap(arch: str, smap_model: str) -> bool:
+    """Whether gem5 itself executes SMAP at this point (needs the series)."""
+    return arch == "x86_64" and smap_model == "smap"
+
+
+# The QEMU profile whose CPU matches gem5's: a gem5 point's twin.
+TWIN_PROFILE = {"x86_64": "x86_64-gem5", "arm64": "arm64-gem5"}
+TWIN_PROFILE_SMAP = "x86_64-gem5-smap"
+
+
+def twin_profile(arch: str, smap_model: str) -> str:
+    return TWIN_PROFILE_SMAP if executes_smap(arch, smap_model) else TWIN_PROFILE[arch]
 
 
 def model_in(args) -> str:
@@ -77,9 +104,13 @@ class CpuPreset:
     type: str
     description: str
     params: dict
+    fu_latency: dict  # op class -> cycles in the O3 FU pool; {} keeps gem5's
 
     def as_record(self) -> dict:
-        return dict(self.__dict__)
+        record = dict(self.__dict__)
+        if not self.fu_latency:  # as before the field existed: same keys
+            del record["fu_latency"]
+        return record
 
 
 @dataclass(frozen=True)
@@ -113,7 +144,16 @@ def load_cpu(name: str, arch: str) -> CpuPreset:
         raise UserError(f"{path}: unknown O3 parameter {bad[0]!r}")
     if data["arch"] not in (arch, "any"):
         raise UserError(f"CPU preset '{name}' is for {data['arch']}, not {arch}")
-    return CpuPreset(name, data["arch"], data["type"], data.get("description", ""), params)
+    fu_latency = data.get("fu_latency", {})
+    bad = sorted(set(fu_latency) - FU_OP_CLASSES)
+    if bad:
+        raise UserError(f"{path}: [fu_latency] {bad[0]!r} is not one of "
+                        f"{', '.join(sorted(FU_OP_CLASSES))}")
+    for op, lat in fu_latency.items():
+        if not isinstance(lat, int) or isinstance(lat, bool) or lat < 1:
+            raise UserError(f"{path}: [fu_latency] {op} must be a whole number of cycles >= 1")
+    return CpuPreset(name, data["arch"], data["type"], data.get("description", ""), params,
+                     dict(fu_latency))
 
 
 def load_cache(name: str) -> CachePreset:
@@ -150,7 +190,10 @@ def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt)
         "kernel_args": kernel_args(arch, smap_model),
         "memory": MEMORY, "clock": CLOCK,
         "cache": dict(cache_preset.sizes),
-        "cpu": {"type": cpu.type, "params": dict(cpu.params)},
+        "cpu": {"type": cpu.type, "params": dict(cpu.params),
+                "fu_latency": dict(cpu.fu_latency)},
+        # gem5's X86ISA.smap (our series): CPUID advertises SMAP and SMEP.
+        "smap": executes_smap(arch, smap_model),
         "checkpoint_dir": str(ckpt),
     }
     if arch == "arm64":
@@ -160,11 +203,14 @@ def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt)
 
 def checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5) -> str:
     """Everything the state at the ROI's first instruction depends on."""
-    return cache.content_key({
+    inputs = {
         "arch": arch, "kernel": kernel.key, "image": image.key,
         "kernel_args": kernel_args(arch, smap_model), "memory": MEMORY, "clock": CLOCK,
         "cache": cache_preset.as_record(), "gem5": gem5.identity(arch),
-        "script": cache.file_sha256(SCRIPT)})
+        "script": cache.file_sha256(SCRIPT)}
+    if executes_smap(arch, smap_model):  # only then, so older keys stay valid
+        inputs["smap"] = True
+    return cache.content_key(inputs)
 
 
 def checkpoint_dir(key: str) -> Path:

@@ -34,9 +34,13 @@ class Profile:
     expect_boot_log: str = ""    # the boot log must contain this
     forbid_cpu_flag: str = ""    # the guest must not report this flag
     kernel_args: str = ""        # more kernel command line (a twin's alignment)
+    twin_of_smap_model: str = ""  # the gem5 smap model this CPU is the twin of
 
     def as_record(self) -> dict:
-        return dict(self.__dict__)
+        record = dict(self.__dict__)
+        if not self.twin_of_smap_model:  # as before the field existed: same keys
+            del record["twin_of_smap_model"]
+        return record
 
 
 def profile_names() -> list:
