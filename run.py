@@ -8,8 +8,10 @@
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
     ./run.py run --backend gem5 --arch x86_64 --smap-model lfence --workload statx-loop
     ./run.py crosscheck --arch x86_64 --smap-model lfence --workload statx-loop
+    ./run.py calibrate [--latencies 1,16,48] [--write-preset P.toml]
     ./run.py sweep [configs/sweeps/default.toml] [--dry-run]
     ./run.py report [SWEEP_FILE]
+    ./run.py scorecard                               # seeds' hardware vs gem5, from the store
 
 Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/;
 this file is the glue that hands each stage's output to the next.
@@ -24,9 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import gem5_stats, report, roi_trace, store, table  # noqa: E402
+from analysis import gem5_stats, report, roi_trace, scorecard, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
-from configs import executor, runs, sweep  # noqa: E402
+from configs import calibrate, executor, runs, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
 from configs.gem5 import spec as gem5_spec  # noqa: E402
@@ -226,6 +228,36 @@ def cmd_crosscheck(args) -> int:
     return 0
 
 
+def cmd_calibrate(args) -> int:
+    """Fit STAC/CLAC's latency in gem5 to the statx seed (configs/calibrate.py)."""
+    try:
+        latencies = sorted({int(x) for x in args.latencies.split(",")})
+    except ValueError:
+        raise UserError(f"--latencies takes whole numbers of cycles, like 1,16,48; "
+                        f"got {args.latencies!r}") from None
+    if len(latencies) < 2 or latencies[0] < 1:
+        raise UserError("--latencies needs two or more different values >= 1")
+    cpu = gem5_spec.load_cpu(args.cpu_preset, "x86_64")
+    cache = gem5_spec.load_cache(args.cache)
+    for v in calibrate.VARIANTS:
+        kbuild.plan("x86_64", v, gem5_spec.layers_for("x86_64"))
+    g = gem5_locate.require("x86_64", args.gem5)
+    g.require_series("x86_64", "calibrate")
+    points = calibrate.measure(g, cpu, cache, latencies,
+                               args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+    fit = calibrate.fit(points)
+    print(calibrate.text(points, fit), end="")
+    if args.write_preset:
+        if not fit.latency >= 1:
+            raise UserError("no preset written: the fit gives no latency of 1 cycle or more")
+        command = "./run.py calibrate " + " ".join(sys.argv[2:]) if sys.argv[1:2] == [
+            "calibrate"] else "./run.py calibrate"
+        cache.write_atomic(Path(args.write_preset),
+                                    calibrate.preset_text(cpu, fit, points, command))
+        print(f"preset: {args.write_preset}")
+    return 0
+
+
 def _finished_stock_run(args, kernel, image) -> list:
     """Stock's finished run of the same point, if any, to compare with."""
     stock = kbuild.cached(args.arch, "stock")
@@ -286,6 +318,24 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_scorecard(args) -> int:
+    """Every seed's hardware number beside gem5's, from the store alone."""
+    db = Path(args.results) / STORE_NAME
+    if not db.is_file():
+        raise UserError(f"no results store at {db}: run './run.py sweep "
+                        f"configs/sweeps/seeds.toml' first")
+    conn = store.connect(db)
+    try:
+        rows = store.all_rows(conn)
+    finally:
+        conn.close()
+    text = scorecard.markdown(rows)
+    cache.write_atomic(Path(args.results) / "scorecard.md", text)
+    print(text, end="")
+    print(f"scorecard: {Path(args.results) / 'scorecard.md'}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="run.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -335,6 +385,16 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--smap-model", default="none", help="x86: none | lfence | smap")
     sp.add_argument("--timeout", type=float, default=None,
                     help="seconds per gem5 process (default: 6 h)")
+    sp = sub.add_parser("calibrate", help="fit STAC/CLAC's gem5 latency to the statx seed "
+                        "(needs gem5 with configs/gem5/patches)")
+    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+    sp.add_argument("--cpu-preset", default="x86_64-o3-default", help="the O3 preset to calibrate")
+    sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
+    sp.add_argument("--latencies", default=",".join(map(str, calibrate.DEFAULT_LATENCIES)),
+                    help="IprAccess latencies to measure, in cycles (default: %(default)s)")
+    sp.add_argument("--write-preset", help="write the calibrated CPU preset (TOML) here")
+    sp.add_argument("--timeout", type=float, default=None,
+                    help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--dry-run", action="store_true", help="print the plan and what is cached")
@@ -342,15 +402,18 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--jobs", type=int, default=0, help="make -j for kernels (default: cores)")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
+    sp = sub.add_parser("scorecard", help="the seeds' hardware numbers beside gem5's, "
+                        "from the store")
+    sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp = sub.add_parser("report", help="(re)write a sweep's report from the store")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     return p
 
 
-COMMANDS = {"crosscheck": cmd_crosscheck, "list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
+COMMANDS = {"calibrate": cmd_calibrate, "crosscheck": cmd_crosscheck, "list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
-            "report": cmd_report}
+            "report": cmd_report, "scorecard": cmd_scorecard}
 
 
 def main(argv=None) -> int:

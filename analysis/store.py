@@ -196,6 +196,12 @@ def rows(conn, sweep: str, status: str = "ok") -> list:
     return [dict(r) for r in cur.fetchall()]
 
 
+def all_rows(conn, status: str = "ok") -> list:
+    """Every sweep's rows, one per run key (a run in two sweeps is one run)."""
+    cur = conn.execute("SELECT * FROM runs WHERE status=? ORDER BY recorded_at", (status,))
+    return list({r["key"]: dict(r) for r in cur.fetchall()}.values())
+
+
 def symbols(conn, sweep: str, key: str) -> dict:
     cur = conn.execute("SELECT symbol, insns FROM symbols WHERE sweep=? AND key=?", (sweep, key))
     return {r["symbol"]: r["insns"] for r in cur.fetchall()}

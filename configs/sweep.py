@@ -123,9 +123,18 @@ def expand(data: dict, path: Path) -> Sweep:
     for key in data:
         if key not in TOP_KEYS:
             raise _err(path, key, f"unknown key (valid: {', '.join(TOP_KEYS)})")
-    for key in ("fixed", "axes", "params"):
+    for key in ("fixed", "params"):
         if not isinstance(data.get(key, {}), dict):
             raise _err(path, key, f"must be a table ([{key}]), got {data[key]!r}")
+    # [axes] is one cross product; [[axes]] tables are several, and the
+    # sweep is their union (one experiment per seed, say, in one file).
+    groups = data.get("axes", {})
+    if isinstance(groups, dict):
+        groups = [groups]
+    if not isinstance(groups, list) or not groups or not all(isinstance(g, dict)
+                                                             for g in groups):
+        raise _err(path, "axes", f"must be a table ([axes]) or tables ([[axes]]), "
+                   f"got {data['axes']!r}")
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum():
         raise _err(path, "name", f"must be a word of letters, digits, - and _, got {name!r}")
@@ -134,32 +143,42 @@ def expand(data: dict, path: Path) -> Sweep:
         if key not in FIXED_DEFAULTS:
             raise _err(path, f"fixed.{key}", f"unknown key (valid: {', '.join(FIXED_DEFAULTS)})")
         fixed[key] = value
-    axes = data.get("axes", {})
+    _check_fixed(path, fixed)
+    points, skipped = [], []
+    for i, axes in enumerate(groups):
+        where = "axes" if len(groups) == 1 else f"axes[{i}]"
+        more, why = _expand_axes(path, where, axes, fixed, data.get("params", {}))
+        points += [p for p in more if p not in points]
+        skipped += why
+    return Sweep(name, path, points, skipped)
+
+
+def _expand_axes(path, where, axes, fixed, params) -> tuple:
+    """(points, skipped) of one axes table's cross product."""
     for key in axes:
         if key not in AXES:
-            raise _err(path, f"axes.{key}", f"unknown axis (valid: {', '.join(AXES)})")
-    _check_fixed(path, fixed)
+            raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)})")
 
-    arches = _choose(path, "axes.arch", _list_of_strings(path, "axes.arch",
+    arches = _choose(path, f"{where}.arch", _list_of_strings(path, f"{where}.arch",
                      axes.get("arch", list(kconfig.ARCHES))), kconfig.ARCHES)
     variant_values = axes.get("variant", "all")
     names = variants.names() if variant_values == "all" else _choose(
-        path, "axes.variant", _list_of_strings(path, "axes.variant", variant_values),
+        path, f"{where}.variant", _list_of_strings(path, f"{where}.variant", variant_values),
         variants.names())
-    backends = _choose(path, "axes.backend", _list_of_strings(
-        path, "axes.backend", axes.get("backend", fixed["backend"])), runs.BACKENDS)
-    profiles = _choose(path, "axes.profile", _list_of_strings(
-        path, "axes.profile", axes.get("profile", fixed["profile"])),
+    backends = _choose(path, f"{where}.backend", _list_of_strings(
+        path, f"{where}.backend", axes.get("backend", fixed["backend"])), runs.BACKENDS)
+    profiles = _choose(path, f"{where}.profile", _list_of_strings(
+        path, f"{where}.profile", axes.get("profile", fixed["profile"])),
         ["default"] + qemu.profile_names())
-    workloads = _workloads(path, _list_of_strings(path, "axes.workload",
+    workloads = _workloads(path, _list_of_strings(path, f"{where}.workload",
                                                   axes.get("workload", ["lstat-storm"])))
-    presets = _list_of_strings(path, "axes.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
-    caches = _choose(path, "axes.cache", _list_of_strings(
-        path, "axes.cache", axes.get("cache", fixed["cache"])), gem5_spec.cache_preset_names())
-    models = _choose(path, "axes.smap_model", _list_of_strings(
-        path, "axes.smap_model", axes.get("smap_model", fixed["smap_model"])),
+    presets = _list_of_strings(path, f"{where}.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
+    caches = _choose(path, f"{where}.cache", _list_of_strings(
+        path, f"{where}.cache", axes.get("cache", fixed["cache"])), gem5_spec.cache_preset_names())
+    models = _choose(path, f"{where}.smap_model", _list_of_strings(
+        path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"])),
         gem5_spec.SMAP_MODELS)
-    param_axes = _param_axes(path, data.get("params", {}), workloads)
+    param_axes = _param_axes(path, params, workloads)
 
     points, skipped = [], []
     for arch, variant, (wname, base, origin), backend in itertools.product(
@@ -181,8 +200,8 @@ def expand(data: dict, path: Path) -> Sweep:
             else:
                 points += _gem5_points(path, common, presets, caches, models, fixed)
     if not points:
-        raise _err(path, "axes", "the axes expand to no point")
-    return Sweep(name, path, points, skipped)
+        raise _err(path, where, "the axes expand to no point")
+    return points, skipped
 
 
 def _qemu_points(path, common, profiles, skipped, timeout) -> list:

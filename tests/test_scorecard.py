@@ -1,0 +1,43 @@
+"""The scorecard's arithmetic on store-shaped rows whose answer is known."""
+
+import pytest
+
+from analysis import scorecard
+
+
+def _row(variant, workload, cycles, model="smap", ops=100):
+    return {"backend": "gem5", "arch": "x86_64", "params": "{}", "variant": variant,
+            "workload": workload, "smap_model": model, "profile": "x86_64-o3-default",
+            "cache": "classic-l1l2", "cycles": cycles, "ops": ops}
+
+
+def _line(rows, claim_id):
+    return next(ln for ln in scorecard.lines(rows) if ln.claim.id == claim_id)
+
+
+def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
+    hw = 1.624 / 5.530  # statx: the one-copy kernel takes 0.294 of the time
+    rows = [_row("statx-putuser", "statx-loop", 100_000),
+            _row("stock", "statx-loop", round(100_000 * hw))]
+    ln = _line(rows, "statx-copy")
+    assert ln.sim_ratio == pytest.approx(round(100_000 * hw) / 100_000)
+    assert ln.verdict == "agrees"
+    # The project's old stand-ins: stock 2,000, per-field 2,400 cycles per
+    # call is the right direction at a fifth of the size.
+    rows = [_row("statx-putuser", "statx-loop", 240_000), _row("stock", "statx-loop", 200_000)]
+    ln = _line(rows, "statx-copy")
+    assert ln.agrees and ln.verdict == "too small"
+    header, body = scorecard.table(rows)
+    cells = dict(zip(header, next(b for b in body if b[0] == ln.claim.what)))
+    assert cells["limitation"] == "not measured yet"
+    assert cells["effect sim/hw"] == f"{(200 / 240 - 1) / (hw - 1):.2f}x"
+
+
+def test_the_wrong_model_or_a_missing_side_is_not_simulated():
+    # cp_new_stat's hardware (2013) had no SMAP: smap-model rows do not count.
+    rows = [_row("stock", "fstat-loop", 100_000), _row("stat-unsafe", "fstat-loop", 90_000)]
+    assert _line(rows, "cp-new-stat").verdict == "not simulated"
+    rows = [_row("stock", "fstat-loop", 100_000, "none")]
+    assert _line(rows, "cp-new-stat").verdict == "not simulated"
+    rows.append(_row("stat-unsafe", "fstat-loop", 120_000, "none"))
+    assert _line(rows, "cp-new-stat").verdict == "wrong direction"
