@@ -19,6 +19,7 @@ Bad input and missing tools end with one line and exit code 2.
 """
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -271,6 +272,13 @@ def _finished_stock_run(args, kernel, image) -> list:
 def cmd_sweep(args) -> int:
     """Expand a sweep file, run what is not finished, store, report."""
     sw = sweep.load(args.file)
+    if args.arch:
+        if args.arch not in kconfig.ARCHES:
+            raise UserError(f"unknown arch '{args.arch}': choose one of "
+                            f"{', '.join(kconfig.ARCHES)}")
+        sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == args.arch])
+        if not sw.points:
+            raise UserError(f"{args.file} has no {args.arch} point")
     planned = executor.plan(sw, args.gem5)
     for label, why in sw.skipped:
         print(f"[sweep] skipped {label}: {why}", file=sys.stderr)
@@ -402,6 +410,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--jobs", type=int, default=0, help="make -j for kernels (default: cores)")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
+    sp.add_argument("--arch", help="only this arch's points (say, gem5 built for X86 only)")
     sp = sub.add_parser("scorecard", help="the seeds' hardware numbers beside gem5's, "
                         "from the store")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))

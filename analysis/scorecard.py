@@ -46,7 +46,7 @@ CLAIMS = (
     Claim("dentry-bytecmp", "004_19de4fc19931aa23",
           "dentry names: repe cmpsb memcmp -> open-coded byte loop (Westmere, 2010)",
           "git diff system time: 2.57 s -> 2.35 s", 2.35 / 2.57,
-          ("dcache-repcmpsb", "lstat-storm-gem5"), ("dcache-bytecmp", "lstat-storm-gem5"),
+          ("dcache-repcmpsb", "lstat-storm"), ("dcache-bytecmp", "lstat-storm"),
           "none"),
     Claim("symlink-cachedlen", "002_8589ed682b9581aa",
           "readlink skips strlen with the cached symlink length",
