@@ -113,7 +113,7 @@ def cmd_doctor(args) -> int:
         return fn
 
     def gem5_series():
-        # The SMAP series is optional (smap_model "smap" needs it): a tree
+        # The series is optional (smap_model smap and a rep start-up need it): a tree
         # without it is a note, not a missing prerequisite.
         g = gem5_locate.find(args.gem5)
         return g.series("x86_64").describe()
@@ -127,7 +127,7 @@ def cmd_doctor(args) -> int:
     check("gem5", gem5_home)
     for arch in kconfig.ARCHES:
         check(f"gem5 {arch}", gem5_arch(arch))
-    check("gem5 SMAP series", gem5_series)
+    check("gem5 patch series", gem5_series)
     for status, name, detail in checks:
         print(f"{status:8} {name:22} {detail}")
     missing = [c for c in checks if c[0] != "ok"]
@@ -167,7 +167,7 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _gem5_inputs(args, job, check=None) -> tuple:
+def _gem5_inputs(args, job, check=None, cpu=None) -> tuple:
     """(model, cache preset, gem5, kernel, image) of one gem5 point: every
     input checked (and `check(model)` run) before anything is built."""
     layers = gem5_spec.layers_for(args.arch)
@@ -178,8 +178,9 @@ def _gem5_inputs(args, job, check=None) -> tuple:
         check(model)
     caches = gem5_spec.load_cache(args.cache)
     g = gem5_locate.require(args.arch, args.gem5)
-    if gem5_spec.executes_smap(args.arch, model):
-        g.require_series(args.arch, "smap_model smap")
+    why = gem5_spec.needs_series(args.arch, model, cpu)
+    if why:
+        g.require_series(args.arch, why)
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
     image = assemble.build_image(args.arch, job)
     return model, caches, g, kernel, image
@@ -187,7 +188,7 @@ def _gem5_inputs(args, job, check=None) -> tuple:
 
 def _run_gem5(args, job) -> int:
     cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
-    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job)
+    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu)
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
                                  args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force)
     summary = gem5_stats.roi_summary(Path(record["gem5"]["stats_file"]))

@@ -64,10 +64,11 @@ def plan(sweep, gem5_flag: str = None) -> list:
         if p.backend == "gem5":
             if p.arch not in gem5s:
                 gem5s[p.arch] = gem5_locate.require(p.arch, gem5_flag)
-            if gem5_spec.executes_smap(p.arch, p.smap_model):  # before any work
-                gem5s[p.arch].require_series(p.arch, "smap_model smap")
-            key = runs.gem5_key(kernel, image, gem5s[p.arch],
-                                gem5_spec.load_cpu(p.cpu_preset, p.arch),
+            cpu = gem5_spec.load_cpu(p.cpu_preset, p.arch)
+            why = gem5_spec.needs_series(p.arch, p.smap_model, cpu)
+            if why:  # before any work
+                gem5s[p.arch].require_series(p.arch, why)
+            key = runs.gem5_key(kernel, image, gem5s[p.arch], cpu,
                                 gem5_spec.load_cache(p.cache),
                                 gem5_spec.model_for(p.arch, p.smap_model))
         else:

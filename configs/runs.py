@@ -251,8 +251,9 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
     simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
     console into the run directory; analysis/gem5_stats.py reads them."""
     smap_model = gem5_spec.model_for(kernel.arch, smap_model)
-    if gem5_spec.executes_smap(kernel.arch, smap_model):
-        gem5.require_series(kernel.arch, "smap_model smap")
+    why = gem5_spec.needs_series(kernel.arch, smap_model, cpu)
+    if why:
+        gem5.require_series(kernel.arch, why)
     key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model)
     label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
 
@@ -270,7 +271,8 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
                      "roi_end_tick": int(run.markers["roi-end"]),
-                     "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers)},
+                     "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers),
+                     "fu_latency": _fu_latency(run.markers)},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
             "provenance": _provenance(kernel, image, {
@@ -284,6 +286,12 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
     return _in_run_dir(key, force, label, execute)
 
 
+def _fu_latency(markers: dict) -> dict:
+    """Op class -> cycles, as the gem5 process reported its FU pool."""
+    return {k: int(v) for k, v in (kv.split("=", 1)
+                                   for kv in markers.get("fu-latency", "").split())}
+
+
 def _stac_clac(arch: str, smap_model: str, markers: dict) -> dict:
     """What STAC and CLAC cost at this point, as the gem5 process reported
     it: with SMAP executed, the latency of their op class and the
@@ -292,10 +300,10 @@ def _stac_clac(arch: str, smap_model: str, markers: dict) -> dict:
         return {}
     if not gem5_spec.executes_smap(arch, smap_model):
         return {"executed": False, "stand_in": smap_model}
-    latency = dict(kv.split("=", 1) for kv in markers.get("fu-latency", "").split())
+    latency = _fu_latency(markers)
     op = gem5_spec.SMAP_OP_CLASS
     return {"executed": True, "op_class": op,
-            "latency_cycles": int(latency[op]) if op in latency else None,
+            "latency_cycles": latency.get(op),
             "serialize_after": True}
 
 

@@ -9,10 +9,10 @@ documentation builds there:
                                         make -C system/arm/bootloader/arm64
                                         CROSS_COMPILE=aarch64-linux-gnu-
 
-Our own changes to gem5 (SMAP on x86) are a patch series in
-configs/gem5/patches/, which the user applies to that tree and builds;
-series() says whether the tree carries it and whether the binary was
-built with it.
+Our own changes to gem5 (SMAP and a rep-string start-up cost on x86) are
+a patch series in configs/gem5/patches/, which the user applies to that
+tree and builds; series() says whether the tree carries it and whether
+the binary was built with it.
 """
 
 import functools
@@ -35,9 +35,9 @@ HOW = {
                   "CROSS_COMPILE=aarch64-linux-gnu-' in the gem5 tree",
 }
 PATCHES = Path(__file__).resolve().parent / "patches"
-# A string the series compiles into gem5.opt (a statistic's description
-# in its last patch): how a binary shows it was built with the series.
-SERIES_MARK = b"Translations refused by SMAP"
+# Strings the series compiles into gem5.opt (a TLB statistic's description,
+# the new op class's name): how a binary shows it was built with it all.
+SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup")
 APPLY_SERIES = ("apply it with 'git -C $GEM5_HOME am " + str(PATCHES) + "/*.patch' "
                 "and rebuild gem5")
 
@@ -61,7 +61,7 @@ class SeriesState:
 
     def describe(self) -> str:
         if self.built and self.applied:
-            return f"uaccess-lab SMAP series {series_id()} applied and built"
+            return f"uaccess-lab gem5 series {series_id()} (SMAP, rep start-up) applied and built"
         if self.built:
             return "binary built with the series, but the source no longer carries it"
         if self.applied:
@@ -82,13 +82,14 @@ def _source_carries_series(home: Path) -> bool:
 @functools.lru_cache(maxsize=None)
 def _binary_has_mark(path: str, size: int, mtime_ns: int) -> bool:
     # size and mtime key the cache: a rebuilt binary is looked at again.
-    tail = b""
+    missing, tail = set(SERIES_MARKS), b""
+    keep = max(len(m) for m in SERIES_MARKS)
     with open(path, "rb") as f:
-        while chunk := f.read(1 << 24):
-            if SERIES_MARK in tail + chunk:
-                return True
-            tail = chunk[-len(SERIES_MARK):]
-    return False
+        while missing and (chunk := f.read(1 << 24)):
+            window = tail + chunk
+            missing = {m for m in missing if m not in window}
+            tail = chunk[-keep:]
+    return not missing
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ class Gem5:
         if arch != "x86_64":
             raise UserError(f"{why} is x86-only; arm64 has PAN, which gem5 models")
         if not self.built_with_series(arch):
-            raise UserError(f"{why} needs gem5 with uaccess-lab's SMAP patch series, "
+            raise UserError(f"{why} needs gem5 with uaccess-lab's patch series, "
                             f"which {self.binary(arch)} lacks: {APPLY_SERIES}")
 
     def missing(self, arch: str) -> list:

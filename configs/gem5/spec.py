@@ -26,6 +26,9 @@ SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"
 # preset's fu_latency gives their op class.
 SMAP_MODELS = ("none", "lfence", "serialize", "smap")
 SMAP_OP_CLASS = "IprAccess"  # the op class of the series' STAC/CLAC micro-op
+# The series' op class of a rep string instruction's first micro-op: its
+# latency is the microcode start-up cost (1 cycle, none, by default).
+REP_STARTUP_OP_CLASS = "RepStringStartup"
 
 # O3 parameters a preset may set (gem5 v24 src/cpu/o3/BaseO3CPU.py); a typo
 # in a preset fails here, not an hour into a simulation.
@@ -38,7 +41,8 @@ O3_PARAMS = {
 
 # Op classes whose FU-pool latency a preset may set ([fu_latency]); each
 # is in gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py).
-FU_OP_CLASSES = {"IntAlu", "IntMult", "IntDiv", "MemRead", "MemWrite", SMAP_OP_CLASS}
+FU_OP_CLASSES = {"IntAlu", "IntMult", "IntDiv", "MemRead", "MemWrite", SMAP_OP_CLASS,
+                 REP_STARTUP_OP_CLASS}
 
 BOARD = {
     "x86_64": {"console": "ttyS0", "disk_device": "/dev/sda", "lpj": "7999923",
@@ -71,6 +75,15 @@ def model_args(arch: str, smap_model: str) -> tuple:
     if arch != "x86_64" or not smap_model or smap_model == "smap":
         return ()
     return (f"{MODEL_PARAM}{smap_model}",)
+
+
+def needs_series(arch: str, smap_model: str, cpu) -> str:
+    """What of a point needs our gem5 patch series ("" for nothing)."""
+    if executes_smap(arch, smap_model):
+        return "smap_model smap"
+    if REP_STARTUP_OP_CLASS in getattr(cpu, "fu_latency", {}):
+        return f"CPU preset {cpu.name}'s {REP_STARTUP_OP_CLASS} latency"
+    return ""
 
 
 def executes_smap(arch: str, smap_model: str) -> bool:
