@@ -22,6 +22,7 @@ costs more in gem5 than on the hardware: the fit says so, and a latency
 below 1 cycle is not offered as an answer.
 """
 
+import concurrent.futures
 import dataclasses
 import re
 from dataclasses import dataclass
@@ -56,7 +57,8 @@ STATX_SEED = Seed("000_ccfae2f7fd7a499e (statx: optimize copy of struct statx, 2
                   10_000_000, 5.530, 1.624)
 VARIANTS = ("stock", "statx-putuser")
 DEFAULT_LATENCIES = (1, 16, 48)
-JOB = {"workload": "statx-loop", "run": {"iterations": 200, "warmup": 20}}
+# The seeds sweep's statx script, so calibration and sweep share boots.
+SCRIPT = Path(__file__).resolve().parents[1] / "workloads" / "scripts" / "statx-loop-gem5.toml"
 
 
 @dataclass(frozen=True)
@@ -97,23 +99,28 @@ def with_latency(cpu, latency: int):
                                fu_latency=lat)
 
 
-def measure(gem5, cpu, cache, latencies, timeout: float, say=print) -> list:
-    job = script.from_dict(JOB, "<calibrate statx>")
+def measure(gem5, cpu, cache, latencies, timeout: float, workers: int = 2,
+            say=print) -> list:
+    """Simulated ns per call of both kernels at each latency. Points run
+    `workers` at a time; the two boots (one per kernel, shared by every
+    latency) therefore run side by side."""
+    job = script.load(SCRIPT)
     layers = gem5_spec.layers_for("x86_64")
     kernels = {v: kbuild.build_kernel("x86_64", v, layers=layers) for v in VARIANTS}
     image = assemble.build_image("x86_64", job)
     ghz = clock_ghz()
-    out = []
-    for latency in latencies:
-        ns = {}
-        for variant in VARIANTS:
-            say(f"[calibrate] {variant} with {gem5_spec.SMAP_OP_CLASS} = {latency} cycles")
-            rec = runs.run_gem5_point(kernels[variant], image, job, gem5,
-                                      with_latency(cpu, latency), cache, "smap", timeout)
-            s = gem5_stats.roi_summary(Path(rec["gem5"]["stats_file"]))
-            ns[variant] = s["cycles"] / rec["result"]["ops"] / ghz
-        out.append(Point(latency, ns))
-    return out
+
+    def one(latency, variant):
+        say(f"[calibrate] {variant} with {gem5_spec.SMAP_OP_CLASS} = {latency} cycles")
+        rec = runs.run_gem5_point(kernels[variant], image, job, gem5,
+                                  with_latency(cpu, latency), cache, "smap", timeout)
+        s = gem5_stats.roi_summary(Path(rec["gem5"]["stats_file"]))
+        return s["cycles"] / rec["result"]["ops"] / ghz
+
+    todo = [(lat, v) for lat in latencies for v in VARIANTS]
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        done = dict(zip(todo, pool.map(lambda t: one(*t), todo)))
+    return [Point(lat, {v: done[(lat, v)] for v in VARIANTS}) for lat in latencies]
 
 
 def fit(points: list, seed: Seed = STATX_SEED) -> Fit:
