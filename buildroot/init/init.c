@@ -236,6 +236,16 @@ static void run_workload(void)
 	if (pid == 0) {
 		char *argv[] = { path, (char *)JOB_PATH, NULL };
 
+		/*
+		 * No restartable sequences in the workload: glibc (2.35 and
+		 * later) registers an rseq area at start-up, and then every
+		 * return to user space after a context switch makes the kernel
+		 * read and write it (__rseq_handle_notify_resume: one get_user,
+		 * three put_user). A kworker that happened to run inside the
+		 * ROI added those user accesses to some runs and not others, so
+		 * per-op uaccess counts were not exact.
+		 */
+		setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
 		execve(path, argv, environ);
 		say("@@UACCESS-ERROR exec %s: %s", path, strerror(errno));
 		_exit(127);
