@@ -37,6 +37,8 @@ METRICS = {  # column title -> (store column, digits, arch or None for both)
     "kernel insns/op": ("insns_kernel", 0, None),
     "stac/op": ("stac", 2, "x86_64"),
     "clac/op": ("clac", 2, "x86_64"),
+    # user_access_begin's speculation barrier: stat-unsafe's one extra.
+    "lfence/op": ("lfence", 2, "x86_64"),
     "rep iters/op": ("rep_iterations", 2, "x86_64"),
     "rep cmps iters/op": ("rep_cmps_iterations", 2, "x86_64"),
     "PAN writes/op": ("pan_writes", 2, "arm64"),

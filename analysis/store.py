@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS runs (
     params TEXT,                     -- JSON of swept workload parameters
     ops INTEGER, errors INTEGER, checksum TEXT, roi_ns INTEGER, boot_s REAL,
     insns_total INTEGER, insns_user INTEGER, insns_kernel INTEGER,
-    stac INTEGER, clac INTEGER,
+    stac INTEGER, clac INTEGER, lfence INTEGER,
     rep_executions INTEGER, rep_iterations INTEGER,
     rep_cmps_iterations INTEGER, rep_movs_iterations INTEGER, rep_stos_iterations INTEGER,
     pan_writes INTEGER, ldtr INTEGER, sttr INTEGER,
@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS symbols (
 
 COLUMNS = ("sweep", "key", "status", "arch", "variant", "workload", "backend", "profile",
            "params", "ops", "errors", "checksum", "roi_ns", "boot_s",
-           "insns_total", "insns_user", "insns_kernel", "stac", "clac",
+           "insns_total", "insns_user", "insns_kernel", "stac", "clac", "lfence",
            "rep_executions", "rep_iterations", "rep_cmps_iterations",
            "rep_movs_iterations", "rep_stos_iterations",
            "pan_writes", "ldtr", "sttr", "kernel_version", "qemu_version",
@@ -106,7 +106,7 @@ def _counts_columns(counts) -> dict:
     x86 = counts.get("x86")
     if x86:
         rep = x86.get("rep", {})
-        out.update(stac=x86.get("stac"), clac=x86.get("clac"),
+        out.update(stac=x86.get("stac"), clac=x86.get("clac"), lfence=x86.get("lfence"),
                    rep_executions=sum(r.get("executions", 0) for r in rep.values()),
                    rep_iterations=sum(r.get("iterations", 0) for r in rep.values()),
                    rep_cmps_iterations=rep.get("cmps", {}).get("iterations", 0),
