@@ -37,7 +37,7 @@ def test_every_patch_is_a_described_format_patch():
         for patch in variants.load(name).patches:
             text = patch.path.read_text()
             assert text.startswith("From "), patch.name
-            assert re.search(r"^Subject: \[PATCH\] \S+: ", text, re.M), patch.name
+            assert re.search(r"^Subject: \[PATCH( \d+/\d+)?\] \S+: ", text, re.M), patch.name
             body = text.split("\n\n", 1)[1].split("\n---\n", 1)[0]
             assert len(body.split()) >= 40, f"{patch.name}: describe the change"
             assert variants.touched_files(text), patch.name
