@@ -17,7 +17,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from analysis import store
+from analysis import scorecard, store
 from lab import cache
 
 
@@ -363,6 +363,9 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             has_fig = plot_gem5_group(title, members, fig)
             sections.append((title, header, body, [],
                              fig.relative_to(out_dir) if has_fig else None))
+        if any(r["backend"] == "gem5" for r in rows):
+            sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
+                             "(analysis/scorecard.py)", *scorecard.table(rows), [], None))
         check = cross_check(rows)
         if check[1]:
             sections.append(("Cross-check: gem5 committed instructions vs QEMU plugin count "
