@@ -8,7 +8,7 @@
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
     ./run.py run --backend gem5 --arch x86_64 --smap-model lfence --workload statx-loop
     ./run.py crosscheck --arch x86_64 --smap-model lfence --workload statx-loop
-    ./run.py calibrate [--latencies 1,16,48] [--write-preset P.toml]
+    ./run.py calibrate [--mechanism smap|rep|all] [--write-preset P.toml]
     ./run.py sweep [configs/sweeps/default.toml] [--dry-run]
     ./run.py report [SWEEP_FILE]
     ./run.py scorecard                               # seeds' hardware vs gem5, from the store
@@ -231,31 +231,50 @@ def cmd_crosscheck(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    """Fit STAC/CLAC's latency in gem5 to the statx seed (configs/calibrate.py)."""
-    try:
-        latencies = sorted({int(x) for x in args.latencies.split(",")})
-    except ValueError:
-        raise UserError(f"--latencies takes whole numbers of cycles, like 1,16,48; "
-                        f"got {args.latencies!r}") from None
-    if len(latencies) < 2 or latencies[0] < 1:
-        raise UserError("--latencies needs two or more different values >= 1")
+    """Fit the series' latencies to the seeds (configs/calibrate.py)."""
+    # rep first: its start-up cost is in every rep string instruction,
+    # copy_to_user's included, so SMAP is calibrated on top of it.
+    names = ["rep", "smap"] if args.mechanism == "all" else [args.mechanism]
+    if args.mechanism != "all" and args.mechanism not in calibrate.MECHANISMS:
+        raise UserError(f"unknown mechanism '{args.mechanism}': choose one of "
+                        f"{', '.join(calibrate.MECHANISMS)}, all")
+    latencies = None
+    if args.latencies:
+        try:
+            latencies = sorted({int(x) for x in args.latencies.split(",")})
+        except ValueError:
+            raise UserError(f"--latencies takes whole numbers of cycles, like 1,16,48; "
+                            f"got {args.latencies!r}") from None
+        if len(latencies) < 2 or latencies[0] < 1:
+            raise UserError("--latencies needs two or more different values >= 1")
     cpu = gem5_spec.load_cpu(args.cpu_preset, "x86_64")
-    cache = gem5_spec.load_cache(args.cache)
-    for v in calibrate.VARIANTS:
-        kbuild.plan("x86_64", v, gem5_spec.layers_for("x86_64"))
+    cache_preset = gem5_spec.load_cache(args.cache)
+    for name in names:
+        m = calibrate.MECHANISMS[name]
+        for v in (m.before, m.after):
+            kbuild.plan("x86_64", v, gem5_spec.layers_for("x86_64"))
     g = gem5_locate.require("x86_64", args.gem5)
     g.require_series("x86_64", "calibrate")
-    points = calibrate.measure(g, cpu, cache, latencies,
-                               args.timeout or gem5_spec.DEFAULT_TIMEOUT)
-    fit = calibrate.fit(points)
-    print(calibrate.text(points, fit), end="")
+    calibrated, notes, base = {}, [], cpu
+    for name in names:
+        m = calibrate.MECHANISMS[name]
+        points = calibrate.measure(m, g, cpu, cache_preset, latencies or m.default_latencies,
+                                   args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+        fit = calibrate.fit(m, points)
+        print(calibrate.text(m, points, fit), end="")
+        if fit.latency >= 1:
+            calibrated[m.op_class] = round(fit.latency)
+            cpu = calibrate.with_latency(cpu, m.op_class, round(fit.latency))
+            notes.append(f"{m.op_class} = {round(fit.latency)} (fit {fit.latency:.1f}) "
+                         f"from {m.seed}: {m.hardware}")
+        else:
+            notes.append(f"{m.op_class}: no calibration from {m.seed} (see the fit)")
     if args.write_preset:
-        if not fit.latency >= 1:
-            raise UserError("no preset written: the fit gives no latency of 1 cycle or more")
-        command = "./run.py calibrate " + " ".join(sys.argv[2:]) if sys.argv[1:2] == [
-            "calibrate"] else "./run.py calibrate"
+        if not calibrated:
+            raise UserError("no preset written: no mechanism gave a latency of 1 cycle or more")
+        command = "./run.py " + " ".join(sys.argv[1:])
         cache.write_atomic(Path(args.write_preset),
-                                    calibrate.preset_text(cpu, fit, points, command))
+                           calibrate.preset_text(base, calibrated, notes + [command]))
         print(f"preset: {args.write_preset}")
     return 0
 
@@ -394,13 +413,16 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--smap-model", default="none", help="x86: none | lfence | smap")
     sp.add_argument("--timeout", type=float, default=None,
                     help="seconds per gem5 process (default: 6 h)")
-    sp = sub.add_parser("calibrate", help="fit STAC/CLAC's gem5 latency to the statx seed "
+    sp = sub.add_parser("calibrate", help="fit the gem5 series' latencies to the seeds "
                         "(needs gem5 with configs/gem5/patches)")
     sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
     sp.add_argument("--cpu-preset", default="x86_64-o3-default", help="the O3 preset to calibrate")
     sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
-    sp.add_argument("--latencies", default=",".join(map(str, calibrate.DEFAULT_LATENCIES)),
-                    help="IprAccess latencies to measure, in cycles (default: %(default)s)")
+    sp.add_argument("--mechanism", default="smap",
+                    help="smap (STAC/CLAC, on statx), rep (rep string start-up, on the "
+                         "dentry compare) or all (default: %(default)s)")
+    sp.add_argument("--latencies", default="",
+                    help="latencies to measure, in cycles (default: per mechanism)")
     sp.add_argument("--write-preset", help="write the calibrated CPU preset (TOML) here")
     sp.add_argument("--timeout", type=float, default=None,
                     help="seconds per gem5 process (default: 6 h)")

@@ -1,25 +1,32 @@
-"""Calibrate what STAC/CLAC cost in gem5 against the statx seed.
+"""Calibrate gem5's costs for the two mechanisms of our patch series
+(configs/gem5/patches) against the seeds' hardware numbers.
 
-The seed (../shared/seeds/000_ccfae2f7fd7a499e.txt, 2017) timed 10M statx
-calls on real x86 hardware: 5.530 s with one __put_user per field (each
-with its own stac/clac), 1.624 s with one copy_to_user. Our variants
-statx-putuser and stock are those two kernels, and the difference per
-call, 390.6 ns, is what 26 extra stac/clac pairs (and their extra stores
-and exception-table entries) cost there.
+smap: STAC/CLAC are one micro-op of op class IprAccess that serializes
+  after itself. The statx seed (../shared/seeds/000_ccfae2f7fd7a499e.txt,
+  2017) timed 10M statx calls: 5.530 s with one __put_user (own stac/clac)
+  per field, 1.624 s with one copy_to_user: +390.6 ns per call for 26
+  extra windows (and their stores). Variants statx-putuser and stock are
+  those two kernels, run under smap_model "smap". The target is that
+  difference in time, so it does not depend on what else the loop does
+  (ours hashes every result). Simulated time is cycles at the board's
+  3 GHz; the seed does not name its clock, so this assumes a ~3 GHz part
+  (2017 x86 cores ran at 2.5 to 4 GHz, which scales the target cycles,
+  not the method).
 
-With our gem5 patch series, STAC and CLAC are one micro-op of op class
-IprAccess that serializes after itself; the CPU preset's fu_latency sets
-that op class's latency. calibrate() runs stock and statx-putuser under
-smap_model "smap" at a few latencies, fits the per-call difference in
-simulated time as a line in the latency, and solves for the latency that
-gives the seed's 390.6 ns. Simulated time is cycles at the board's 3 GHz
-clock; the seed does not name its CPU's clock, so comparing nanoseconds
-assumes a ~3 GHz part (2017 desktop and server x86 cores ran at 2.5 to
-4 GHz, which moves the target cycles by that ratio, not the method).
+rep: a rep string instruction starts with a micro-op of op class
+  RepStringStartup. The dentry seed (004_19de4fc19931aa23.txt, Westmere,
+  2010) measured git diff's system time 2.57 s with a repe cmpsb memcmp
+  and 2.35 s with a byte loop: the byte loop saves 8.6 %. Variants
+  dcache-repcmpsb and dcache-bytecmp on the gem5 lstat storm, no SMAP
+  (Westmere had none). The target is that fraction of the repe-cmpsb
+  kernel's time, taken on the whole ROI (gem5's statistics do not split
+  user from kernel cycles; the storm's user part dilutes the effect).
 
-If even the smallest latency overshoots the seed, serialization alone
-costs more in gem5 than on the hardware: the fit says so, and a latency
-below 1 cycle is not offered as an answer.
+Each mechanism is run at a few latencies; the time per op of each kernel
+is fitted as a line in the latency, and the latency that meets the
+target is solved for. A target already overshot at latency 1 is said,
+not fitted: it means the mechanism costs more in gem5 than on the
+seed's hardware for reasons other than the latency.
 """
 
 import concurrent.futures
@@ -36,53 +43,62 @@ from kernels import build as kbuild
 from lab.errors import UserError
 from workloads import script
 
+SCRIPTS = Path(__file__).resolve().parents[1] / "workloads" / "scripts"
+
 
 @dataclass(frozen=True)
-class Seed:
-    thread: str
-    calls: int
-    per_field_s: float   # statx-putuser's kernel
-    one_copy_s: float    # stock's kernel (the patch that one copy landed as)
+class Mechanism:
+    name: str
+    seed: str
+    hardware: str
+    before: str          # the slower kernel of the seed
+    after: str
+    script: Path         # the seeds sweep's script, so they share boots
+    smap_model: str
+    op_class: str
+    target: float
+    target_kind: str     # "delta_ns": before - after, ns per op; "fraction": of before
+    default_latencies: tuple
 
-    @property
-    def delta_ns_per_call(self) -> float:
-        return (self.per_field_s - self.one_copy_s) / self.calls * 1e9
 
-    @property
-    def ratio(self) -> float:
-        return self.per_field_s / self.one_copy_s
-
-
-STATX_SEED = Seed("000_ccfae2f7fd7a499e (statx: optimize copy of struct statx, 2017)",
-                  10_000_000, 5.530, 1.624)
-VARIANTS = ("stock", "statx-putuser")
-DEFAULT_LATENCIES = (1, 16, 48)
-# The seeds sweep's statx script, so calibration and sweep share boots.
-SCRIPT = Path(__file__).resolve().parents[1] / "workloads" / "scripts" / "statx-loop-gem5.toml"
+MECHANISMS = {
+    "smap": Mechanism(
+        "smap", "000_ccfae2f7fd7a499e (statx, 2017)",
+        "10M statx: 5.530 s per-field __put_user, 1.624 s one copy_to_user",
+        "statx-putuser", "stock", SCRIPTS / "statx-loop-gem5.toml", "smap",
+        gem5_spec.SMAP_OP_CLASS, (5.530 - 1.624) / 10_000_000 * 1e9, "delta_ns", (1, 16, 48)),
+    "rep": Mechanism(
+        "rep", "004_19de4fc19931aa23 (dentry compare, Westmere, 2010)",
+        "git diff system time: 2.57 s repe cmpsb, 2.35 s byte loop",
+        "dcache-repcmpsb", "dcache-bytecmp", SCRIPTS / "lstat-storm-gem5.toml", "none",
+        gem5_spec.REP_STARTUP_OP_CLASS, (2.57 - 2.35) / 2.57, "fraction", (1, 20, 60)),
+}
 
 
 @dataclass(frozen=True)
 class Point:
     latency: int
-    ns_per_call: dict   # variant -> simulated ns per statx call (ROI cycles / ops)
+    ns_per_op: dict   # variant -> simulated ns per op (ROI cycles / ops / GHz)
 
-    @property
-    def delta(self) -> float:
-        return self.ns_per_call["statx-putuser"] - self.ns_per_call["stock"]
 
-    @property
-    def ratio(self) -> float:
-        return self.ns_per_call["statx-putuser"] / self.ns_per_call["stock"]
+@dataclass(frozen=True)
+class Line:
+    intercept: float
+    slope: float
+
+    def at(self, x: float) -> float:
+        return self.intercept + self.slope * x
 
 
 @dataclass(frozen=True)
 class Fit:
-    intercept: float  # ns per call at latency 0
-    slope: float      # ns per call per cycle of latency
-    latency: float    # the latency that gives the seed's difference
+    before: Line
+    after: Line
+    latency: float    # where the target is met; nan where it cannot be
 
-    def predict(self, latency: float) -> float:
-        return self.intercept + self.slope * latency
+    def effect(self, m: Mechanism, latency: float) -> float:
+        b, a = self.before.at(latency), self.after.at(latency)
+        return b - a if m.target_kind == "delta_ns" else (b - a) / b
 
 
 def clock_ghz() -> float:
@@ -92,89 +108,97 @@ def clock_ghz() -> float:
     return float(m.group(1))
 
 
-def with_latency(cpu, latency: int):
-    """The preset `cpu` with STAC/CLAC's op class at `latency` cycles."""
-    lat = dict(cpu.fu_latency, **{gem5_spec.SMAP_OP_CLASS: latency})
-    return dataclasses.replace(cpu, name=f"{cpu.name}@{gem5_spec.SMAP_OP_CLASS}={latency}",
-                               fu_latency=lat)
+def with_latency(cpu, op_class: str, latency: int):
+    """The preset `cpu` with `op_class` at `latency` cycles."""
+    return dataclasses.replace(cpu, name=f"{cpu.name}@{op_class}={latency}",
+                               fu_latency=dict(cpu.fu_latency, **{op_class: latency}))
 
 
-def measure(gem5, cpu, cache, latencies, timeout: float, workers: int = 2,
+def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: int = 2,
             say=print) -> list:
-    """Simulated ns per call of both kernels at each latency. Points run
-    `workers` at a time; the two boots (one per kernel, shared by every
-    latency) therefore run side by side."""
-    job = script.load(SCRIPT)
+    """Simulated ns per op of both kernels at each latency. Points run
+    `workers` at a time, so the two boots (one per kernel, shared by every
+    latency) run side by side."""
+    job = script.load(m.script)
     layers = gem5_spec.layers_for("x86_64")
-    kernels = {v: kbuild.build_kernel("x86_64", v, layers=layers) for v in VARIANTS}
+    kernels = {v: kbuild.build_kernel("x86_64", v, layers=layers) for v in (m.before, m.after)}
     image = assemble.build_image("x86_64", job)
     ghz = clock_ghz()
 
     def one(latency, variant):
-        say(f"[calibrate] {variant} with {gem5_spec.SMAP_OP_CLASS} = {latency} cycles")
+        say(f"[calibrate {m.name}] {variant} with {m.op_class} = {latency} cycles")
         rec = runs.run_gem5_point(kernels[variant], image, job, gem5,
-                                  with_latency(cpu, latency), cache, "smap", timeout)
+                                  with_latency(cpu, m.op_class, latency), cache,
+                                  m.smap_model, timeout)
         s = gem5_stats.roi_summary(Path(rec["gem5"]["stats_file"]))
         return s["cycles"] / rec["result"]["ops"] / ghz
 
-    todo = [(lat, v) for lat in latencies for v in VARIANTS]
+    todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         done = dict(zip(todo, pool.map(lambda t: one(*t), todo)))
-    return [Point(lat, {v: done[(lat, v)] for v in VARIANTS}) for lat in latencies]
+    return [Point(lat, {v: done[(lat, v)] for v in (m.before, m.after)}) for lat in latencies]
 
 
-def fit(points: list, seed: Seed = STATX_SEED) -> Fit:
-    """Least-squares line of the per-call difference against latency."""
-    if len({p.latency for p in points}) < 2:
+def _line(xs, ys) -> Line:
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return Line(my - slope * mx, slope)
+
+
+def fit(m: Mechanism, points: list) -> Fit:
+    """Least-squares lines of each kernel's time against the latency, and
+    the latency at which the effect meets the seed's."""
+    xs = [p.latency for p in points]
+    if len(set(xs)) < 2:
         raise UserError("calibrate needs at least two different latencies")
-    n = len(points)
-    mx = sum(p.latency for p in points) / n
-    my = sum(p.delta for p in points) / n
-    sxx = sum((p.latency - mx) ** 2 for p in points)
-    slope = sum((p.latency - mx) * (p.delta - my) for p in points) / sxx
-    intercept = my - slope * mx
-    latency = (seed.delta_ns_per_call - intercept) / slope if slope > 0 else float("nan")
-    return Fit(intercept, slope, latency)
+    before = _line(xs, [p.ns_per_op[m.before] for p in points])
+    after = _line(xs, [p.ns_per_op[m.after] for p in points])
+    # The effect is linear in the latency for delta_ns; for a fraction,
+    # (b0 + b1 L - a0 - a1 L) = t (b0 + b1 L) is linear once multiplied out.
+    t = m.target
+    k = 1 - t if m.target_kind == "fraction" else 1
+    num = (t if m.target_kind == "delta_ns" else 0) - (k * before.intercept - after.intercept)
+    den = k * before.slope - after.slope
+    latency = num / den if den > 0 else float("nan")
+    return Fit(before, after, latency)
 
 
-def text(points: list, f: Fit, seed: Seed = STATX_SEED) -> str:
-    lines = [f"seed: {seed.thread}",
-             f"  hardware: {seed.per_field_s} s vs {seed.one_copy_s} s for "
-             f"{seed.calls:,} calls: +{seed.delta_ns_per_call:.1f} ns per call, "
-             f"ratio {seed.ratio:.2f}",
-             f"gem5 (smap_model smap, {gem5_spec.CLOCK}), ns per statx call:",
-             f"  {'latency':>7}  {'stock':>8}  {'putuser':>8}  {'delta':>8}  {'ratio':>6}"]
+def _show(m: Mechanism, value: float) -> str:
+    return f"{value:+.1f} ns" if m.target_kind == "delta_ns" else f"{100 * value:.2f} %"
+
+
+def text(m: Mechanism, points: list, f: Fit) -> str:
+    what = "ns per op"
+    lines = [f"seed: {m.seed}", f"  hardware: {m.hardware}; effect {_show(m, m.target)}",
+             f"gem5 ({m.before} vs {m.after}, smap_model {m.smap_model}, {gem5_spec.CLOCK}), "
+             f"{what}:",
+             f"  {'latency':>7}  {m.before:>16}  {m.after:>16}  {'effect':>10}"]
     for p in points:
-        lines.append(f"  {p.latency:>7}  {p.ns_per_call['stock']:>8.1f}  "
-                     f"{p.ns_per_call['statx-putuser']:>8.1f}  {p.delta:>8.1f}  {p.ratio:>6.2f}")
-    lines.append(f"fit: delta = {f.intercept:.1f} ns + {f.slope:.3f} ns x latency")
+        b, a = p.ns_per_op[m.before], p.ns_per_op[m.after]
+        eff = b - a if m.target_kind == "delta_ns" else (b - a) / b
+        lines.append(f"  {p.latency:>7}  {b:>16.1f}  {a:>16.1f}  {_show(m, eff):>10}")
+    lines.append(f"fit: {m.before} {f.before.intercept:.1f} + {f.before.slope:.3f} L ns; "
+                 f"{m.after} {f.after.intercept:.1f} + {f.after.slope:.3f} L ns")
     if f.latency != f.latency:  # nan
-        lines.append("no calibration: the difference does not grow with the latency")
+        lines.append(f"no calibration: the effect does not grow with the {m.op_class} latency")
     elif f.latency < 1:
         lines.append(f"no calibration: at latency 1 gem5 already gives "
-                     f"+{f.predict(1):.1f} ns per call, more than the seed's "
-                     f"{seed.delta_ns_per_call:.1f}; serializing STAC/CLAC alone costs more "
-                     f"in gem5's O3 than on the seed's hardware")
+                     f"{_show(m, f.effect(m, 1))}, more than the seed's {_show(m, m.target)}; "
+                     f"the mechanism costs more in gem5's O3 than on the seed's hardware")
     else:
-        lines.append(f"calibrated: {gem5_spec.SMAP_OP_CLASS} latency {round(f.latency)} cycles "
+        lines.append(f"calibrated: {m.op_class} latency {round(f.latency)} cycles "
                      f"(exact fit {f.latency:.1f})")
     return "\n".join(lines) + "\n"
 
 
-def preset_text(cpu, f: Fit, points: list, command: str) -> str:
-    """A CPU preset: `cpu` with the calibrated latency, and how it was found."""
-    lat = round(f.latency)
-    rows = ", ".join(f"{p.latency}: +{p.delta:.0f} ns" for p in points)
-    body = [f"# {cpu.description}, with STAC/CLAC ({gem5_spec.SMAP_OP_CLASS}) calibrated on",
-            f"# the statx seed ({STATX_SEED.thread}):",
-            f"# +{STATX_SEED.delta_ns_per_call:.1f} ns per call for statx-putuser over stock.",
-            f"# Measured by: {command}",
-            f"# gem5 delta per call at each latency: {rows}; fit {f.latency:.1f}.",
+def preset_text(cpu, calibrated: dict, notes: list) -> str:
+    """A CPU preset: `cpu` with the calibrated latencies, and how they were found."""
+    body = [f"# {cpu.description}, with latencies calibrated on the seeds by"
+            f" ./run.py calibrate:"] + [f"# {n}" for n in notes] + [
             f'arch = "{cpu.arch}"', f'type = "{cpu.type}"',
-            f'description = "{cpu.description}, STAC/CLAC calibrated on statx"',
-            "[params]"]
+            f'description = "{cpu.description}, calibrated on the seeds"', "[params]"]
     body += [f"{k} = {v}" for k, v in sorted(cpu.params.items())]
     body += ["[fu_latency]"]
-    body += [f"{k} = {v}" for k, v in sorted(dict(cpu.fu_latency,
-                                                   **{gem5_spec.SMAP_OP_CLASS: lat}).items())]
+    body += [f"{k} = {v}" for k, v in sorted(dict(cpu.fu_latency, **calibrated).items())]
     return "\n".join(body) + "\n"

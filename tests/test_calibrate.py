@@ -1,8 +1,8 @@
-"""The calibration's arithmetic: the seed's target and the line fit.
+"""The calibration's arithmetic: the seeds' targets and the line fits.
 
-The gem5 measurements themselves are in tests/test_smap.py and in
-`run.py calibrate`; here the fit is checked on numbers whose answer is
-known exactly.
+The gem5 measurements themselves are `run.py calibrate` (and
+tests/test_smap.py for SMAP's behaviour); here the fit is checked on
+numbers whose answer is known exactly.
 """
 
 import math
@@ -12,32 +12,46 @@ import pytest
 from configs import calibrate
 from lab.errors import UserError
 
-
-def _point(latency, stock, putuser):
-    return calibrate.Point(latency, {"stock": stock, "statx-putuser": putuser})
-
-
-def test_the_seed_target_is_the_threads_difference_per_call():
-    seed = calibrate.STATX_SEED
-    assert seed.delta_ns_per_call == pytest.approx(390.6)  # (5.530 - 1.624) s / 10M
-    assert seed.ratio == pytest.approx(5.530 / 1.624)
+SMAP = calibrate.MECHANISMS["smap"]
+REP = calibrate.MECHANISMS["rep"]
 
 
-def test_a_line_through_the_points_is_solved_for_the_seed():
-    # delta = 100 ns + 5 ns per cycle: the seed's 390.6 ns needs 58.12 cycles.
-    points = [_point(lat, 500.0, 500.0 + 100 + 5 * lat) for lat in (1, 16, 48)]
-    f = calibrate.fit(points)
-    assert f.intercept == pytest.approx(100) and f.slope == pytest.approx(5)
-    assert f.latency == pytest.approx((390.6 - 100) / 5)
-    assert "calibrated: IprAccess latency 58 cycles" in calibrate.text(points, f)
+def _point(m, latency, before, after):
+    return calibrate.Point(latency, {m.before: before, m.after: after})
+
+
+def test_the_seed_targets_are_the_threads_numbers():
+    assert SMAP.target == pytest.approx(390.6)        # (5.530 - 1.624) s / 10M calls
+    assert SMAP.before == "statx-putuser" and SMAP.after == "stock"
+    assert REP.target == pytest.approx(0.0856, abs=1e-4)  # (2.57 - 2.35) / 2.57
+    assert REP.before == "dcache-repcmpsb" and REP.after == "dcache-bytecmp"
+
+
+def test_a_difference_target_is_solved_on_the_lines():
+    # putuser = 600 + 5 L ns, stock = 500 ns: +100 + 5 L, so 390.6 needs 58.12.
+    points = [_point(SMAP, lat, 600.0 + 5 * lat, 500.0) for lat in (1, 16, 48)]
+    f = calibrate.fit(SMAP, points)
+    assert f.before.slope == pytest.approx(5) and f.after.slope == pytest.approx(0)
+    assert f.latency == pytest.approx((390.6 - 100) / 5, abs=1e-3)
+    assert "calibrated: IprAccess latency 58 cycles" in calibrate.text(SMAP, points, f)
+
+
+def test_a_fraction_target_is_solved_on_the_lines():
+    # repcmpsb = 1000 + 2 L, bytecmp = 1000 + 0.5 L (its copies pay the
+    # start-up too): (1.5 L) / (1000 + 2 L) = 0.0856 at L = 64.0.
+    points = [_point(REP, lat, 1000 + 2.0 * lat, 1000 + 0.5 * lat) for lat in (1, 20, 60)]
+    f = calibrate.fit(REP, points)
+    t = REP.target
+    assert f.latency == pytest.approx(1000 * t / (1.5 - 2 * t), abs=1e-6)
+    assert f.effect(REP, f.latency) == pytest.approx(t)
 
 
 def test_an_overshoot_at_one_cycle_is_said_not_fitted():
-    points = [_point(lat, 500.0, 500.0 + 600 + 5 * lat) for lat in (1, 16)]
-    f = calibrate.fit(points)
+    points = [_point(SMAP, lat, 1100.0 + 5 * lat, 500.0) for lat in (1, 16)]
+    f = calibrate.fit(SMAP, points)
     assert f.latency < 1
-    assert "no calibration: at latency 1 gem5 already gives" in calibrate.text(points, f)
-    flat = calibrate.fit([_point(1, 500.0, 600.0), _point(16, 500.0, 600.0)])
+    assert "no calibration: at latency 1 gem5 already gives" in calibrate.text(SMAP, points, f)
+    flat = calibrate.fit(SMAP, [_point(SMAP, 1, 600.0, 500.0), _point(SMAP, 16, 600.0, 500.0)])
     assert math.isnan(flat.latency)
     with pytest.raises(UserError, match="two different latencies"):
-        calibrate.fit([_point(1, 500.0, 600.0)])
+        calibrate.fit(SMAP, [_point(SMAP, 1, 600.0, 500.0)])
