@@ -378,6 +378,10 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--variant", default="stock")
         sp.add_argument("--jobs", type=int, default=0, help="make -j (default: cores)")
 
+    def gem5_args(sp):
+        sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+        sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
+
     def workload_args(sp):
         sp.add_argument("--workload", default="lstat-storm")
         sp.add_argument("--script", help="a workload script (TOML); default: "
@@ -394,9 +398,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--backend", default="qemu", help="qemu or gem5")
     sp.add_argument("--profile", default="", help="QEMU CPU profile (default per arch)")
     sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
-    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+    gem5_args(sp)
     sp.add_argument("--cpu-preset", default="", help="gem5 O3 preset (default: <arch>-o3-default)")
-    sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
     sp.add_argument("--smap-model", default="none",
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
                          "smap (SMAP executed by gem5; needs configs/gem5/patches)")
@@ -408,16 +411,14 @@ def parser() -> argparse.ArgumentParser:
                         "symbol (replays the ROI with gem5's instruction trace)")
     kernel_args(sp)
     workload_args(sp)
-    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
-    sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
+    gem5_args(sp)
     sp.add_argument("--smap-model", default="none", help="x86: none | lfence | smap")
     sp.add_argument("--timeout", type=float, default=None,
                     help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("calibrate", help="fit the gem5 series' latencies to the seeds "
                         "(needs gem5 with configs/gem5/patches)")
-    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+    gem5_args(sp)
     sp.add_argument("--cpu-preset", default="x86_64-o3-default", help="the O3 preset to calibrate")
-    sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
     sp.add_argument("--mechanism", default="smap",
                     help="smap (STAC/CLAC, on statx), rep (rep string start-up, on the "
                          "dentry compare) or all (default: %(default)s)")
