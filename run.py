@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import gem5_stats, report, roi_trace, scorecard, store, table  # noqa: E402
+from analysis import report, roi_trace, scorecard, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
 from configs import calibrate, executor, runs, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
@@ -191,7 +191,7 @@ def _run_gem5(args, job) -> int:
     args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu)
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
                                  args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force)
-    summary = gem5_stats.roi_summary(Path(record["gem5"]["stats_file"]))
+    summary = record["gem5"]["summary"]
     if args.json:
         print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
         return 0

@@ -1,4 +1,5 @@
-"""The results store: one SQLite file, one row per (sweep, point).
+"""The results store: one SQLite file, one row per (sweep, point), and a
+long table of that point's metrics.
 
 Why SQLite, not Parquet: it is in Python's standard library (no pyarrow to
 install), pandas reads it (`pd.read_sql("select * from runs", conn)`), and
@@ -7,11 +8,17 @@ transactions, and safe concurrent writers (two run.py processes ingesting
 at once wait on SQLite's lock; neither corrupts the file). Parquet files
 are write-once; appending a point would mean rewriting or a file per point.
 
-Tables:
-  runs     one row per point: axes, status, headline counts as columns
-           (so a plain SELECT answers most questions), and the full record
-           JSON (result, counts, provenance) in `record`.
+Tables (schema version in SQLite's user_version):
+  runs     one row per point: its axes, status, the answer (ops, errors,
+           checksum), versions, and the full record JSON in `record`.
+  metrics  (sweep, key, name, value): every number the run stage measured,
+           one row each, so a new metric or simulator adds rows, not
+           columns. rows() puts them back beside each run's columns.
   symbols  per-point kernel instruction counts by symbol, from the plugin.
+  plans    the run keys each sweep expanded to last.
+The store reads records only: the run stage hands it parsed results
+(gem5's statistics are in record["gem5"]["summary"]), never a simulator
+file.
 """
 
 import json
@@ -20,9 +27,9 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-from analysis import gem5_stats
 from lab import cache
 
+VERSION = 2  # PRAGMA user_version; 0 is the wide, one-column-per-metric runs table
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     sweep TEXT NOT NULL,
@@ -30,21 +37,17 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,            -- ok | failed
     arch TEXT, variant TEXT, workload TEXT, backend TEXT, profile TEXT,
     params TEXT,                     -- JSON of swept workload parameters
-    ops INTEGER, errors INTEGER, checksum TEXT, roi_ns INTEGER, boot_s REAL,
-    insns_total INTEGER, insns_user INTEGER, insns_kernel INTEGER,
-    stac INTEGER, clac INTEGER, lfence INTEGER,
-    rep_executions INTEGER, rep_iterations INTEGER,
-    rep_cmps_iterations INTEGER, rep_movs_iterations INTEGER, rep_stos_iterations INTEGER,
-    pan_writes INTEGER, ldtr INTEGER, sttr INTEGER,
-    kernel_version TEXT, qemu_version TEXT,
     cache TEXT, smap_model TEXT, twin_of TEXT,
-    cycles INTEGER, gem5_insts INTEGER, gem5_ops INTEGER, ipc REAL,
-    branch_mispredicts INTEGER, squashed_insts INTEGER,
-    l1d_misses INTEGER, l1i_misses INTEGER, l2_misses INTEGER, gem5_version TEXT,
+    ops INTEGER, errors INTEGER, checksum TEXT,
+    kernel_version TEXT, simulator TEXT, simulator_version TEXT,
     error TEXT, log TEXT,
     record TEXT,
     recorded_at TEXT,
     PRIMARY KEY (sweep, key)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    sweep TEXT NOT NULL, key TEXT NOT NULL, name TEXT NOT NULL, value REAL,
+    PRIMARY KEY (sweep, key, name)
 );
 CREATE TABLE IF NOT EXISTS plans (
     sweep TEXT PRIMARY KEY, keys TEXT NOT NULL, planned_at TEXT
@@ -56,15 +59,19 @@ CREATE TABLE IF NOT EXISTS symbols (
 """
 
 COLUMNS = ("sweep", "key", "status", "arch", "variant", "workload", "backend", "profile",
-           "params", "ops", "errors", "checksum", "roi_ns", "boot_s",
-           "insns_total", "insns_user", "insns_kernel", "stac", "clac", "lfence",
-           "rep_executions", "rep_iterations", "rep_cmps_iterations",
-           "rep_movs_iterations", "rep_stos_iterations",
-           "pan_writes", "ldtr", "sttr", "kernel_version", "qemu_version",
-           "cache", "smap_model", "twin_of", "cycles", "gem5_insts", "gem5_ops", "ipc",
-           "branch_mispredicts", "squashed_insts", "l1d_misses", "l1i_misses", "l2_misses",
-           "gem5_version",
-           "error", "log", "record", "recorded_at")
+           "params", "cache", "smap_model", "twin_of", "ops", "errors", "checksum",
+           "kernel_version", "simulator", "simulator_version", "error", "log", "record",
+           "recorded_at")
+# Metrics every row reads as a key (None where the run has none), so the
+# report can ask for any of them; a run may carry others too.
+KNOWN_METRICS = (
+    "roi_ns", "boot_s", "insns_total", "insns_user", "insns_kernel", "stac", "clac", "lfence",
+    "rep_executions", "rep_iterations", "rep_cmps_iterations", "rep_movs_iterations",
+    "rep_stos_iterations", "pan_writes", "ldtr", "sttr", "cycles", "gem5_insts", "gem5_ops",
+    "ipc", "branch_mispredicts", "squashed_insts", "l1d_misses", "l1i_misses", "l2_misses",
+    "smap_faults")
+# Version-0 columns that were metrics, and those that were versions.
+_V0_METRICS = tuple(m for m in KNOWN_METRICS if m != "smap_faults")
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -79,25 +86,42 @@ def connect(path: Path) -> sqlite3.Connection:
     # upgrade. So the setup is serialised by a lock file beside the store.
     with cache.locked(path.with_name(path.name + ".lock")):
         conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(SCHEMA)
         _migrate(conn)
+        conn.executescript(SCHEMA)
+        conn.execute(f"PRAGMA user_version={VERSION}")
     conn.row_factory = sqlite3.Row
     return conn
 
 
 def _migrate(conn) -> None:
-    """Add columns a newer schema has to a store made by an older one."""
+    """A version-0 store (one column per metric) becomes version 2: its
+    metric columns become metric rows; nothing finished is lost."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
     have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    for line in SCHEMA.split("CREATE TABLE IF NOT EXISTS plans")[0].splitlines():
-        for part in line.split(","):
-            words = part.split()
-            if len(words) >= 2 and words[0] in COLUMNS and words[0] not in have:
-                with conn:
-                    conn.execute(f"ALTER TABLE runs ADD COLUMN {words[0]} {words[1]}")
-                have.add(words[0])
+    if version >= VERSION or not have:
+        return
+    if version != 0:
+        raise RuntimeError(f"results store schema version {version} is unknown here")
+    with conn:
+        conn.execute("ALTER TABLE runs RENAME TO runs_v0")
+        conn.executescript(SCHEMA)
+        old = [c for c in _V0_METRICS if c in have]
+        for row in conn.execute("SELECT * FROM runs_v0").fetchall():
+            r = dict(zip([d[0] for d in conn.execute("SELECT * FROM runs_v0 LIMIT 0")
+                          .description], row))
+            simulator = "gem5" if r.get("backend") == "gem5" else "qemu"
+            version_col = "gem5_version" if simulator == "gem5" else "qemu_version"
+            new = {c: r.get(c) for c in COLUMNS if c in r}
+            new.update(simulator=simulator, simulator_version=r.get(version_col))
+            conn.execute(f"INSERT INTO runs ({', '.join(new)}) VALUES "
+                         f"({', '.join('?' for _ in new)})", list(new.values()))
+            conn.executemany("INSERT INTO metrics (sweep, key, name, value) VALUES (?, ?, ?, ?)",
+                             [(r["sweep"], r["key"], m, r[m]) for m in old
+                              if r.get(m) is not None])
+        conn.execute("DROP TABLE runs_v0")
 
 
-def _counts_columns(counts) -> dict:
+def _counts_metrics(counts) -> dict:
     if not counts:
         return {}
     insns = counts.get("insns", {})
@@ -120,27 +144,36 @@ def _counts_columns(counts) -> dict:
     return out
 
 
-def _insert(conn, row: dict, symbols: dict) -> None:
-    values = [row.get(c) for c in COLUMNS]
-    with conn:  # one transaction: the row and its symbols land together
-        conn.execute(f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) "
-                     f"VALUES ({', '.join('?' for _ in COLUMNS)})", values)
-        conn.execute("DELETE FROM symbols WHERE sweep=? AND key=?", (row["sweep"], row["key"]))
+# gem5 summary name -> metric name
+_GEM5_METRICS = {"cycles": "cycles", "insts": "gem5_insts", "ops": "gem5_ops", "ipc": "ipc",
+                 "branch_mispredicts": "branch_mispredicts",
+                 "squashed_insts": "squashed_insts", "l1d_misses": "l1d_misses",
+                 "l1i_misses": "l1i_misses", "l2_misses": "l2_misses",
+                 "smap_faults": "smap_faults"}
+
+
+def record_metrics(record: dict) -> dict:
+    """Every number a finished record carries, by metric name."""
+    res = record["result"]
+    out = {"roi_ns": res.get("roi_ns"), "boot_s": record.get("boot_to_result_seconds")}
+    out.update(_counts_metrics(record.get("counts")))
+    summary = (record.get("gem5") or {}).get("summary") or {}
+    out.update({name: summary.get(k) for k, name in _GEM5_METRICS.items() if k in summary})
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _insert(conn, row: dict, metrics: dict, symbols: dict) -> None:
+    cols = [c for c in COLUMNS if c in row]
+    with conn:  # one transaction: the row, its metrics and symbols land together
+        conn.execute(f"INSERT OR REPLACE INTO runs ({', '.join(cols)}) "
+                     f"VALUES ({', '.join('?' for _ in cols)})", [row[c] for c in cols])
+        for table in ("metrics", "symbols"):
+            conn.execute(f"DELETE FROM {table} WHERE sweep=? AND key=?",
+                         (row["sweep"], row["key"]))
+        conn.executemany("INSERT INTO metrics (sweep, key, name, value) VALUES (?, ?, ?, ?)",
+                         [(row["sweep"], row["key"], n, v) for n, v in metrics.items()])
         conn.executemany("INSERT INTO symbols (sweep, key, symbol, insns) VALUES (?, ?, ?, ?)",
                          [(row["sweep"], row["key"], s, n) for s, n in symbols.items()])
-
-
-def _gem5_columns(record: dict) -> dict:
-    """gem5's ROI statistics, read from the stats.txt the run kept."""
-    g = record.get("gem5")
-    if not g:
-        return {}
-    s = gem5_stats.roi_summary(Path(g["stats_file"]))
-    return {"cycles": s["cycles"], "gem5_insts": s["insts"], "gem5_ops": s["ops"],
-            "ipc": s["ipc"], "branch_mispredicts": s["branch_mispredicts"],
-            "squashed_insts": s["squashed_insts"], "l1d_misses": s["l1d_misses"],
-            "l1i_misses": s["l1i_misses"], "l2_misses": s["l2_misses"],
-            "gem5_version": record["provenance"]["simulator"]["version"]}
 
 
 def add_record(conn, sweep: str, record: dict, params: dict = None,
@@ -152,18 +185,15 @@ def add_record(conn, sweep: str, record: dict, params: dict = None,
     row = dict(sweep=sweep, key=record["key"], status="ok",
                params=json.dumps(params or {}, sort_keys=True),
                ops=res["ops"], errors=res["errors"], checksum=res["checksum"],
-               roi_ns=res["roi_ns"], boot_s=record["boot_to_result_seconds"],
                kernel_version=prov["kernel"]["source"]["version"],
-               qemu_version=simulator["version"] if simulator.get("name", "qemu") == "qemu"
-               else None,
+               simulator=simulator.get("name", "qemu"),
+               simulator_version=simulator.get("version"),
                cache=point.get("cache"), smap_model=point.get("smap_model"),
                twin_of=twin_of,
                record=json.dumps(record, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")},
-               **_counts_columns(counts), **_gem5_columns(record))
-    _insert(conn, row, counts.get("symbols", {}))
-
+               **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")})
+    _insert(conn, row, record_metrics(record), counts.get("symbols", {}))
 
 
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,
@@ -172,7 +202,7 @@ def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,
     row = dict(sweep=sweep, key=key, status="failed", error=error, log=log,
                params=json.dumps(params or {}, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **point)
-    _insert(conn, row, {})
+    _insert(conn, row, {}, {})
 
 
 def set_plan(conn, sweep: str, keys: list) -> None:
@@ -190,16 +220,29 @@ def plan(conn, sweep: str):
         if row else None
 
 
+def _with_metrics(conn, runs: list, sweep: str = None) -> list:
+    """Each run's columns and its metrics (None for a known one it lacks)."""
+    out = {(r["sweep"], r["key"]): dict(dict.fromkeys(KNOWN_METRICS), **dict(r)) for r in runs}
+    query = "SELECT sweep, key, name, value FROM metrics" + (" WHERE sweep=?" if sweep else "")
+    for m in conn.execute(query, (sweep,) if sweep else ()):
+        row = out.get((m["sweep"], m["key"]))
+        if row is not None:
+            v = m["value"]
+            row[m["name"]] = int(v) if v is not None and float(v).is_integer() \
+                and m["name"] != "ipc" else v
+    return list(out.values())
+
+
 def rows(conn, sweep: str, status: str = "ok") -> list:
     cur = conn.execute("SELECT * FROM runs WHERE sweep=? AND status=? "
                        "ORDER BY arch, workload, params, variant", (sweep, status))
-    return [dict(r) for r in cur.fetchall()]
+    return _with_metrics(conn, cur.fetchall(), sweep)
 
 
 def all_rows(conn, status: str = "ok") -> list:
     """Every sweep's rows, one per run key (a run in two sweeps is one run)."""
     cur = conn.execute("SELECT * FROM runs WHERE status=? ORDER BY recorded_at", (status,))
-    return list({r["key"]: dict(r) for r in cur.fetchall()}.values())
+    return list({r["key"]: r for r in _with_metrics(conn, cur.fetchall())}.values())
 
 
 def symbols(conn, sweep: str, key: str) -> dict:

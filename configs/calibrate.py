@@ -35,7 +35,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import gem5_stats
 from buildroot import assemble
 from configs import runs
 from configs.gem5 import spec as gem5_spec
@@ -130,8 +129,7 @@ def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: 
         rec = runs.run_gem5_point(kernels[variant], image, job, gem5,
                                   with_latency(cpu, m.op_class, latency), cache,
                                   m.smap_model, timeout)
-        s = gem5_stats.roi_summary(Path(rec["gem5"]["stats_file"]))
-        return s["cycles"] / rec["result"]["ops"] / ghz
+        return rec["gem5"]["summary"]["cycles"] / rec["result"]["ops"] / ghz
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:

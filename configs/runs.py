@@ -22,6 +22,7 @@ from pathlib import Path
 from configs import console
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec as gem5_spec
+from configs.gem5 import stats as gem5_stats
 from configs.qemu import backend as qemu
 from configs.qemu import plugin_build
 from kernels import variants
@@ -50,8 +51,14 @@ def run_dir(key: str) -> Path:
 
 def finished(key: str):
     """The record of a finished run, or None."""
-    record = run_dir(key) / "record.json"
-    return json.loads(record.read_text()) if record.is_file() else None
+    path = run_dir(key) / "record.json"
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text())
+    g = record.get("gem5")
+    if g and "summary" not in g:  # a record from before summaries were kept
+        g["summary"] = gem5_stats.roi_summary(Path(g["stats_file"]))
+    return record
 
 
 def resolve(arch: str, backend: str, profile_name: str = ""):
@@ -249,7 +256,8 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                    timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False) -> dict:
     """Boot to the ROI checkpoint (once per kernel/image/model/cache), then
     simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
-    console into the run directory; analysis/gem5_stats.py reads them."""
+    console into the run directory; configs/gem5/stats.py parses stats.txt
+    into the record's gem5.summary, which is all later stages read."""
     smap_model = gem5_spec.model_for(kernel.arch, smap_model)
     why = gem5_spec.needs_series(kernel.arch, smap_model, cpu)
     if why:
@@ -272,7 +280,8 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
                      "roi_end_tick": int(run.markers["roi-end"]),
                      "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers),
-                     "fu_latency": _fu_latency(run.markers)},
+                     "fu_latency": _fu_latency(run.markers),
+                     "summary": gem5_stats.roi_summary(work / "stats.txt")},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
             "provenance": _provenance(kernel, image, {

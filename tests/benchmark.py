@@ -55,7 +55,6 @@ def plugin_overhead(arches) -> None:
 
 
 def gem5_figures(arches) -> None:
-    from analysis import gem5_stats
     from buildroot import assemble
     from configs import runs
     from configs.gem5 import locate, spec
@@ -79,7 +78,7 @@ def gem5_figures(arches) -> None:
         booted_now = not (ckpt / "boot.json").is_file()
         rec, wall = timed(runs.run_gem5_point, kernel, image, job, g, cpu, cache,
                           model, spec.DEFAULT_TIMEOUT, True)
-        s = gem5_stats.roi_summary(rec["gem5"]["stats_file"])
+        s = rec["gem5"]["summary"]
         roi, boot = rec["gem5"]["roi_seconds"], rec["gem5"]["boot_seconds"]
         gem5_wall = roi + (boot if booted_now else 0)
         # gem5's own rate covers exactly the stats window (the ROI); the

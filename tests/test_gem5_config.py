@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis import gem5_stats
 from configs import sweep
 from configs.gem5 import locate, spec
+from configs.gem5 import stats as gem5_stats
 from lab.errors import UserError
 
 

@@ -59,3 +59,49 @@ def test_two_processes_write_concurrently(tmp_path):
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 120
     assert conn.execute("SELECT count(*) FROM symbols").fetchone()[0] == 240
+
+
+def test_metrics_are_rows_and_a_new_metric_needs_no_column(tmp_path):
+    db = tmp_path / "r.sqlite"
+    rec = _record("k1")
+    rec["gem5"] = {"summary": {"cycles": 123456, "insts": 1000, "ipc": 0.5,
+                               "smap_faults": 0}}
+    store.ingest_one(db, store.add_record, "s", rec)
+    conn = store.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.VERSION
+    names = {r[0] for r in conn.execute("SELECT name FROM metrics WHERE key='k1'")}
+    assert {"stac", "insns_total", "cycles", "gem5_insts", "ipc", "smap_faults"} <= names
+    row = store.rows(conn, "s")[0]
+    assert row["cycles"] == 123456 and row["ipc"] == 0.5 and row["smap_faults"] == 0
+    assert row["pan_writes"] is None  # a known metric this run has not
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+    assert not {"stac", "cycles", "smap_faults"} & columns
+
+
+def test_a_version_0_store_is_migrated_without_loss(tmp_path):
+    # The wide layout of version 0: one column per metric.
+    db = tmp_path / "r.sqlite"
+    old = sqlite3.connect(db)
+    old.executescript("""
+        CREATE TABLE runs (sweep TEXT NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL,
+            arch TEXT, variant TEXT, workload TEXT, backend TEXT, profile TEXT, params TEXT,
+            ops INTEGER, errors INTEGER, checksum TEXT, roi_ns INTEGER, stac INTEGER,
+            cycles INTEGER, qemu_version TEXT, gem5_version TEXT, record TEXT,
+            PRIMARY KEY (sweep, key));
+        INSERT INTO runs VALUES ('s', 'q1', 'ok', 'x86_64', 'stock', 'statx-loop', 'qemu',
+            'x86_64-smap', '{}', 10, 0, 'aa', 1000, 20, NULL, 'QEMU 7.2', NULL, '{}');
+        INSERT INTO runs VALUES ('s', 'g1', 'ok', 'x86_64', 'stock', 'statx-loop', 'gem5',
+            'x86_64-o3-default', '{}', 10, 0, 'aa', 900, NULL, 5000, NULL, '24.0.0.1', '{}');
+    """)
+    old.commit()
+    old.close()
+    conn = store.connect(db)
+    rows = {r["key"]: r for r in store.rows(conn, "s")}
+    assert rows["q1"]["stac"] == 20 and rows["q1"]["roi_ns"] == 1000
+    assert rows["q1"]["simulator_version"] == "QEMU 7.2"
+    assert rows["g1"]["cycles"] == 5000 and rows["g1"]["simulator"] == "gem5"
+    assert rows["g1"]["simulator_version"] == "24.0.0.1"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.VERSION
+    conn.close()
+    # A second open finds version 2 and changes nothing.
+    assert len(store.rows(store.connect(db), "s")) == 2

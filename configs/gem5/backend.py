@@ -4,7 +4,7 @@ Checkpoints live in cache/gem5-checkpoints/<key>/ (key: spec.checkpoint_key)
 and appear by atomic rename, under a lock, so concurrent points that share
 a boot wait for one boot instead of running two. A ROI run writes its
 gem5 output (console, stats.txt, config.ini) into the run's directory;
-parsing stats.txt is analysis/gem5_stats.py's job.
+parsing stats.txt is configs/gem5/stats.py's job.
 """
 
 import json
