@@ -8,7 +8,7 @@ PYTHON ?= python3
 APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
-	python3 python3-pytest python3-matplotlib git
+	python3 python3-pytest python3-matplotlib python3-sklearn git
 
 .PHONY: run test deps benchmark
 run: deps
@@ -33,7 +33,7 @@ deps:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@# A Python other than Debian's (pyenv, a venv) gets the same two modules
+	@# A Python other than Debian's (pyenv, a venv) gets the same modules
 	@# from PyPI.
-	@$(PYTHON) -c "import pytest, matplotlib" 2>/dev/null || \
-		$(PYTHON) -m pip install -q pytest matplotlib
+	@$(PYTHON) -c "import pytest, matplotlib, sklearn" 2>/dev/null || \
+		$(PYTHON) -m pip install -q pytest matplotlib scikit-learn

@@ -12,6 +12,7 @@
     ./run.py sweep [configs/sweeps/default.toml] [--dry-run]
     ./run.py report [SWEEP_FILE]
     ./run.py scorecard                               # seeds' hardware vs gem5, from the store
+    ./run.py simpoint ROI.bb [--max-k 10]            # SimPoint 3.2's method: points, weights
 
 Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/;
 this file is the glue that hands each stage's output to the next.
@@ -29,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from analysis import report, roi_trace, scorecard, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
-from configs import calibrate, executor, runs, sweep  # noqa: E402
+from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
 from configs.gem5 import spec as gem5_spec  # noqa: E402
@@ -128,6 +129,12 @@ def cmd_doctor(args) -> int:
     for arch in kconfig.ARCHES:
         check(f"gem5 {arch}", gem5_arch(arch))
     check("gem5 patch series", gem5_series)
+
+    def simpoint_reference():
+        # Optional: the built-in method needs no binary.
+        return simpoint.reference_binary() or ("not found (optional: SIMPOINT_HOME or "
+                                               "'simpoint' on PATH for the reference binary)")
+    check("SimPoint 3.2", simpoint_reference)
     for status, name, detail in checks:
         print(f"{status:8} {name:22} {detail}")
     missing = [c for c in checks if c[0] != "ok"]
@@ -346,6 +353,28 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_simpoint(args) -> int:
+    """Simulation points and weights of a .bb file, SimPoint 3.2's way."""
+    bb = Path(args.bb)
+    if not bb.is_file():
+        raise UserError(f"no such .bb file: {bb}")
+    if args.max_k < 1:
+        raise UserError("--max-k must be 1 or more")
+    vectors = simpoint.read_bb(bb)
+    sel = simpoint.choose(vectors, max_k=args.max_k)
+    stem = Path(args.out) if args.out else bb.with_suffix("")
+    sp, wt = sel.write(stem)
+    print(f"{len(vectors)} intervals, {vectors.shape[1]} blocks: k = {sel.k} "
+          f"(BIC {', '.join(f'{k}: {s:.0f}' for k, s in sorted(sel.bic.items()))})")
+    for (i, c), (w, _) in zip(sel.simpoints, sel.weights):
+        print(f"  cluster {c}: interval {i}, weight {w:.3f}")
+    print(f"wrote {sp} and {wt}")
+    if simpoint.reference_binary():
+        ref_sp, ref_wt = simpoint.reference(bb, stem, args.max_k)
+        print(f"reference SimPoint 3.2: {ref_sp} and {ref_wt}")
+    return 0
+
+
 def cmd_scorecard(args) -> int:
     """Every seed's hardware number beside gem5's, from the store alone."""
     db = Path(args.results) / STORE_NAME
@@ -435,6 +464,11 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
     sp.add_argument("--arch", help="only this arch's points (say, gem5 built for X86 only)")
+    sp = sub.add_parser("simpoint", help="SimPoint 3.2's method on a .bb file: simulation "
+                        "points and weights")
+    sp.add_argument("bb", help="basic-block vectors (T:id:count ...), e.g. a run's roi.bb")
+    sp.add_argument("--max-k", type=int, default=simpoint.MAX_K, help="most clusters")
+    sp.add_argument("--out", help="output stem (default: the .bb path without .bb)")
     sp = sub.add_parser("scorecard", help="the seeds' hardware numbers beside gem5's, "
                         "from the store")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
@@ -446,7 +480,7 @@ def parser() -> argparse.ArgumentParser:
 
 COMMANDS = {"calibrate": cmd_calibrate, "crosscheck": cmd_crosscheck, "list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
-            "report": cmd_report, "scorecard": cmd_scorecard}
+            "report": cmd_report, "scorecard": cmd_scorecard, "simpoint": cmd_simpoint}
 
 
 def main(argv=None) -> int:

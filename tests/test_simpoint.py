@@ -1,0 +1,78 @@
+"""SimPoint's method on our own vectors: the phases it must find, the
+files it must write, and a real ROI's vectors from the QEMU plugin."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from buildroot import assemble
+from configs import runs, simpoint
+from kernels import build as kbuild
+from lab.errors import UserError
+from workloads import script
+
+
+def _phased(order, per_phase=12, blocks=50, seed=1):
+    """Intervals drawn from three code mixes, in `order`; noise of +-10 %."""
+    rng = np.random.default_rng(seed)
+    mixes = [rng.integers(1, 100, blocks) * (rng.random(blocks) < 0.3) for _ in range(3)]
+    rows = [mixes[p] * rng.uniform(0.9, 1.1, blocks) * 1000
+            for p in order for _ in range(per_phase)]
+    return np.array(rows), [p for p in order for _ in range(per_phase)]
+
+
+def test_three_phases_give_three_clusters_weighted_by_size():
+    vectors, truth = _phased((0, 1, 2, 0, 1))
+    sel = simpoint.choose(vectors)
+    assert sel.k == 3
+    # The clustering is the phase partition exactly (cluster numbers are
+    # arbitrary): intervals share a cluster iff they share a phase.
+    pairs = {(t, c) for t, c in zip(truth, sel.labels)}
+    assert len(pairs) == 3 and len({t for t, _ in pairs}) == len({c for _, c in pairs}) == 3
+    assert sorted(w for w, _ in sel.weights) == pytest.approx([0.2, 0.4, 0.4])
+    for interval, cluster in sel.simpoints:
+        assert sel.labels[interval] == cluster
+    # A per-interval metric that is a phase's constant is estimated exactly.
+    cpi = [1.0, 2.0, 4.0]
+    assert simpoint.estimate(sel, [cpi[t] for t in truth]) == pytest.approx(
+        sum(cpi[t] for t in truth) / len(truth))
+
+
+def test_bb_files_are_read_and_results_written_as_simpoint_does(tmp_path):
+    bb = tmp_path / "x.bb"
+    bb.write_text("T:1:10 :2:5 \nT:2:7 :3:1 \n")
+    v = simpoint.read_bb(bb)
+    assert v.tolist() == [[10, 5, 0], [0, 7, 1]]
+    sel = simpoint.Selection(1, [0, 0], [(1, 0)], [(1.0, 0)])
+    sp, wt = sel.write(tmp_path / "x")
+    assert sp.read_text() == "1 0\n" and wt.read_text() == "1.000000 0\n"
+    (tmp_path / "bad.bb").write_text("T:1:x\n")
+    with pytest.raises(UserError, match="bad entry"):
+        simpoint.read_bb(tmp_path / "bad.bb")
+
+
+@pytest.mark.skipif(not shutil.which("qemu-system-x86_64"),
+                    reason="qemu-system-x86_64 is missing: run 'make deps'")
+def test_a_real_roi_is_clustered(tmp_path):
+    # Two passes over a small tree: the plugin's vectors every 200,000
+    # instructions of the ROI.
+    job = script.from_dict({"workload": "lstat-storm",
+                            "tree": {"depth": 2, "dirs": 4, "files": 16, "name_len": [8, 24]},
+                            "run": {"passes": 3, "order": "shuffle"},
+                            "mix": {"lstat": 1, "statx": 1}}, "<simpoint test>")
+    rec = runs.run_point(kbuild.build_kernel("x86_64", "stock"),
+                         assemble.build_image("x86_64", job), job, "qemu", "", 300,
+                         force=True, plugin=True, bbv_interval=200_000)
+    bb = runs.run_dir(rec["key"]) / "roi.bb"
+    vectors = simpoint.read_bb(bb)
+    # An interval closes at the first block end at or after 200,000
+    # instructions, so it overshoots by less than one TCG block (at most
+    # 512 instructions); the last interval is the ROI's remainder.
+    totals = vectors.sum(axis=1)
+    assert len(vectors) >= 5
+    assert ((totals[:-1] >= 200_000) & (totals[:-1] < 200_000 + 512)).all()
+    sel = simpoint.choose(vectors)
+    assert 1 <= sel.k <= simpoint.MAX_K
+    assert sum(w for w, _ in sel.weights) == pytest.approx(1.0)
+    assert all(0 <= i < len(vectors) for i, _ in sel.simpoints)
