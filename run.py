@@ -9,7 +9,7 @@
     ./run.py run --backend gem5 --arch x86_64 --smap-model lfence --workload statx-loop
     ./run.py crosscheck --arch x86_64 --smap-model lfence --workload statx-loop
     ./run.py calibrate [--mechanism smap|rep|all] [--write-preset P.toml]
-    ./run.py sweep [configs/sweeps/default.toml] [--dry-run]
+    ./run.py sweep [configs/sweeps/default.toml] [--dry-run] [--executor slurm]
     ./run.py report [SWEEP_FILE]
     ./run.py scorecard                               # seeds' hardware vs gem5, from the store
     ./run.py simpoint ROI.bb [--max-k 10]            # SimPoint 3.2's method: points, weights
@@ -32,6 +32,7 @@ from analysis import report, roi_trace, scorecard, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
 from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
+from configs.slurm import executor as slurm_executor  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
 from configs.gem5 import spec as gem5_spec  # noqa: E402
 from configs.qemu import backend as qemu  # noqa: E402
@@ -327,7 +328,10 @@ def cmd_sweep(args) -> int:
             store.ingest_one(db, store.add_record, sw.name, outcome.record, params,
                              p.twin_of or None)
 
-    outcomes = executor.execute(sw, planned, args.workers, record, args.jobs)
+    if args.executor == "slurm":
+        outcomes = slurm_executor.execute(sw, planned, record, args.jobs)
+    else:
+        outcomes = executor.execute(sw, planned, args.workers, record, args.jobs)
     records = [o.record for o in outcomes if o.record]
     print(table.plain(records), end="")
     report_path = report.write(db, sw.name, Path(args.results) / sw.name)
@@ -373,6 +377,11 @@ def cmd_simpoint(args) -> int:
         ref_sp, ref_wt = simpoint.reference(bb, stem, args.max_k)
         print(f"reference SimPoint 3.2: {ref_sp} and {ref_wt}")
     return 0
+
+
+def cmd_slurm_task(args) -> int:
+    """Inside a Slurm job: run one point of a submitted sweep."""
+    return slurm_executor.run_task(Path(args.tasks), args.index)
 
 
 def cmd_scorecard(args) -> int:
@@ -464,6 +473,11 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
     sp.add_argument("--arch", help="only this arch's points (say, gem5 built for X86 only)")
+    sp.add_argument("--executor", default="local", choices=("local", "slurm"),
+                    help="local worker pool (default) or Slurm jobs (configs/slurm)")
+    sp = sub.add_parser("slurm-task", help=argparse.SUPPRESS)  # what a Slurm job runs
+    sp.add_argument("tasks")
+    sp.add_argument("index", type=int)
     sp = sub.add_parser("simpoint", help="SimPoint 3.2's method on a .bb file: simulation "
                         "points and weights")
     sp.add_argument("bb", help="basic-block vectors (T:id:count ...), e.g. a run's roi.bb")
@@ -480,7 +494,8 @@ def parser() -> argparse.ArgumentParser:
 
 COMMANDS = {"calibrate": cmd_calibrate, "crosscheck": cmd_crosscheck, "list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
-            "report": cmd_report, "scorecard": cmd_scorecard, "simpoint": cmd_simpoint}
+            "report": cmd_report, "scorecard": cmd_scorecard, "simpoint": cmd_simpoint,
+            "slurm-task": cmd_slurm_task}
 
 
 def main(argv=None) -> int:

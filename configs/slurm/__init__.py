@@ -1,0 +1,1 @@
+"""Slurm: the sweep executor for clusters, and a single-node set-up."""

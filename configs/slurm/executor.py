@@ -1,0 +1,205 @@
+"""Run a sweep's points as Slurm jobs (`run.py sweep --executor slurm`).
+
+The same plan as the local executor, the same cache and store; only who
+runs the points changes. Kernels and images are built here, once, before
+anything is submitted. Then the unfinished points go to Slurm as job
+arrays, one task per point, each running `run.py slurm-task` on the
+pickled plan: the first gem5 point of every boot group (it boots and
+takes the checkpoint) in one array, and every other point in a second
+array that starts `afterok` the first, so no ROI waits on a boot inside
+a job. A filesystem shared by the nodes is assumed (the cache holds every
+kernel, image, checkpoint and record) and checked at submit time with a
+token file that a job on a node must see.
+
+Progress comes from the scheduler: squeue says which tasks are still
+pending or running, and a finished task's record (or its failure log) is
+in the cache. A task that failed has its Slurm output kept as the log.
+Rerunning the same command resumes: finished points are cached. Ctrl-C
+cancels what was submitted. Only the Slurm command-line tools are used.
+"""
+
+import os
+import pickle
+import subprocess
+import time
+from pathlib import Path
+
+from configs import executor, runs
+from lab import cache, tools
+from lab.errors import UserError
+
+POLL = 2.0  # seconds between squeue calls
+
+
+def _slurm(*cmd, check=True) -> str:
+    proc = subprocess.run(list(cmd), capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise UserError(f"{cmd[0]} failed: {(proc.stderr or proc.stdout).strip()[:200]}")
+    return proc.stdout
+
+
+def check_cluster(root: Path) -> None:
+    """The Slurm tools answer, and a job on a node sees this cache."""
+    for tool in ("sbatch", "squeue", "scancel", "srun", "sinfo"):
+        tools.require(tool)
+    _slurm("sinfo", "-h")
+    token = root / "slurm" / f".shared-{os.getpid()}-{time.time_ns()}"
+    token.parent.mkdir(parents=True, exist_ok=True)
+    token.write_text("uaccess-lab\n")
+    try:
+        seen = subprocess.run(["srun", "-N1", "-n1", "--quiet", "cat", str(token)],
+                              capture_output=True, text=True, timeout=300)
+        if seen.stdout.strip() != "uaccess-lab":
+            raise UserError(f"a Slurm job cannot read {token}: the cache ({root}) must be "
+                            f"on a filesystem every node shares (set UACCESS_CACHE)")
+    finally:
+        token.unlink(missing_ok=True)
+
+
+def _boot_first_split(runnable: list) -> tuple:
+    """(points that boot a gem5 checkpoint, every other point)."""
+    boots, rest, groups = [], [], set()
+    for pl in runnable:
+        p = pl.point
+        if p.backend == "gem5":
+            group = (p.arch, pl.kernel.key, pl.image.key, p.smap_model, p.cache)
+            if group not in groups:
+                groups.add(group)
+                boots.append(pl)
+                continue
+        rest.append(pl)
+    return boots, rest
+
+
+def _submit(job_dir: Path, name: str, points: list, dependency: str = "") -> str:
+    """One array job, a task per point; its job id."""
+    tasks = job_dir / f"{name}.pkl"
+    with open(tasks, "wb") as f:
+        pickle.dump(points, f)
+    run_py = Path(__file__).resolve().parents[2] / "run.py"
+    cmd = ["sbatch", "--parsable", f"--array=0-{len(points) - 1}",
+           f"--job-name=uaccess-{name}", f"--output={job_dir}/{name}-%a.out",
+           "--cpus-per-task=1", f"--chdir={run_py.parent}"]
+    if dependency:
+        cmd.append(f"--dependency=afterok:{dependency}")
+    cmd.append(f"--wrap=exec python3 {run_py} slurm-task {tasks} $SLURM_ARRAY_TASK_ID")
+    return _slurm(*cmd).strip().split(";")[0]
+
+
+def _queued(job_ids: list) -> dict:
+    """(job id, task index) -> (state, reason) for tasks still queued."""
+    out = _slurm("squeue", "-h", "-r", "-j", ",".join(job_ids), "-o", "%A %F %K %T %r",
+                 check=False)
+    queued = {}
+    for line in out.splitlines():
+        parts = line.split(None, 4)
+        if len(parts) >= 4 and parts[2].isdigit():
+            queued[(parts[1], int(parts[2]))] = (parts[3], parts[4] if len(parts) > 4 else "")
+    return queued
+
+
+def run_task(tasks: Path, index: int) -> int:
+    """Inside a Slurm job: run one planned point (`run.py slurm-task`)."""
+    with open(tasks, "rb") as f:
+        pl = pickle.load(f)[index]
+    outcome = executor._run_one(pl)
+    if outcome.error:
+        print(f"failed: {pl.point.label()}: {outcome.error}", flush=True)
+        return 1
+    print(f"finished: {pl.point.label()} -> {runs.run_dir(pl.key)}", flush=True)
+    return 0
+
+
+def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
+    """Run every planned point on Slurm; call on_outcome(outcome) as each ends."""
+    root = cache.cache_root()
+    check_cluster(root)
+    outcomes = []
+    progress = executor.SweepProgress(sweep.name, len(planned))
+
+    def finish(outcome):
+        outcomes.append(outcome)
+        if on_outcome:
+            on_outcome(outcome)
+        progress.step(outcome)
+
+    todo = []
+    for pl in planned:
+        if pl.done:
+            finish(executor.Outcome(pl, record=runs.finished(pl.key), cached=True))
+        else:
+            todo.append(pl)
+    broken = executor._build_inputs(todo, jobs)
+    runnable = []
+    for pl in todo:
+        why = broken.get(pl.kernel.key) or broken.get(pl.image.key)
+        if why:
+            finish(executor.Outcome(pl, error=why))
+        else:
+            runnable.append(pl)
+    if not runnable:
+        progress.out.done(f"{progress.done}/{progress.total} points (nothing to submit)")
+        return outcomes
+
+    job_dir = root / "slurm" / "jobs" / f"{sweep.name}-{time.strftime('%Y%m%dT%H%M%S')}"
+    job_dir.mkdir(parents=True, exist_ok=True)
+    boots, rest = _boot_first_split(runnable)
+    arrays = []  # (job id, name, points)
+    try:
+        if boots:
+            arrays.append((_submit(job_dir, "boots", boots), "boots", boots))
+        if rest:
+            after = arrays[0][0] if boots else ""
+            arrays.append((_submit(job_dir, "points", rest, after), "points", rest))
+        for job_id, name, points in arrays:
+            print(f"[slurm] job {job_id} ({name}): {len(points)} points, output in {job_dir}",
+                  flush=True)
+        _follow(arrays, job_dir, progress, finish)
+    except KeyboardInterrupt:
+        ids = [j for j, _, _ in arrays]
+        if ids:
+            _slurm("scancel", *ids, check=False)
+        print(f"\n[slurm] cancelled jobs {', '.join(ids)}; finished points are kept",
+              flush=True)
+        raise
+    progress.out.done(f"{progress.done}/{progress.total} points ({progress.cached} cached, "
+                      f"{progress.failed} failed)")
+    return outcomes
+
+
+def _follow(arrays: list, job_dir: Path, progress, finish) -> None:
+    """Poll squeue until every task has left the queue; settle each one:
+    its record is in the cache, or it failed and its output is the log. A
+    task whose boot failed never becomes runnable (afterok): cancelled."""
+    pending = {(job_id, name, i): pl for job_id, name, points in arrays
+               for i, pl in enumerate(points)}
+    while pending:
+        queued = _queued([j for j, _, _ in arrays])
+        for (job_id, name, i), pl in list(pending.items()):
+            state = queued.get((job_id, i))
+            if state and state[0] == "RUNNING":
+                progress.started(pl.point.label())
+            if state and "DependencyNeverSatisfied" in state[1]:
+                _slurm("scancel", f"{job_id}_{i}", check=False)
+                state = None
+            if state is None:
+                del pending[(job_id, name, i)]
+                out = job_dir / f"{name}-{i}.out"
+                record = runs.finished(pl.key)
+                if record is not None:
+                    finish(executor.Outcome(pl, record=record))
+                else:
+                    finish(executor.Outcome(pl, error=_why(out), log=str(out)))
+        if pending:
+            progress.show()
+            time.sleep(POLL)
+
+
+def _why(out: Path) -> str:
+    """A failed task's reason: its last 'failed:' line, else its state."""
+    text = out.read_text(errors="replace") if out.is_file() else ""
+    lines = [l for l in text.splitlines() if l.startswith("failed: ")]
+    if lines:
+        return lines[-1][len("failed: "):]
+    return ("the Slurm task ended without a record (cancelled, or its boot failed)"
+            if text else "the Slurm task never ran (cancelled, or its boot failed)")
