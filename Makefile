@@ -8,10 +8,10 @@ PYTHON ?= python3
 APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
-	python3 python3-pytest python3-matplotlib python3-sklearn git \
+	python3 python3-pytest python3-matplotlib python3-sklearn mkdocs git \
 	slurm-wlm munge
 
-.PHONY: run test deps benchmark
+.PHONY: run test deps benchmark docs
 run: deps
 	$(PYTHON) run.py sweep configs/sweeps/default.toml
 
@@ -20,6 +20,14 @@ test: deps
 
 benchmark: deps
 	$(PYTHON) tests/benchmark.py
+
+# The tutorial (docs/tutorial) as HTML in results/docs-site/: its sweep
+# (cached points cost nothing), its figures from the store, then mkdocs.
+docs: deps
+	$(PYTHON) run.py sweep configs/sweeps/teaching.toml
+	$(PYTHON) docs/figures.py
+	$(PYTHON) -m mkdocs build -q -f docs/mkdocs.yml
+	@echo "tutorial: results/docs-site/index.html"
 
 # Idempotent: installs nothing when everything is there. Uses sudo only
 # when not root.
@@ -36,5 +44,5 @@ deps:
 	fi
 	@# A Python other than Debian's (pyenv, a venv) gets the same modules
 	@# from PyPI.
-	@$(PYTHON) -c "import pytest, matplotlib, sklearn" 2>/dev/null || \
-		$(PYTHON) -m pip install -q pytest matplotlib scikit-learn
+	@$(PYTHON) -c "import pytest, matplotlib, sklearn, mkdocs" 2>/dev/null || \
+		$(PYTHON) -m pip install -q pytest matplotlib scikit-learn mkdocs

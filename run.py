@@ -171,6 +171,8 @@ def cmd_run(args) -> int:
     else:
         shown = [record] + _finished_stock_run(args, kernel, image)
         print(table.plain(shown), end="")
+        if record.get("counts"):
+            print(table.per_op_counts(record), end="")
         print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
     return 0
 

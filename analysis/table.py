@@ -51,3 +51,25 @@ def plain(records: list) -> str:
     widths = [max(len(row[i]) for row in table) for i in range(len(HEADER))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
                      for row in table) + "\n"
+
+
+def per_op_counts(record: dict) -> str:
+    """The plugin's counts of one run, per op: what a student checks an
+    exercise against (the report has them for whole sweeps)."""
+    counts, ops = record["counts"], record["result"]["ops"] or 1
+    items = [("kernel insns", counts.get("insns", {}).get("kernel"))]
+    if "x86" in counts:
+        x86 = counts["x86"]
+        rep = x86.get("rep", {})
+        items += [("stac", x86.get("stac")), ("clac", x86.get("clac")),
+                  ("lfence", x86.get("lfence")),
+                  ("rep cmps iterations", rep.get("cmps", {}).get("iterations", 0))]
+    if "arm64" in counts:
+        arm = counts["arm64"]
+        items += [("PAN writes", arm.get("pan_set_0", 0) + arm.get("pan_set_1", 0)),
+                  ("LDTR", arm.get("ldtr")), ("STTR", arm.get("sttr"))]
+    strlen = sum(n for s, n in counts.get("symbols", {}).items()
+                 if s in ("strlen", "__pi_strlen"))
+    items.append(("strlen insns", strlen))
+    return "per op: " + ", ".join(f"{name} {value / ops:.2f}" for name, value in items
+                                  if value is not None) + "\n"
