@@ -150,7 +150,7 @@ def plot_gem5_group(title: str, members: list, path: Path) -> bool:
     if plt is None:
         return False
     variants_ = list(dict.fromkeys(r["variant"] for r in members))
-    order = ("-", "none", "lfence", "serialize")
+    order = ("-", "none", "lfence", "serialize", "smap")
     models = sorted({r["smap_model"] or "-" for r in members},
                     key=lambda m: (order.index(m) if m in order else len(order), m))
     cell = {(r["variant"], r["smap_model"] or "-"): _per_op(r, "cycles") for r in members}
@@ -168,6 +168,51 @@ def plot_gem5_group(title: str, members: list, path: Path) -> bool:
     if models != ["-"]:
         ax.legend(fontsize=8, loc="upper center", ncol=len(models), frameon=False)
     _save(plt, fig, title, path)
+    return True
+
+
+DEFAULT_ROB = 192  # gem5 v24 BaseO3CPU.numROBEntries, where a preset leaves it
+
+
+def rob_size(row: dict) -> int:
+    """The ROB size a gem5 run had, from its recorded CPU preset."""
+    preset = json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
+    return int(preset.get("params", {}).get("numROBEntries", DEFAULT_ROB))
+
+
+def window_costs(rows: list) -> dict:
+    """(arch, workload, variant, smap model) -> [(ROB size, cycles per op
+    over stock's at the same size, model and cache)]: a mechanism's cost
+    against the window that could hide it."""
+    base, out = {}, {}
+    gem5 = [r for r in rows if r["backend"] == "gem5" and r.get("cycles") and r.get("record")]
+    for r in gem5:
+        if r["variant"] == "stock":
+            base[(r["arch"], r["workload"], r["params"], r["smap_model"], r["cache"],
+                  rob_size(r))] = _per_op(r, "cycles")
+    for r in gem5:
+        ref = base.get((r["arch"], r["workload"], r["params"], r["smap_model"], r["cache"],
+                        rob_size(r)))
+        if r["variant"] != "stock" and ref is not None:
+            out.setdefault((r["arch"], r["workload"], r["variant"], r["smap_model"] or "-"),
+                           []).append((rob_size(r), _per_op(r, "cycles") - ref))
+    return {k: sorted(v) for k, v in out.items() if len({rob for rob, _ in v}) > 1}
+
+
+def plot_window_costs(costs: dict, path: Path) -> bool:
+    plt = _pyplot()
+    if plt is None or not costs:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for (arch, workload, variant, model), pts in sorted(costs.items()):
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                label=f"{arch} {variant} ({workload}, smap_model {model})")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("ROB entries (gem5 O3)")
+    ax.set_ylabel("cycles per op over stock")
+    ax.axhline(0, color="grey", linewidth=0.5)
+    ax.legend(fontsize=7, frameon=False)
+    _save(plt, fig, "A mechanism's cost against the out-of-order window", path)
     return True
 
 
@@ -363,6 +408,16 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             has_fig = plot_gem5_group(title, members, fig)
             sections.append((title, header, body, [],
                              fig.relative_to(out_dir) if has_fig else None))
+        costs = window_costs(rows)
+        if costs:
+            fig = out_dir / "figures" / "window-costs.png"
+            plot_window_costs(costs, fig)
+            header = ["arch", "workload", "variant", "smap_model", "ROB entries",
+                      "cycles/op over stock"]
+            body = [[a, w, v, m, str(rob), f"{d:+,.0f}"]
+                    for (a, w, v, m), pts in sorted(costs.items()) for rob, d in pts]
+            sections.append(("Mechanism cost against the out-of-order window", header, body,
+                             [], fig.relative_to(out_dir)))
         if any(r["backend"] == "gem5" for r in rows):
             sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
                              "(analysis/scorecard.py)", *scorecard.table(rows), [], None))

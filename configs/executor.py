@@ -64,7 +64,8 @@ def plan(sweep, gem5_flag: str = None) -> list:
         if p.backend == "gem5":
             if p.arch not in gem5s:
                 gem5s[p.arch] = gem5_locate.require(p.arch, gem5_flag)
-            cpu = gem5_spec.load_cpu(p.cpu_preset, p.arch)
+            cpu = gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch),
+                                        p.cpu_params)
             why = gem5_spec.needs_series(p.arch, p.smap_model, cpu)
             if why:  # before any work
                 gem5s[p.arch].require_series(p.arch, why)
@@ -248,7 +249,8 @@ def _run_one(pl: Planned) -> Outcome:
     try:
         if p.backend == "gem5":
             record = runs.run_gem5_point(
-                pl.kernel, pl.image, p.job, pl.gem5, gem5_spec.load_cpu(p.cpu_preset, p.arch),
+                pl.kernel, pl.image, p.job, pl.gem5,
+                gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch), p.cpu_params),
                 gem5_spec.load_cache(p.cache), p.smap_model, p.timeout)
         else:
             record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,

@@ -75,6 +75,7 @@ class Point:
     smap_model: str = ""       # x86 gem5 points and their QEMU twins
     layers: tuple = ()         # kernel layers on top of the variant
     twin_of: str = ""          # a QEMU cross-check twin: its gem5 group
+    cpu_params: tuple = ()     # gem5: (O3 parameter, value) on top of the preset
 
     def extra_args(self) -> tuple:
         return gem5_spec.model_args(self.arch, self.smap_model)
@@ -82,7 +83,8 @@ class Point:
     def label(self) -> str:
         extra = "".join(f" {k}={v}" for k, v in self.params)
         if self.backend == "gem5":
-            extra += f" {self.cpu_preset}" + (f" smap={self.smap_model}" if self.smap_model else "")
+            extra += f" {self.cpu_preset}" + "".join(f" {k}={v}" for k, v in self.cpu_params)
+            extra += f" smap={self.smap_model}" if self.smap_model else ""
         elif self.twin_of:
             extra += " (qemu twin" + (f" smap={self.smap_model}" if self.smap_model else "") + ")"
         return f"{self.arch}/{self.variant}/{self.workload}{extra}"
@@ -156,8 +158,10 @@ def expand(data: dict, path: Path) -> Sweep:
 def _expand_axes(path, where, axes, fixed, params) -> tuple:
     """(points, skipped) of one axes table's cross product."""
     for key in axes:
-        if key not in AXES:
-            raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)})")
+        if key not in AXES and not key.startswith("cpu."):
+            raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)}, "
+                       f"or cpu.<O3 parameter>)")
+    cpu_axes = _cpu_axes(path, where, axes)
 
     arches = _choose(path, f"{where}.arch", _list_of_strings(path, f"{where}.arch",
                      axes.get("arch", list(kconfig.ARCHES))), kconfig.ARCHES)
@@ -198,7 +202,7 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             if backend == "qemu":
                 points += _qemu_points(path, common, profiles, skipped, float(fixed["timeout"]))
             else:
-                points += _gem5_points(path, common, presets, caches, models, fixed)
+                points += _gem5_points(path, common, presets, caches, models, fixed, cpu_axes)
     if not points:
         raise _err(path, where, "the axes expand to no point")
     return points, skipped
@@ -217,7 +221,26 @@ def _qemu_points(path, common, profiles, skipped, timeout) -> list:
     return out
 
 
-def _gem5_points(path, common, presets, caches, models, fixed) -> list:
+def _cpu_axes(path, where, axes) -> list:
+    """[(O3 parameter, values)] from `"cpu.numROBEntries" = [64, 128]` axes."""
+    out = []
+    for key, values in axes.items():
+        if not key.startswith("cpu."):
+            continue
+        name = key[4:]
+        if name not in gem5_spec.O3_PARAMS:
+            raise _err(path, f"{where}.{key}", f"unknown O3 parameter {name!r}")
+        if isinstance(values, int) and not isinstance(values, bool):
+            values = [values]
+        if not isinstance(values, list) or not values or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+            raise _err(path, f"{where}.{key}", f"must be a list of positive integers, "
+                       f"got {values!r}")
+        out.append((name, values))
+    return out
+
+
+def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=()) -> list:
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
     twin per boot group (same kernel, image, model) when cross-checking."""
     arch = common["arch"]
@@ -235,11 +258,14 @@ def _gem5_points(path, common, presets, caches, models, fixed) -> list:
     if not mine:
         raise _err(path, "axes.cpu_preset", f"no preset for {arch} (valid: default, "
                    f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
+    combos = [tuple(zip([n for n, _ in cpu_axes], vals))
+              for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
     for cache_name, model in itertools.product(caches, arch_models):
-        for name in mine:
+        for name, over in itertools.product(mine, combos):
             out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
                              cpu_preset=name, cache=cache_name, smap_model=model,
-                             layers=layers, **dict(common, plugin=False, bbv_interval=0)))
+                             layers=layers, cpu_params=over,
+                             **dict(common, plugin=False, bbv_interval=0)))
         # QEMU 7.2 TCG has no SERIALIZE (0f 01 e8): that model is gem5-only.
         if fixed["cross_check"] and model != "serialize":
             out.append(Point(backend="qemu", profile=gem5_spec.twin_profile(arch, model),

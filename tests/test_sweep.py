@@ -97,3 +97,22 @@ workload = ["statx-loop"]
     assert list(broken) == ["0" * 20]
     assert "inputs changed while the sweep ran" in broken["0" * 20]
     assert planned.kernel.key not in broken
+
+
+def test_cpu_parameter_axes_make_derived_presets(tmp_path):
+    from configs.gem5 import spec as gem5_spec
+    f = tmp_path / "rob.toml"
+    f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n'
+                 '[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
+                 'smap_model = ["none"]\n"cpu.numROBEntries" = [64, 128, 256, 512]\n')
+    points = sweep.load(f).points
+    assert [p.cpu_params for p in points] == [(("numROBEntries", n),)
+                                              for n in (64, 128, 256, 512)]
+    cpu = gem5_spec.with_params(gem5_spec.load_cpu(points[0].cpu_preset, "x86_64"),
+                                points[0].cpu_params)
+    assert cpu.name == "x86_64-o3-default+numROBEntries=64"
+    assert cpu.params["numROBEntries"] == 64 and cpu.as_record()["params"]["numROBEntries"] == 64
+    assert "numROBEntries=64" in points[0].label()
+    f.write_text(f.read_text().replace("numROBEntries", "numROBEntires"))
+    with pytest.raises(UserError, match=r'axes.cpu.numROBEntires: unknown O3 parameter'):
+        sweep.load(f)

@@ -10,7 +10,7 @@ recorded in the result, so presets and parameters are in every record.
 """
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lab import cache, tomlfile
@@ -167,6 +167,19 @@ def load_cpu(name: str, arch: str) -> CpuPreset:
             raise UserError(f"{path}: [fu_latency] {op} must be a whole number of cycles >= 1")
     return CpuPreset(name, data["arch"], data["type"], data.get("description", ""), params,
                      dict(fu_latency))
+
+
+def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
+    """`cpu` with O3 parameters set on top (a sweep's cpu.<param> axes);
+    its name says so, and its record holds every parameter."""
+    overrides = dict(overrides)
+    if not overrides:
+        return cpu
+    bad = sorted(set(overrides) - O3_PARAMS)
+    if bad:
+        raise UserError(f"unknown O3 parameter {bad[0]!r}")
+    name = cpu.name + "".join(f"+{k}={v}" for k, v in sorted(overrides.items()))
+    return replace(cpu, name=name, params=dict(cpu.params, **overrides))
 
 
 def load_cache(name: str) -> CachePreset:
