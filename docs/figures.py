@@ -67,7 +67,7 @@ def main(argv) -> int:
                 bars.append([(r[m] or 0) / r["ops"] for m, _ in metrics])
         if not bars:
             raise UserError(f"{name}: the teaching sweep has no {arch} rows for it")
-        fig, ax = plt.subplots(figsize=(7, 3.2))
+        fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(bars) + 1), 3.4))
         width = 0.8 / len(metrics)
         for j, (_, label) in enumerate(metrics):
             xs = [i + j * width for i in range(len(bars))]
