@@ -46,7 +46,7 @@ def test_the_wrong_model_or_a_missing_side_is_not_simulated():
 def test_window_costs_pair_each_variant_with_stock_at_the_same_rob():
     import json
 
-    from analysis import report
+    from analysis import metrics
 
     def row(variant, rob, cycles):
         params = {} if rob is None else {"numROBEntries": rob}
@@ -55,8 +55,8 @@ def test_window_costs_pair_each_variant_with_stock_at_the_same_rob():
 
     rows = [row("stock", 64, 300_000), row("statx-putuser", 64, 500_000),
             row("stock", None, 200_000), row("statx-putuser", None, 260_000)]
-    costs = report.window_costs(rows)
+    costs = metrics.window_costs(rows)
     # 100 ops per row: +2,000 cycles per op at 64 entries, +600 at gem5's 192.
     assert costs == {("x86_64", "statx-loop", "statx-putuser", "smap"):
                      [(64, 2000.0), (192, 600.0)]}
-    assert report.window_costs(rows[:2]) == {}  # one window size: no curve
+    assert metrics.window_costs(rows[:2]) == {}  # one window size: no curve

@@ -1,0 +1,100 @@
+"""The report's figures (matplotlib, Agg; PNG). Each function draws one
+figure from data the metrics module computed, and says whether it could."""
+
+import os
+from pathlib import Path
+
+from analysis.metrics import per_op
+
+
+def pyplot():
+    """matplotlib's pyplot without a display, or None: figures are optional."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+def _save(plt, fig, title: str, path: Path) -> None:
+    """Title, lay out, and write atomically (a report never shows half a PNG)."""
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
+    """Kernel insns/op and the uaccess-mechanism count per variant."""
+    plt = pyplot()
+    if plt is None:
+        return False
+    names = [r["variant"] for r in members]
+    kern = [per_op(r, "insns_kernel") or 0 for r in members]
+    if arch == "x86_64":
+        mech = [(per_op(r, "stac") or 0) + (per_op(r, "clac") or 0) for r in members]
+        mech_label = "stac + clac per op"
+    else:
+        mech = [per_op(r, "pan_writes") or 0 for r in members]
+        mech_label = "PSTATE.PAN writes per op"
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.6))
+    for ax, values, label in ((axes[0], kern, "kernel instructions per op"),
+                              (axes[1], mech, mech_label)):
+        bars = ax.barh(names, values, color=["#777777" if n == "stock" else "#3b6ea8"
+                                             for n in names])
+        ax.invert_yaxis()
+        ax.set_xlabel(label)
+        ax.bar_label(bars, fmt="%.1f", fontsize=8, padding=2)
+        ax.margins(x=0.2)
+    _save(plt, fig, title, path)
+    return True
+
+
+def plot_gem5_group(title: str, members: list, path: Path) -> bool:
+    """gem5 cycles per op: a bar per variant, grouped by smap model, so the
+    modelled cost of STAC/CLAC shows beside each variant's own effect."""
+    plt = pyplot()
+    if plt is None:
+        return False
+    variants_ = list(dict.fromkeys(r["variant"] for r in members))
+    order = ("-", "none", "lfence", "serialize", "smap")
+    models = sorted({r["smap_model"] or "-" for r in members},
+                    key=lambda m: (order.index(m) if m in order else len(order), m))
+    cell = {(r["variant"], r["smap_model"] or "-"): per_op(r, "cycles") for r in members}
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(variants_) * len(models) / 2), 3.4))
+    width = 0.8 / len(models)
+    for i, model in enumerate(models):
+        xs = [j + (i - (len(models) - 1) / 2) * width for j in range(len(variants_))]
+        ys = [cell.get((v, model)) or 0 for v in variants_]
+        bars = ax.bar(xs, ys, width, label=f"smap_model {model}")
+        ax.bar_label(bars, fmt="%.0f", fontsize=7, padding=1)
+    ax.set_xticks(range(len(variants_)), variants_)
+    ax.set_ylabel("cycles per op (gem5 O3)")
+    top = max((v or 0) for v in cell.values())
+    ax.set_ylim(0, top * 1.25)
+    if models != ["-"]:
+        ax.legend(fontsize=8, loc="upper center", ncol=len(models), frameon=False)
+    _save(plt, fig, title, path)
+    return True
+
+
+def plot_window_costs(costs: dict, path: Path) -> bool:
+    plt = pyplot()
+    if plt is None or not costs:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for (arch, workload, variant, model), pts in sorted(costs.items()):
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                label=f"{arch} {variant} ({workload}, smap_model {model})")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("ROB entries (gem5 O3)")
+    ax.set_ylabel("cycles per op over stock")
+    ax.axhline(0, color="grey", linewidth=0.5)
+    ax.legend(fontsize=7, frameon=False)
+    _save(plt, fig, "A mechanism's cost against the out-of-order window", path)
+    return True
