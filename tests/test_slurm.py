@@ -96,8 +96,12 @@ arch = ["x86_64"]
 variant = ["stock", "statx-putuser", "stat-putuser"]
 workload = ["statx-loop"]
 [params]
-"statx-loop.run.iterations" = [200003]
+"statx-loop.run.iterations" = [2000003]
 """)
+    # Tasks of about half a minute each, none finished before: so the
+    # interrupt lands while they are queued or running.
+    for pl in executor.plan(sweep.load(f)):
+        shutil.rmtree(runs.run_dir(pl.key), ignore_errors=True)
     proc = subprocess.Popen(["python3", str(REPO / "run.py"), "sweep", str(f), "--executor",
                              "slurm", "--results", str(tmp_path / "results")],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -120,3 +124,5 @@ workload = ["statx-loop"]
             break
         time.sleep(1)
     assert left.strip() == ""
+    # Nothing half-done was left to look finished.
+    assert not any(runs.finished(pl.key) for pl in executor.plan(sweep.load(f)))
