@@ -98,3 +98,23 @@ def plot_window_costs(costs: dict, path: Path) -> bool:
     ax.legend(fontsize=7, frameon=False)
     _save(plt, fig, "A mechanism's cost against the out-of-order window", path)
     return True
+
+
+def plot_model_cycles(title: str, by_preset: dict, path: Path) -> bool:
+    """Cycles per op per CPU model, a bar per variant within each model."""
+    plt = pyplot()
+    if plt is None or not by_preset:
+        return False
+    presets = list(by_preset)
+    variants = sorted({v for cells in by_preset.values() for v in cells},
+                      key=lambda v: (v != "stock", v))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(presets)), 3.6))
+    width = 0.8 / len(variants)
+    for i, v in enumerate(variants):
+        xs = [j + (i - (len(variants) - 1) / 2) * width for j in range(len(presets))]
+        ax.bar(xs, [by_preset[p].get(v) or 0 for p in presets], width, label=v)
+    ax.set_xticks(range(len(presets)), [p.replace("+", "\n+") for p in presets], fontsize=7)
+    ax.set_ylabel("cycles per op")
+    ax.legend(fontsize=8, frameon=False)
+    _save(plt, fig, title, path)
+    return True

@@ -187,9 +187,14 @@ def provenance_rows(rows: list) -> list:
                             for p in part["patches"]) or "none"
         sim = prov["simulator"]
         if sim.get("name") == "gem5":
-            simulator = (f"gem5 {sim['version']} ({sim['home']}), CPU preset "
-                         f"{sim['cpu_preset']['name']} {sim['cpu_preset']['params']}, cache "
-                         f"{sim['cache_preset']['name']}, smap_model {sim['smap_model']}")
+            simulator = (f"gem5 {sim['version']} ({sim['home']})"
+                         + (f" with patch series {sim['patches']}" if sim.get("patches") else "")
+                         + f", CPU preset {sim['cpu_preset']['name']} "
+                         f"{sim['cpu_preset']['params']}"
+                         + (f" FU latency {sim['cpu_preset']['fu_latency']}"
+                            if sim["cpu_preset"].get("fu_latency") else "")
+                         + f", cache {sim['cache_preset']['name']}, smap_model "
+                         f"{sim['smap_model']}")
         else:
             simulator = (f"{sim['version']}, profile {sim['profile']['name']} "
                          f"(-cpu {sim['profile']['cpu']})")
@@ -206,3 +211,15 @@ def provenance_rows(rows: list) -> list:
                     f"{prov['started_at']}",
         })
     return out
+
+
+def model_cycles(rows: list) -> dict:
+    """(arch, workload, smap model) -> {CPU preset: {variant: cycles per op}},
+    where a sweep ran more than one CPU model: the CPU-model view."""
+    out = {}
+    for r in rows:
+        if r["backend"] != "gem5" or not r.get("cycles"):
+            continue
+        key = (r["arch"], r["workload"], r["smap_model"] or "-")
+        out.setdefault(key, {}).setdefault(r["profile"], {})[r["variant"]] = per_op(r, "cycles")
+    return {k: v for k, v in out.items() if len(v) > 1}

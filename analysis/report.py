@@ -49,6 +49,17 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             has_fig = figures.plot_gem5_group(title, members, fig)
             sections.append((title, header, body, [],
                              fig.relative_to(out_dir) if has_fig else None))
+        for (arch, workload, model), by_preset in sorted(metrics.model_cycles(rows).items()):
+            title = f"CPU models: {arch} / {workload} / smap_model {model}"
+            fig = out_dir / "figures" / (cache.content_key(["models", arch, workload, model])
+                                         + ".png")
+            has_fig = figures.plot_model_cycles(title, by_preset, fig)
+            variants_ = sorted({v for c in by_preset.values() for v in c},
+                               key=lambda v: (v != "stock", v))
+            body = [[p] + [metrics.fmt(c.get(v), 0) for v in variants_]
+                    for p, c in by_preset.items()]
+            sections.append((title, ["CPU preset"] + [f"{v} cycles/op" for v in variants_],
+                             body, [], fig.relative_to(out_dir) if has_fig else None))
         costs = metrics.window_costs(rows)
         if costs:
             fig = out_dir / "figures" / "window-costs.png"

@@ -286,6 +286,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
             "provenance": _provenance(kernel, image, {
                 "name": "gem5", "version": gem5.version, "home": str(gem5.home),
+                "patches": gem5.identity(kernel.arch).get("patches"),
                 "cpu_preset": cpu.as_record(), "cache_preset": cache_preset.as_record(),
                 "smap_model": smap_model,
                 "spec": json.loads((work / "spec.json").read_text())},

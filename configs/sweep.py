@@ -261,7 +261,10 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=()) -> l
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
     for cache_name, model in itertools.product(caches, arch_models):
-        for name, over in itertools.product(mine, combos):
+        # cpu.<param> axes are O3 parameters: other models run once.
+        for name, over in [(n, o) for n in mine
+                           for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3"
+                                     else [()])]:
             out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
                              cpu_preset=name, cache=cache_name, smap_model=model,
                              layers=layers, cpu_params=over,

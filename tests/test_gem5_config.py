@@ -27,8 +27,11 @@ GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
 
 
 def test_presets_load_and_are_checked():
-    assert spec.cpu_preset_names("x86_64") == ["x86_64-o3-default", "x86_64-o3-small"]
-    assert spec.cpu_preset_names("arm64") == ["arm64-o3-default", "arm64-o3-v7a-like"]
+    assert spec.cpu_preset_names("x86_64") == ["x86_64-o3-default", "x86_64-o3-small",
+                                               "x86_64-timing"]
+    assert spec.cpu_preset_names("arm64") == ["arm64-minor", "arm64-o3-big", "arm64-o3-default",
+                                              "arm64-o3-v7a-like", "arm64-timing"]
+    assert spec.load_cpu("arm64-minor", "arm64").type == "minor"
     v7a = spec.load_cpu("arm64-o3-v7a-like", "arm64")
     assert v7a.params["numROBEntries"] == 40 and v7a.type == "o3"
     assert spec.load_cpu("x86_64-o3-default", "x86_64").params == {}
@@ -261,3 +264,19 @@ def test_bad_gem5_axis_values():
     with pytest.raises(UserError, match=r"axes.cpu_preset\[0\]: unknown value 'huge'"):
         sweep.expand(tomllib.loads('[axes]\nbackend = ["gem5"]\ncpu_preset = ["huge"]\n'),
                      Path("s.toml"))
+
+
+def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypatch):
+    (tmp_path / "cpu").mkdir()
+    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    (tmp_path / "cpu" / "ok.toml").write_text('arch = "x86_64"\ntype = "timing"\n')
+    assert spec.cpu_preset_names("x86_64") == ["ok"]
+    for text, error in [('arch = "x86_64"\n', "type must be one of atomic, timing, minor, o3"),
+                        ('arch = "riscv"\ntype = "o3"\n', "arch must be x86_64, arm64 or any"),
+                        ('arch = "x86_64"\ntype = "o3"\n[params\n', "not valid TOML"),
+                        ('arch = "x86_64"\ntype = "timing"\n[params]\nnumROBEntries = 4\n',
+                         "a timing preset takes none"),
+                        ('arch = "x86_64"\ntype = "o3"\ncores = 2\n', "unknown key 'cores'")]:
+        (tmp_path / "cpu" / "bad.toml").write_text(text)
+        with pytest.raises(UserError, match=re.escape(error)):
+            spec.cpu_preset_names()

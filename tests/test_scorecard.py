@@ -60,3 +60,14 @@ def test_window_costs_pair_each_variant_with_stock_at_the_same_rob():
     assert costs == {("x86_64", "statx-loop", "statx-putuser", "smap"):
                      [(64, 2000.0), (192, 600.0)]}
     assert metrics.window_costs(rows[:2]) == {}  # one window size: no curve
+
+
+def test_cpu_model_view_needs_two_models():
+    from analysis import metrics
+    rows = [dict(_row("stock", "statx-loop", 100_000), profile="x86_64-timing"),
+            dict(_row("statx-putuser", "statx-loop", 300_000), profile="x86_64-timing"),
+            dict(_row("stock", "statx-loop", 50_000), profile="x86_64-o3-default")]
+    assert metrics.model_cycles(rows) == {("x86_64", "statx-loop", "smap"): {
+        "x86_64-timing": {"stock": 1000.0, "statx-putuser": 3000.0},
+        "x86_64-o3-default": {"stock": 500.0}}}
+    assert metrics.model_cycles(rows[:2]) == {}

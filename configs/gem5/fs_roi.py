@@ -34,7 +34,8 @@ from gem5.simulate.exit_event import ExitEvent
 from gem5.simulate.simulator import Simulator
 
 ISAS = {"x86_64": ISA.X86, "arm64": ISA.ARM}
-CPUS = {"atomic": CPUTypes.ATOMIC, "o3": CPUTypes.O3}
+CPUS = {"atomic": CPUTypes.ATOMIC, "timing": CPUTypes.TIMING, "minor": CPUTypes.MINOR,
+        "o3": CPUTypes.O3}
 
 
 def say(what: str) -> None:

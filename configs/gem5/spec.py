@@ -9,7 +9,6 @@ Everything here is plain data, written as JSON for the gem5 process and
 recorded in the result, so presets and parameters are in every record.
 """
 
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -136,11 +135,51 @@ class CachePreset:
         return {"name": self.name, "description": self.description, **self.sizes}
 
 
+# CPU models a preset may name: the boot's functional CPU, and the timing
+# models a ROI may run on (gem5's standard-library CPU types).
+CPU_TYPES = ("atomic", "timing", "minor", "o3")
+PRESET_KEYS = {"arch", "type", "description", "params", "fu_latency"}
+
+
+def _read_cpu_preset(path: Path) -> CpuPreset:
+    """A CPU preset file, checked whole: one clear error for anything off,
+    so a malformed file dropped into the folder fails in one line."""
+    data = tomlfile.read(path, "CPU preset")
+    bad = sorted(set(data) - PRESET_KEYS)
+    if bad:
+        raise UserError(f"{path}: unknown key {bad[0]!r} (valid: {', '.join(sorted(PRESET_KEYS))})")
+    arch, kind = data.get("arch"), data.get("type")
+    if arch not in ("x86_64", "arm64", "any"):
+        raise UserError(f"{path}: arch must be x86_64, arm64 or any, got {arch!r}")
+    if kind not in CPU_TYPES:
+        raise UserError(f"{path}: type must be one of {', '.join(CPU_TYPES)}, got {kind!r}")
+    params, fu_latency = data.get("params", {}), data.get("fu_latency", {})
+    if not isinstance(params, dict) or not isinstance(fu_latency, dict):
+        raise UserError(f"{path}: [params] and [fu_latency] must be tables")
+    if params and kind != "o3":
+        raise UserError(f"{path}: [params] are O3 parameters; a {kind} preset takes none")
+    bad = sorted(set(params) - O3_PARAMS)
+    if bad:
+        raise UserError(f"{path}: unknown O3 parameter {bad[0]!r}")
+    bad = sorted(set(fu_latency) - FU_OP_CLASSES)
+    if bad:
+        raise UserError(f"{path}: [fu_latency] {bad[0]!r} is not one of "
+                        f"{', '.join(sorted(FU_OP_CLASSES))}")
+    if fu_latency and kind != "o3":
+        raise UserError(f"{path}: [fu_latency] sets O3's FU pool; a {kind} preset has none")
+    for op, lat in fu_latency.items():
+        if not isinstance(lat, int) or isinstance(lat, bool) or lat < 1:
+            raise UserError(f"{path}: [fu_latency] {op} must be a whole number of cycles >= 1")
+    return CpuPreset(path.stem, arch, kind, str(data.get("description", "")), params,
+                     dict(fu_latency))
+
+
 def cpu_preset_names(arch: str = None) -> list:
+    """The presets a ROI may run on (every type but the boot's atomic CPU)."""
     out = []
     for p in sorted((PRESET_DIR / "cpu").glob("*.toml")):
-        data = tomllib.loads(p.read_text())
-        if data["type"] == "o3" and (arch is None or data["arch"] == arch):
+        preset = _read_cpu_preset(p)
+        if preset.type != "atomic" and (arch is None or preset.arch in (arch, "any")):
             out.append(p.stem)
     return out
 
@@ -150,23 +189,10 @@ def load_cpu(name: str, arch: str) -> CpuPreset:
     if not path.is_file():
         raise UserError(f"unknown CPU preset '{name}': choose one of "
                         f"{', '.join(cpu_preset_names(arch))}")
-    data = tomlfile.read(path, "CPU preset")
-    params = data.get("params", {})
-    bad = sorted(set(params) - O3_PARAMS)
-    if bad:
-        raise UserError(f"{path}: unknown O3 parameter {bad[0]!r}")
-    if data["arch"] not in (arch, "any"):
-        raise UserError(f"CPU preset '{name}' is for {data['arch']}, not {arch}")
-    fu_latency = data.get("fu_latency", {})
-    bad = sorted(set(fu_latency) - FU_OP_CLASSES)
-    if bad:
-        raise UserError(f"{path}: [fu_latency] {bad[0]!r} is not one of "
-                        f"{', '.join(sorted(FU_OP_CLASSES))}")
-    for op, lat in fu_latency.items():
-        if not isinstance(lat, int) or isinstance(lat, bool) or lat < 1:
-            raise UserError(f"{path}: [fu_latency] {op} must be a whole number of cycles >= 1")
-    return CpuPreset(name, data["arch"], data["type"], data.get("description", ""), params,
-                     dict(fu_latency))
+    preset = _read_cpu_preset(path)
+    if preset.arch not in (arch, "any"):
+        raise UserError(f"CPU preset '{name}' is for {preset.arch}, not {arch}")
+    return preset
 
 
 def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
@@ -175,6 +201,8 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
     overrides = dict(overrides)
     if not overrides:
         return cpu
+    if cpu.type != "o3":
+        raise UserError(f"CPU preset '{cpu.name}' is a {cpu.type} CPU: O3 parameters do not apply")
     bad = sorted(set(overrides) - O3_PARAMS)
     if bad:
         raise UserError(f"unknown O3 parameter {bad[0]!r}")
