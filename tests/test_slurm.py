@@ -5,6 +5,7 @@ Skipped, naming the reason, where those packages are not installed."""
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -126,3 +127,64 @@ workload = ["statx-loop"]
     assert left.strip() == ""
     # Nothing half-done was left to look finished.
     assert not any(runs.finished(pl.key) for pl in executor.plan(sweep.load(f)))
+
+
+def _wait(predicate, seconds=300):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def test_kill_9_of_run_py_and_of_a_job_then_the_same_command_again(cluster, tmp_path):
+    # Three points of a few seconds each. run.py is killed with -9 once its
+    # jobs are submitted (they go on in Slurm); one task is killed with -9
+    # by Slurm while it runs. The same command again ends with every
+    # record, each a whole one, and a sound store.
+    f = tmp_path / "faults.toml"
+    f.write_text("""name = "slurmfaults"
+[fixed]
+timeout = 300
+[axes]
+arch = ["x86_64"]
+variant = ["stock", "statx-putuser", "stat-putuser"]
+workload = ["statx-loop"]
+[params]
+"statx-loop.run.iterations" = [400007]
+""")
+    sw = sweep.load(f)
+    keys = [pl.key for pl in executor.plan(sw)]
+    for key in keys:
+        shutil.rmtree(runs.run_dir(key), ignore_errors=True)
+    env = dict(os.environ, SLURM_CONF=cluster)
+    cmd = ["python3", str(REPO / "run.py"), "sweep", str(f), "--executor", "slurm",
+           "--results", str(tmp_path / "results")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env, start_new_session=True)
+    job = next(l.split()[2] for l in proc.stdout if l.startswith("[slurm] job "))
+    os.killpg(proc.pid, subprocess.signal.SIGKILL)
+    proc.wait()
+
+    def running():
+        out = subprocess.run(["squeue", "-h", "-r", "-j", job, "-t", "RUNNING", "-o", "%i"],
+                             capture_output=True, text=True, env=env).stdout.split()
+        return out[0] if out else None
+    assert _wait(running), "no task of the orphaned jobs ever ran"
+    subprocess.run(["scancel", "--signal=KILL", running()], env=env, check=True)
+    assert _wait(lambda: not subprocess.run(["squeue", "-h", "-j", job], capture_output=True,
+                                            text=True, env=env).stdout.strip())
+    # The killed task left no record; the others finished without run.py.
+    finished = [k for k in keys if runs.finished(k)]
+    assert len(finished) < len(keys)
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"({len(finished)} cached" in again.stderr
+    for key in keys:
+        record = runs.finished(key)
+        assert record and record["result"]["ops"] == 400007 and record["key"] == key
+    db = sqlite3.connect(tmp_path / "results" / "results.sqlite")
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT count(*) FROM runs WHERE sweep='slurmfaults' AND status='ok'"
+                      ).fetchone()[0] == 3
