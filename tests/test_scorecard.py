@@ -71,3 +71,16 @@ def test_cpu_model_view_needs_two_models():
         "x86_64-timing": {"stock": 1000.0, "statx-putuser": 3000.0},
         "x86_64-o3-default": {"stock": 500.0}}}
     assert metrics.model_cycles(rows[:2]) == {}
+
+
+def test_the_qemu_twins_give_the_instruction_ratio():
+    twin = dict(backend="qemu", arch="x86_64", params="{}", smap_model="smap",
+                twin_of="classic-l1l2/smap", ops=100)
+    rows = [dict(twin, variant="statx-putuser", workload="statx-loop", insns_total=161_200),
+            dict(twin, variant="stock", workload="statx-loop", insns_total=147_300)]
+    claim = next(c for c in scorecard.CLAIMS if c.id == "statx-copy")
+    assert scorecard.qemu_ratio(rows, claim) == pytest.approx(1473 / 1612)
+    header, body = scorecard.table(rows)
+    cells = dict(zip(header, next(b for b in body if b[0] == claim.what)))
+    assert cells["QEMU insns after/before"] == f"{1473 / 1612:.3f}"
+    assert cells["verdict"] == "not simulated"
