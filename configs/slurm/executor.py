@@ -21,6 +21,7 @@ cancels what was submitted. Only the Slurm command-line tools are used.
 import os
 import pickle
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -82,16 +83,25 @@ def _submit(job_dir: Path, name: str, points: list, dependency: str = "") -> str
            "--cpus-per-task=1", f"--chdir={run_py.parent}"]
     if dependency:
         cmd.append(f"--dependency=afterok:{dependency}")
-    cmd.append(f"--wrap=exec python3 {run_py} slurm-task {tasks} $SLURM_ARRAY_TASK_ID")
+    # The interpreter that submitted runs the task: the same Python and
+    # modules on every node of a shared filesystem.
+    cmd.append(f"--wrap=exec {sys.executable} {run_py} slurm-task {tasks} "
+               f"$SLURM_ARRAY_TASK_ID")
     return _slurm(*cmd).strip().split(";")[0]
 
 
-def _queued(job_ids: list) -> dict:
-    """(job id, task index) -> (state, reason) for tasks still queued."""
-    out = _slurm("squeue", "-h", "-r", "-j", ",".join(job_ids), "-o", "%A %F %K %T %r",
-                 check=False)
+def _queued(job_ids: list):
+    """(job id, task index) -> (state, reason) for tasks still queued; None
+    when squeue did not answer (the controller busy): ask again later
+    rather than take every task for finished."""
+    proc = subprocess.run(["squeue", "-h", "-r", "-j", ",".join(job_ids), "-o",
+                           "%A %F %K %T %r"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        # Jobs long gone from the controller's memory are "invalid": none
+        # of them is queued any more. Anything else: ask again.
+        return {} if "Invalid job id" in proc.stderr else None
     queued = {}
-    for line in out.splitlines():
+    for line in proc.stdout.splitlines():
         parts = line.split(None, 4)
         if len(parts) >= 4 and parts[2].isdigit():
             queued[(parts[1], int(parts[2]))] = (parts[3], parts[4] if len(parts) > 4 else "")
@@ -175,6 +185,9 @@ def _follow(arrays: list, job_dir: Path, progress, finish) -> None:
                for i, pl in enumerate(points)}
     while pending:
         queued = _queued([j for j, _, _ in arrays])
+        if queued is None:
+            time.sleep(POLL)
+            continue
         for (job_id, name, i), pl in list(pending.items()):
             state = queued.get((job_id, i))
             if state and state[0] == "RUNNING":
