@@ -72,7 +72,10 @@ def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=()) 
     term = outdir / gspec.BOARD[arch]["console_file"]
     console_text = term.read_text(errors="replace") if term.is_file() else ""
     if "error" in markers:
-        raise Gem5Failed(f"gem5: {markers['error']}", str(term if console_text else log))
+        # The guest's own reason (an oops, a panic) says more than ours.
+        why = console.parse(console_text).failure() if console_text else None
+        raise Gem5Failed(f"gem5: {markers['error']}" + (f": {why}" if why else ""),
+                         str(term if console_text else log))
     if rc != 0:
         raise Gem5Failed(f"gem5 exited with {rc}: {tools.last_lines(text)[:200]}", str(log))
     return Gem5Run(round(seconds, 1), outdir, markers, console_text)
