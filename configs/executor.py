@@ -144,6 +144,35 @@ class SweepProgress:
 def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int = 0) -> list:
     """Run every planned point; call on_outcome(outcome) as each ends."""
     workers = workers or os.cpu_count() or 1
+    outcomes, progress, finish, runnable = settle_and_build(sweep, planned, on_outcome, jobs)
+    runnable = _boots_first(runnable)
+
+    def run_one(pl):
+        progress.started(pl.point.label())
+        return _run_one(pl)
+
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        with Heartbeat(progress.show, progress.out.every):
+            futures = {pool.submit(run_one, pl): pl for pl in runnable}
+            for fut in as_completed(futures):
+                finish(fut.result())
+    except KeyboardInterrupt:
+        # Drop the queued points; the running ones end with their QEMU or
+        # gem5 process (which got the same SIGINT). Finished ones are kept.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    progress.out.done(f"{progress.done}/{progress.total} points ({progress.cached} cached, "
+                      f"{progress.failed} failed)")
+    return outcomes
+
+
+def settle_and_build(sweep, planned: list, on_outcome, jobs: int) -> tuple:
+    """What every executor does before running anything: settle the cached
+    points, build the kernels and images the others need, settle the
+    points whose inputs failed. Returns (outcomes so far, progress,
+    finish(outcome), the points left to run)."""
     outcomes = []
     progress = SweepProgress(sweep.name, len(planned))
 
@@ -167,27 +196,7 @@ def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int =
             finish(Outcome(pl, error=why))
         else:
             runnable.append(pl)
-    runnable = _boots_first(runnable)
-
-    def run_one(pl):
-        progress.started(pl.point.label())
-        return _run_one(pl)
-
-    pool = ThreadPoolExecutor(max_workers=workers)
-    try:
-        with Heartbeat(progress.show, progress.out.every):
-            futures = {pool.submit(run_one, pl): pl for pl in runnable}
-            for fut in as_completed(futures):
-                finish(fut.result())
-    except KeyboardInterrupt:
-        # Drop the queued points; the running ones end with their QEMU or
-        # gem5 process (which got the same SIGINT). Finished ones are kept.
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
-    progress.out.done(f"{progress.done}/{progress.total} points ({progress.cached} cached, "
-                      f"{progress.failed} failed)")
-    return outcomes
+    return outcomes, progress, finish, runnable
 
 
 def _boots_first(points: list) -> list:

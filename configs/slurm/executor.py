@@ -124,29 +124,8 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
     """Run every planned point on Slurm; call on_outcome(outcome) as each ends."""
     root = cache.cache_root()
     check_cluster(root)
-    outcomes = []
-    progress = executor.SweepProgress(sweep.name, len(planned))
-
-    def finish(outcome):
-        outcomes.append(outcome)
-        if on_outcome:
-            on_outcome(outcome)
-        progress.step(outcome)
-
-    todo = []
-    for pl in planned:
-        if pl.done:
-            finish(executor.Outcome(pl, record=runs.finished(pl.key), cached=True))
-        else:
-            todo.append(pl)
-    broken = executor._build_inputs(todo, jobs)
-    runnable = []
-    for pl in todo:
-        why = broken.get(pl.kernel.key) or broken.get(pl.image.key)
-        if why:
-            finish(executor.Outcome(pl, error=why))
-        else:
-            runnable.append(pl)
+    outcomes, progress, finish, runnable = executor.settle_and_build(sweep, planned,
+                                                                      on_outcome, jobs)
     if not runnable:
         progress.out.done(f"{progress.done}/{progress.total} points (nothing to submit)")
         return outcomes
