@@ -87,48 +87,6 @@ def test_a_failing_point_is_recorded_with_its_slurm_output(cluster, tmp_path):
         assert Path(o.log).is_file() and "failed: " in Path(o.log).read_text()
 
 
-def test_ctrl_c_cancels_what_was_submitted(cluster, tmp_path):
-    f = tmp_path / "long.toml"
-    f.write_text("""name = "slurmlong"
-[fixed]
-timeout = 300
-[axes]
-arch = ["x86_64"]
-variant = ["stock", "statx-putuser", "stat-putuser"]
-workload = ["statx-loop"]
-[params]
-"statx-loop.run.iterations" = [2000003]
-""")
-    # Tasks of about half a minute each, none finished before: so the
-    # interrupt lands while they are queued or running.
-    for pl in executor.plan(sweep.load(f)):
-        shutil.rmtree(runs.run_dir(pl.key), ignore_errors=True)
-    proc = subprocess.Popen(["python3", str(REPO / "run.py"), "sweep", str(f), "--executor",
-                             "slurm", "--results", str(tmp_path / "results")],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, SLURM_CONF=cluster))
-    job = None
-    for line in proc.stdout:
-        if line.startswith("[slurm] job "):
-            job = line.split()[2]
-            break
-    assert job, "the sweep never submitted"
-    proc.send_signal(subprocess.signal.SIGINT)
-    rest = proc.communicate(timeout=120)[0]
-    assert proc.returncode == 130
-    assert f"cancelled jobs {job}" in rest
-    # Cancelled tasks may show as COMPLETING for a moment before they go.
-    for _ in range(30):
-        left = subprocess.run(["squeue", "-h", "-j", job], capture_output=True, text=True,
-                              env=dict(os.environ, SLURM_CONF=cluster)).stdout
-        if not left.strip():
-            break
-        time.sleep(1)
-    assert left.strip() == ""
-    # Nothing half-done was left to look finished.
-    assert not any(runs.finished(pl.key) for pl in executor.plan(sweep.load(f)))
-
-
 def _wait(predicate, seconds=300):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -138,13 +96,10 @@ def _wait(predicate, seconds=300):
     return False
 
 
-def test_kill_9_of_run_py_and_of_a_job_then_the_same_command_again(cluster, tmp_path):
-    # Three points of a few seconds each. run.py is killed with -9 once its
-    # jobs are submitted (they go on in Slurm); one task is killed with -9
-    # by Slurm while it runs. The same command again ends with every
-    # record, each a whole one, and a sound store.
-    f = tmp_path / "faults.toml"
-    f.write_text("""name = "slurmfaults"
+def _fresh_sweep(tmp_path, name, iterations):
+    """Three statx points of `iterations` calls, none finished before."""
+    f = tmp_path / f"{name}.toml"
+    f.write_text(f"""name = "{name}"
 [fixed]
 timeout = 300
 [axes]
@@ -152,29 +107,63 @@ arch = ["x86_64"]
 variant = ["stock", "statx-putuser", "stat-putuser"]
 workload = ["statx-loop"]
 [params]
-"statx-loop.run.iterations" = [400007]
+"statx-loop.run.iterations" = [{iterations}]
 """)
-    sw = sweep.load(f)
-    keys = [pl.key for pl in executor.plan(sw)]
+    keys = [pl.key for pl in executor.plan(sweep.load(f))]
     for key in keys:
         shutil.rmtree(runs.run_dir(key), ignore_errors=True)
-    env = dict(os.environ, SLURM_CONF=cluster)
     cmd = ["python3", str(REPO / "run.py"), "sweep", str(f), "--executor", "slurm",
            "--results", str(tmp_path / "results")]
+    return keys, cmd
+
+
+def _submitted(proc) -> str:
+    """The first job id the sweep reports submitting."""
+    return next(l.split()[2] for l in proc.stdout if l.startswith("[slurm] job "))
+
+
+def _squeue(env, *args) -> str:
+    return subprocess.run(["squeue", "-h", *args], capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+def test_ctrl_c_cancels_what_was_submitted(cluster, tmp_path):
+    # Tasks of about half a minute each: the interrupt lands while they
+    # are queued or running.
+    keys, cmd = _fresh_sweep(tmp_path, "slurmlong", 2000003)
+    env = dict(os.environ, SLURM_CONF=cluster)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env)
+    job = _submitted(proc)
+    proc.send_signal(subprocess.signal.SIGINT)
+    rest = proc.communicate(timeout=120)[0]
+    assert proc.returncode == 130
+    assert f"cancelled jobs {job}" in rest
+    # Cancelled tasks may show as COMPLETING for a moment before they go.
+    assert _wait(lambda: not _squeue(env, "-j", job), 30)
+    # Nothing half-done was left to look finished.
+    assert not any(runs.finished(k) for k in keys)
+
+
+def test_kill_9_of_run_py_and_of_a_job_then_the_same_command_again(cluster, tmp_path):
+    # Three points of a few seconds each. run.py is killed with -9 once its
+    # jobs are submitted (they go on in Slurm); one task is killed with -9
+    # by Slurm while it runs. The same command again ends with every
+    # record, each a whole one, and a sound store.
+    keys, cmd = _fresh_sweep(tmp_path, "slurmfaults", 400007)
+    env = dict(os.environ, SLURM_CONF=cluster)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=env, start_new_session=True)
-    job = next(l.split()[2] for l in proc.stdout if l.startswith("[slurm] job "))
+    job = _submitted(proc)
     os.killpg(proc.pid, subprocess.signal.SIGKILL)
     proc.wait()
 
     def running():
-        out = subprocess.run(["squeue", "-h", "-r", "-j", job, "-t", "RUNNING", "-o", "%i"],
-                             capture_output=True, text=True, env=env).stdout.split()
+        out = _squeue(env, "-r", "-j", job, "-t", "RUNNING", "-o", "%i").split()
         return out[0] if out else None
     assert _wait(running), "no task of the orphaned jobs ever ran"
     subprocess.run(["scancel", "--signal=KILL", running()], env=env, check=True)
-    assert _wait(lambda: not subprocess.run(["squeue", "-h", "-j", job], capture_output=True,
-                                            text=True, env=env).stdout.strip())
+    assert _wait(lambda: not _squeue(env, "-j", job))
     # The killed task left no record; the others finished without run.py.
     finished = [k for k in keys if runs.finished(k)]
     assert len(finished) < len(keys)
