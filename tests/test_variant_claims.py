@@ -166,7 +166,10 @@ def test_strncpy_unbatched_opens_a_window_per_word():
     # was before 2018. Stock's one lfence per lstat is the barrier of its
     # batched user_read_access_begin() in strncpy_from_user; it is gone.
     assert total(stock, "x86", "lfence") == stock["result"]["ops"]
-    assert total(unbatched, "x86", "lfence") == 0
+    # Not exact: an interrupt taken inside the ROI (by host time, about one
+    # per thousand ops) runs the entry code's lfence too, seen as 2 in one
+    # run of this storm. No lfence belongs to the lookups themselves.
+    assert per_op(unbatched, "x86", "lfence") < 0.01
     assert unbatched["result"]["checksum"] == stock["result"]["checksum"]
 
 
