@@ -77,8 +77,14 @@ class KernelArtifact:
         return json.loads((self.path / "manifest.json").read_text())
 
 
+def binutils(arch: str) -> str:
+    """The assembler and linker the kernel build runs: as much a part of
+    the binary as the compiler (alternatives, relocations, padding)."""
+    return ARCH_INFO[arch]["cross"] + "ld"
+
+
 def required_tools(arch: str) -> list:
-    return ["make", ARCH_INFO[arch]["cc"], "flex", "bison", "bc", "patch"]
+    return ["make", ARCH_INFO[arch]["cc"], binutils(arch), "flex", "bison", "bc", "patch"]
 
 
 def _stack(arch: str, variant_name: str, layers: tuple) -> tuple:
@@ -112,6 +118,7 @@ def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
         "config": config.render(config.requested(arch)),
         "variant": variant.as_record(),
         "toolchain": tools.first_line([ARCH_INFO[arch]["cc"], "--version"]),
+        "binutils": tools.first_line([binutils(arch), "--version"]),
     }
     if layers:  # absent for plain variants, so their keys never change
         inputs["layers"] = [layer.as_record() for layer in stack[1:]]

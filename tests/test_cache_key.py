@@ -4,9 +4,11 @@ import shutil
 
 import pytest
 
+from buildroot import assemble
 from kernels import build, variants
 from lab import cache
 from lab.errors import UserError
+from workloads import script
 
 
 def test_content_key_is_order_independent():
@@ -31,6 +33,27 @@ def test_patch_content_changes_the_key(tmp_path, monkeypatch):
     after, _ = build.plan("x86_64", "statx-putuser")
     assert before != after
     assert inputs["source"]["version"]  # the package version is recorded
+
+
+def test_kernel_key_covers_the_binutils_version(monkeypatch):
+    key, inputs = build.plan("x86_64", "stock")
+    assert inputs["binutils"].startswith("GNU ld")
+    real = build.tools.first_line
+    monkeypatch.setattr(build.tools, "first_line", lambda cmd: (
+        "GNU ld (another) 9.99" if cmd[0] == "ld" else real(cmd)))
+    assert build.plan("x86_64", "stock")[0] != key
+
+
+def test_image_key_is_the_job_not_the_script_name(tmp_path):
+    body = 'workload = "statx-loop"\n[run]\niterations = 7\n'
+    (tmp_path / "a.toml").write_text(body)
+    (tmp_path / "b.toml").write_text("# another name, another comment\n" + body)
+    a, b = (script.load(tmp_path / n) for n in ("a.toml", "b.toml"))
+    assert a.origin != b.origin
+    assert assemble.plan("x86_64", a)[0] == assemble.plan("x86_64", b)[0]
+    (tmp_path / "c.toml").write_text(body.replace("7", "8"))
+    assert assemble.plan("x86_64", script.load(tmp_path / "c.toml"))[0] != \
+        assemble.plan("x86_64", a)[0]
 
 
 def test_variant_for_other_arch_is_refused():

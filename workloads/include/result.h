@@ -17,8 +17,17 @@
  *    in creation order, and the workload creates its files in a seeded
  *    order, so ino is fixed too.
  *  - statx: the whole 256-byte struct as the kernel wrote it (mask,
- *    attributes and their mask, mnt_id, DIO alignment, the spare words the
- *    kernel must zero), except the four timestamps.
+ *    attributes and their mask, DIO alignment, the spare words the kernel
+ *    must zero), except the four timestamps, and with stx_mnt_id taken
+ *    relative to the mount id /proc/self/mountinfo gives for the
+ *    workload's directory (result_anchor_mount; 0 when the two agree).
+ *    The raw id counts the mounts made before /tmp, and that depends on
+ *    the boot medium, not on the stat path: booted from the ext2 disk
+ *    (as gem5 boots) the kernel mounts one more filesystem than from the
+ *    initramfs (as QEMU boots), and /tmp's id is 15, not 14 (measured
+ *    with the same kernel and image under QEMU; every other statx field
+ *    was equal). Relative, a wrong mnt_id is still caught, and the same
+ *    point has the same checksum under both simulators.
  *  - readlink: length and bytes; a failed call: errno.
  * Timestamps are not: the guest clock starts from the host's under QEMU,
  * so every file the workload creates has other times on every boot (the
@@ -61,6 +70,7 @@ struct result {
 	uint64_t hash;			/* FNV-1a 64 state: the checksum */
 	uint64_t times_hash;		/* raw timestamps: diagnostic only */
 	long long roi_ns;
+	uint64_t mnt_id;		/* of the workload's directory, see above */
 	/* First failure, reported on stderr by result_print(). */
 	int first_errno;
 	char first_op[16];
@@ -157,8 +167,15 @@ static inline void result_hash_statx(struct result *r, const struct statx *stx)
 		       "the four timestamps are contiguous: atime btime ctime mtime");
 	_Static_assert(offsetof(struct statx, stx_atime) % 8 == 0 &&
 		       sizeof(struct statx) % 8 == 0, "statx is 8-byte aligned");
+	size_t m0 = offsetof(struct statx, stx_mnt_id);
+	size_t m1 = m0 + sizeof(stx->stx_mnt_id);
+
+	_Static_assert(offsetof(struct statx, stx_mnt_id) >
+		       offsetof(struct statx, stx_mtime), "stx_mnt_id follows the times");
 	fnv64_words(&r->hash, b, t0);
-	fnv64_words(&r->hash, b + t1, sizeof(*stx) - t1);
+	fnv64_words(&r->hash, b + t1, m0 - t1);
+	fnv64_u64(&r->hash, stx->stx_mnt_id - r->mnt_id);
+	fnv64_words(&r->hash, b + m1, sizeof(*stx) - m1);
 	result_hash_times(r, stx->stx_atime.tv_sec, stx->stx_atime.tv_nsec,
 			  stx->stx_mtime.tv_sec, stx->stx_mtime.tv_nsec,
 			  stx->stx_ctime.tv_sec, stx->stx_ctime.tv_nsec);
@@ -181,6 +198,10 @@ static inline long long mono_ns(void)
 }
 
 void result_init(struct result *r, const char *workload);
+
+/* Take statx's mnt_id relative to the mount holding `dir` (see above);
+ * exits with a message if /proc/self/mountinfo cannot tell. */
+void result_anchor_mount(struct result *r, const char *dir);
 
 /* Count a failed call: hashes err, remembers the first failure. */
 void result_error(struct result *r, const char *op, const char *path, int err);

@@ -758,10 +758,12 @@ int main(int argc, char **argv)
 	create_tree(&t);
 
 	result_init(&scratch, NAME);
+	result_anchor_mount(&scratch, t.root);
 	for (long long p = 0; p < warm_passes; p++)
 		run_pass(plan, t.n, &scratch);
 
 	result_init(&res, NAME);
+	result_anchor_mount(&res, t.root);
 	t0 = mono_ns();
 	roi_begin();
 	for (long long p = 0; p < passes; p++)

@@ -16,6 +16,45 @@ void result_init(struct result *r, const char *workload)
 	r->times_hash = FNV64_OFFSET;
 }
 
+/* Is `mnt` (a mount point) `dir` itself or one of its ancestors? */
+static int mount_covers(const char *mnt, const char *dir)
+{
+	size_t n = strlen(mnt);
+
+	if (strcmp(mnt, "/") == 0)
+		return 1;
+	return strncmp(dir, mnt, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+void result_anchor_mount(struct result *r, const char *dir)
+{
+	/* mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...". The deepest
+	 * mount point covering dir holds it; a later line for the same
+	 * point is a mount over the earlier one, so ties go to the later. */
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[4096], point[4096];
+	size_t best = 0;
+	unsigned long long id;
+	int found = 0;
+
+	if (!f)
+		goto fail;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llu %*u %*s %*s %4095s", &id, point) == 2 &&
+		    mount_covers(point, dir) && strlen(point) >= best) {
+			best = strlen(point);
+			r->mnt_id = id;
+			found = 1;
+		}
+	fclose(f);
+	if (found)
+		return;
+fail:
+	fprintf(stderr, "%s: no mount for %s in /proc/self/mountinfo\n",
+		r->workload, dir);
+	exit(1);
+}
+
 void result_error(struct result *r, const char *op, const char *path, int err)
 {
 	fnv64_u64(&r->hash, (uint64_t)err);

@@ -74,9 +74,11 @@ int main(int argc, char **argv)
 		return 1;
 
 	result_init(&scratch, NAME);
+	result_anchor_mount(&scratch, TARGET);
 	run(fd, warm, &scratch);
 
 	result_init(&res, NAME);
+	result_anchor_mount(&res, TARGET);
 	t0 = mono_ns();
 	roi_begin();
 	run(fd, iters, &res);
