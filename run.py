@@ -41,7 +41,7 @@ from kernels import build as kbuild  # noqa: E402
 from kernels import config as kconfig  # noqa: E402
 from kernels import source as linux_source  # noqa: E402
 from kernels import variants  # noqa: E402
-from lab import cache, tools  # noqa: E402
+from lab import cache, inputs, tools  # noqa: E402
 from lab.errors import UserError  # noqa: E402
 from workloads import script  # noqa: E402
 
@@ -182,12 +182,12 @@ def _gem5_inputs(args, job, check=None, cpu=None) -> tuple:
     """(model, cache preset, gem5, kernel, image) of one gem5 point: every
     input checked (and `check(model)` run) before anything is built."""
     layers = gem5_spec.layers_for(args.arch)
-    kbuild.plan(args.arch, args.variant, layers)
     model = gem5_spec.model_for(args.arch, args.smap_model)
     gem5_spec.kernel_args(args.arch, model)  # validates the model
     if check:
         check(model)
     caches = gem5_spec.load_cache(args.cache)
+    kbuild.plan(args.arch, args.variant, layers)
     g = gem5_locate.require(args.arch, args.gem5)
     why = gem5_spec.needs_series(args.arch, model, cpu)
     if why:
@@ -252,11 +252,11 @@ def cmd_calibrate(args) -> int:
     latencies = None
     if args.latencies:
         try:
-            latencies = sorted({int(x) for x in args.latencies.split(",")})
-        except ValueError:
-            raise UserError(f"--latencies takes whole numbers of cycles, like 1,16,48; "
+            latencies = sorted({inputs.at_least_one(x) for x in args.latencies.split(",")})
+        except (ValueError, UserError):
+            raise UserError(f"--latencies takes whole numbers of cycles >= 1, like 1,16,48; "
                             f"got {args.latencies!r}") from None
-        if len(latencies) < 2 or latencies[0] < 1:
+        if len(latencies) < 2:
             raise UserError("--latencies needs two or more different values >= 1")
     cpu = gem5_spec.load_cpu(args.cpu_preset, "x86_64")
     cache_preset = gem5_spec.load_cache(args.cache)
@@ -303,6 +303,7 @@ def _finished_stock_run(args, kernel, image) -> list:
 def cmd_sweep(args) -> int:
     """Expand a sweep file, run what is not finished, store, report."""
     sw = sweep.load(args.file)
+    inputs.output_dir(args.results, "--results")
     if args.arch:
         if args.arch not in kconfig.ARCHES:
             raise UserError(f"unknown arch '{args.arch}': choose one of "
@@ -363,10 +364,6 @@ def cmd_report(args) -> int:
 def cmd_simpoint(args) -> int:
     """Simulation points and weights of a .bb file, SimPoint 3.2's way."""
     bb = Path(args.bb)
-    if not bb.is_file():
-        raise UserError(f"no such .bb file: {bb}")
-    if args.max_k < 1:
-        raise UserError("--max-k must be 1 or more")
     vectors = simpoint.read_bb(bb)
     sel = simpoint.choose(vectors, max_k=args.max_k)
     stem = Path(args.out) if args.out else bb.with_suffix("")
@@ -405,10 +402,22 @@ def cmd_scorecard(args) -> int:
     return 0
 
 
+SECONDS = inputs.cli(inputs.seconds, "--timeout")
+COUNT = inputs.cli(inputs.count, "count")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's errors as the contract wants them: one line, exit 2
+    (argparse prints the usage above the error)."""
+
+    def error(self, message):
+        raise UserError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="run.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
+    p = OneLineParser(prog="run.py", description=__doc__,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     sub.add_parser("list", help="arches, variants, workloads, profiles")
     sp = sub.add_parser("doctor", help="what is found and what is missing, with the fix")
@@ -417,7 +426,7 @@ def parser() -> argparse.ArgumentParser:
     def kernel_args(sp):
         sp.add_argument("--arch", required=True)
         sp.add_argument("--variant", default="stock")
-        sp.add_argument("--jobs", type=int, default=0, help="make -j (default: cores)")
+        sp.add_argument("--jobs", type=COUNT, default=0, help="make -j (default: cores)")
 
     def gem5_args(sp):
         sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
@@ -444,7 +453,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--smap-model", default="none",
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
                          "smap (SMAP executed by gem5; needs configs/gem5/patches)")
-    sp.add_argument("--timeout", type=float, default=None,
+    sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
@@ -454,7 +463,7 @@ def parser() -> argparse.ArgumentParser:
     workload_args(sp)
     gem5_args(sp)
     sp.add_argument("--smap-model", default="none", help="x86: none | lfence | smap")
-    sp.add_argument("--timeout", type=float, default=None,
+    sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("calibrate", help="fit the gem5 series' latencies to the seeds "
                         "(needs gem5 with configs/gem5/patches)")
@@ -466,13 +475,13 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--latencies", default="",
                     help="latencies to measure, in cycles (default: per mechanism)")
     sp.add_argument("--write-preset", help="write the calibrated CPU preset (TOML) here")
-    sp.add_argument("--timeout", type=float, default=None,
+    sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--dry-run", action="store_true", help="print the plan and what is cached")
-    sp.add_argument("--workers", type=int, default=0, help="parallel runs (default: cores)")
-    sp.add_argument("--jobs", type=int, default=0, help="make -j for kernels (default: cores)")
+    sp.add_argument("--workers", type=COUNT, default=0, help="parallel runs (default: cores)")
+    sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
     sp.add_argument("--arch", help="only this arch's points (say, gem5 built for X86 only)")
@@ -484,7 +493,8 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("simpoint", help="SimPoint 3.2's method on a .bb file: simulation "
                         "points and weights")
     sp.add_argument("bb", help="basic-block vectors (T:id:count ...), e.g. a run's roi.bb")
-    sp.add_argument("--max-k", type=int, default=simpoint.MAX_K, help="most clusters")
+    sp.add_argument("--max-k", type=inputs.cli(inputs.at_least_one, "--max-k"),
+                    default=simpoint.MAX_K, help="most clusters")
     sp.add_argument("--out", help="output stem (default: the .bb path without .bb)")
     sp = sub.add_parser("scorecard", help="the seeds' hardware numbers beside gem5's, "
                         "from the store")
@@ -502,8 +512,8 @@ COMMANDS = {"calibrate": cmd_calibrate, "crosscheck": cmd_crosscheck, "list": cm
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
     try:
+        args = parser().parse_args(argv)
         return COMMANDS[args.command](args)
     except UserError as e:
         print(f"run.py: {e}", file=sys.stderr)

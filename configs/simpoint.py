@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lab import inputs
 from lab.errors import UserError
 
 DIMS = 15
@@ -48,7 +49,7 @@ def read_bb(path: Path) -> np.ndarray:
     """Intervals x basic blocks, raw counts. Block ids are renumbered in
     order of first appearance."""
     ids, rows = {}, []
-    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+    for n, line in enumerate(inputs.text_file(path, ".bb file").splitlines(), 1):
         line = line.strip()
         if not line:
             continue

@@ -36,6 +36,7 @@ valid ones; nothing runs until the whole file is valid.
 
 import copy
 import itertools
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,7 +45,7 @@ from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
 from kernels import config as kconfig
 from kernels import variants
-from lab import tomlfile
+from lab import inputs, tomlfile
 from lab.errors import UserError
 from workloads import script
 
@@ -56,6 +57,9 @@ FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
+# More points than anyone means to run in one sweep (the seeds sweep is
+# ~40, the teaching sweep ~20): a typo in a parameter axis, not a plan.
+MAX_POINTS = 2000
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ def _list_of_strings(path, where, value):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise _err(path, where, f"must be a non-empty list of strings, got {value!r}")
-    return value
+    return inputs.unique(value, f"{path}: {where}")
 
 
 def _choose(path, where, values, valid):
@@ -183,6 +187,12 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
         path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"])),
         gem5_spec.SMAP_MODELS)
     param_axes = _param_axes(path, params, workloads)
+    size = math.prod(len(x) for x in (arches, names, workloads, backends, profiles, presets,
+                                      caches, models))
+    size *= math.prod(len(v) for _, v in cpu_axes) * math.prod(len(v) for *_, v in param_axes)
+    if size > MAX_POINTS:
+        raise _err(path, where, f"expands to {size:,} points, more than the {MAX_POINTS:,} a "
+                   f"sweep may hold: split it, or trim an axis")
 
     points, skipped = [], []
     for arch, variant, (wname, base, origin), backend in itertools.product(
@@ -236,7 +246,7 @@ def _cpu_axes(path, where, axes) -> list:
                 isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
             raise _err(path, f"{where}.{key}", f"must be a list of positive integers, "
                        f"got {values!r}")
-        out.append((name, values))
+        out.append((name, inputs.unique(values, f"{path}: {where}.{key}")))
     return out
 
 
@@ -279,18 +289,12 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=()) -> l
 
 
 def _check_fixed(path, fixed):
-    t = fixed["timeout"]
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0:
-        raise _err(path, "fixed.timeout", f"must be a positive number of seconds, got {t!r}")
-    g = fixed["gem5_timeout"]
-    if isinstance(g, bool) or not isinstance(g, (int, float)) or g <= 0:
-        raise _err(path, "fixed.gem5_timeout", f"must be a positive number of seconds, got {g!r}")
+    for key in ("timeout", "gem5_timeout"):
+        inputs.number(fixed[key], f"{path}: fixed.{key} (seconds)", positive=True)
     for key in ("plugin", "cross_check"):
         if not isinstance(fixed[key], bool):
             raise _err(path, f"fixed.{key}", f"must be true or false, got {fixed[key]!r}")
-    b = fixed["bbv_interval"]
-    if isinstance(b, bool) or not isinstance(b, int) or b < 0:
-        raise _err(path, "fixed.bbv_interval", f"must be an integer >= 0, got {b!r}")
+    inputs.number(fixed["bbv_interval"], f"{path}: fixed.bbv_interval", minimum=0, integer=True)
 
 
 def _workloads(path, values):
@@ -332,7 +336,7 @@ def _param_axes(path, params, workloads):
             raise _err(path, where, f"unknown parameter (valid for {wname}: {', '.join(valid)})")
         if not isinstance(values, list) or not values:
             raise _err(path, where, f"must be a non-empty list of values, got {values!r}")
-        axes.append((wname, f"{section}.{name}", values))
+        axes.append((wname, f"{section}.{name}", inputs.unique(values, f"{path}: {where}")))
     return axes
 
 

@@ -1,18 +1,18 @@
-"""Reading the TOML files users write (scripts, sweeps), with one clear line
-on failure."""
+"""Reading the TOML files users write (scripts, sweeps, presets, profiles),
+with one clear line on failure (lab/inputs.py checks the file itself)."""
 
 import tomllib
-from pathlib import Path
 
+from lab import inputs
 from lab.errors import UserError
 
 
 def read(path, what: str) -> dict:
     """Parse `path`; `what` names it in errors ("sweep file", ...)."""
-    path = Path(path)
+    text = inputs.text_file(path, what)
     try:
-        return tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"{what} {path} not found") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise UserError(f"{path}: arrays or tables nested too deeply to be meant") from None

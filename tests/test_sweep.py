@@ -57,7 +57,7 @@ def test_script_path_relative_to_sweep_file(tmp_path):
     ('[axes]\nworkload = ["ls"]', r"axes.workload\[0\]: 'ls' is neither a workload"),
     ('[axes]\nprofile = ["fast"]', r"axes.profile\[0\]: unknown value 'fast'"),
     ('[axes]\ncolour = ["red"]', r"axes.colour: unknown axis"),
-    ('[fixed]\ntimeout = -1', r"fixed.timeout: must be a positive number"),
+    ('[fixed]\ntimeout = -1', r"fixed.timeout \(seconds\) must be above 0"),
     ('[fixed]\nplugin = "yes"', r"fixed.plugin: must be true or false"),
     ('[fixed]\nspeed = 1', r"fixed.speed: unknown key"),
     ('[params]\n"lstat-storm.tree.depht" = [1]', r"params.'lstat-storm.tree.depht': unknown parameter"),

@@ -29,7 +29,7 @@ file (/etc/uaccess/job.conf) is flat and holds only validated values.
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import tomlfile
+from lab import inputs, tomlfile
 from lab.errors import UserError
 
 SCRIPT_DIR = Path(__file__).resolve().parent / "scripts"
@@ -37,6 +37,11 @@ SCRIPT_DIR = Path(__file__).resolve().parent / "scripts"
 # A parameter: (job-file key, type, min, max, default) or, for choices,
 # (job-file key, tuple of allowed strings, None, None, default).
 _INT_MAX = 10**9
+# The guest's /tmp is a tmpfs, and a tmpfs holds at most half as many
+# inodes as the guest has pages of memory by default: 131,072 in the
+# 1 GiB guests of every QEMU profile and gem5 board. Less a margin for the
+# root and what init puts there.
+MAX_TREE_ENTRIES = 131_072 - 72
 _STORM = {
     "tree": {
         "mode": ("mode", ("synthetic", "kernel-tree"), None, None, "synthetic"),
@@ -158,11 +163,8 @@ def _check(where: str, value, spec, origin: str) -> dict:
             raise UserError(bad + f"must be [min, max] integers with "
                             f"{lo} <= min <= max <= {hi}, got {value!r}")
         return {f"{name}_min": str(value[0]), f"{name}_max": str(value[1])}
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise UserError(bad + f"must be an integer, got {value!r}")
+    value = inputs.number(value, f"{origin}: {where}", integer=kind is int)
     if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise UserError(bad + f"must be a number, got {value!r}")
         value = float(value)
     if not lo <= value <= hi:
         raise UserError(bad + f"must be between {lo} and {hi}, got {value!r}")
@@ -177,3 +179,22 @@ def _check_whole(workload: str, params: dict, origin: str) -> None:
         raise UserError(f"{origin}: mix must give at least one op a weight above 0")
     if params["mode"] == "synthetic" and int(params["files"]) == 0 and int(params["dirs"]) == 0:
         raise UserError(f"{origin}: tree has no entries: set tree.files or tree.dirs above 0")
+    if params["mode"] == "synthetic":
+        n = synthetic_entries(int(params["depth"]), int(params["dirs"]), int(params["files"]))
+        if n > MAX_TREE_ENTRIES:
+            raise UserError(f"{origin}: tree.depth, dirs and files make {n:,} entries, more "
+                            f"than the guest's /tmp holds ({MAX_TREE_ENTRIES:,}): make one "
+                            f"smaller")
+
+
+def synthetic_entries(depth: int, dirs: int, files: int) -> int:
+    """Entries of lstat-storm's synthetic tree (its build_tree, on the
+    host): `files` files in every directory, `dirs` subdirectories in every
+    directory above the last level."""
+    total, level_dirs = 0, 1
+    for level in range(depth + 1):
+        total += level_dirs * files
+        level_dirs *= dirs
+        if level < depth:
+            total += level_dirs
+    return total

@@ -12,7 +12,7 @@ recorded in the result, so presets and parameters are in every record.
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lab import cache, tomlfile
+from lab import cache, inputs, tomlfile
 from lab.errors import UserError
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
@@ -167,9 +167,11 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
                         f"{', '.join(sorted(FU_OP_CLASSES))}")
     if fu_latency and kind != "o3":
         raise UserError(f"{path}: [fu_latency] sets O3's FU pool; a {kind} preset has none")
+    # Every O3 parameter we allow is a count (entries, widths, registers).
+    for name, value in params.items():
+        inputs.number(value, f"{path}: [params] {name}", integer=True, minimum=1)
     for op, lat in fu_latency.items():
-        if not isinstance(lat, int) or isinstance(lat, bool) or lat < 1:
-            raise UserError(f"{path}: [fu_latency] {op} must be a whole number of cycles >= 1")
+        inputs.number(lat, f"{path}: [fu_latency] {op} (cycles)", integer=True, minimum=1)
     return CpuPreset(path.stem, arch, kind, str(data.get("description", "")), params,
                      dict(fu_latency))
 
