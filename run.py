@@ -273,6 +273,7 @@ def cmd_calibrate(args) -> int:
                                    args.timeout or gem5_spec.DEFAULT_TIMEOUT)
         fit = calibrate.fit(m, points)
         print(calibrate.text(m, points, fit), end="")
+        print(calibrate.cost_text(points), end="")
         if fit.latency >= 1:
             calibrated[m.op_class] = round(fit.latency)
             cpu = calibrate.with_latency(cpu, m.op_class, round(fit.latency))

@@ -78,6 +78,7 @@ MECHANISMS = {
 class Point:
     latency: int
     ns_per_op: dict   # variant -> simulated ns per op (ROI cycles / ops / GHz)
+    cost: tuple = ()  # per variant: (O3 ROI insts, ROI process s, boot s)
 
 
 @dataclass(frozen=True)
@@ -129,12 +130,29 @@ def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: 
         rec = runs.run_gem5_point(kernels[variant], image, job, gem5,
                                   with_latency(cpu, m.op_class, latency), cache,
                                   m.smap_model, timeout)
-        return rec["gem5"]["summary"]["cycles"] / rec["result"]["ops"] / ghz
+        g = rec["gem5"]
+        return (g["summary"]["cycles"] / rec["result"]["ops"] / ghz,
+                (g["summary"]["insts"], g["roi_seconds"], g["boot_seconds"]))
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         done = dict(zip(todo, pool.map(lambda t: one(*t), todo)))
-    return [Point(lat, {v: done[(lat, v)] for v in (m.before, m.after)}) for lat in latencies]
+    return [Point(lat, {v: done[(lat, v)][0] for v in (m.before, m.after)},
+                  tuple(done[(lat, v)][1] for v in (m.before, m.after))) for lat in latencies]
+
+
+def cost_text(points: list) -> str:
+    """What the calibration cost, from the records (so a rerun that finds
+    every point finished prints what the first run measured): the boots
+    (one per kernel; every latency restores the same checkpoint) and the
+    O3 ROIs, in gem5 process seconds."""
+    costs = [c for p in points for c in p.cost]
+    insts = sum(c[0] for c in costs)
+    roi_s = sum(c[1] for c in costs)
+    boot_s = sum({round(c[2], 1) for c in costs})
+    return (f"cost: {len(costs)} O3 ROIs, {insts:,} simulated insts in {roi_s:,.0f} s "
+            f"({insts / roi_s:,.0f} insts/s); boots (atomic CPU, one per kernel) "
+            f"{boot_s:,.0f} s; gem5 process time {roi_s + boot_s:,.0f} s\n")
 
 
 def _line(xs, ys) -> Line:

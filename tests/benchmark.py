@@ -10,8 +10,12 @@
   gem5     (needs GEM5_HOME) per arch with gem5: boot-to-ROI time on the
       atomic CPU, O3 ROI speed in committed instructions per second, and
       the harness's overhead over the bare gem5 processes. Target <= 3 %.
+  slurm    (needs slurm-wlm and munge) the same small QEMU sweep (8 points)
+      through the local pool and through the single-node Slurm of
+      configs/slurm/single-node.sh, runs forgotten before each: wall time
+      of each, and Slurm's overhead per job over the local pool.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5] [--arch A] [--keep]
+    python3 tests/benchmark.py [foundation|plugin|gem5|slurm] [--arch A] [--keep]
 """
 
 import argparse
@@ -90,16 +94,50 @@ def gem5_figures(arches) -> None:
               f"(target <= 3 %)")
 
 
+def slurm_overhead() -> None:
+    import subprocess
+
+    from configs import executor, runs, sweep
+    from configs.slurm import executor as slurm_executor
+
+    script = Path(__file__).resolve().parents[1] / "configs" / "slurm" / "single-node.sh"
+    out = subprocess.run([str(script), "start"], capture_output=True, text=True, check=True)
+    os.environ["SLURM_CONF"] = out.stdout.strip().split("=", 1)[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "bench.toml"
+        f.write_text('name = "slurmbench"\n[axes]\narch = ["x86_64"]\n'
+                     'variant = ["stock", "statx-putuser"]\nworkload = ["statx-loop"]\n'
+                     '[params]\n"statx-loop.run.iterations" = [1001, 1002, 1003, 1004]\n')
+        sw = sweep.load(f)
+        walls = {}
+        for name, run in (("local", lambda pl: executor.execute(sw, pl, os.cpu_count())),
+                          ("slurm", lambda pl: slurm_executor.execute(sw, pl))):
+            for pl in executor.plan(sw):  # forget the runs: each executor runs all
+                shutil.rmtree(runs.run_dir(pl.key), ignore_errors=True)
+            outcomes, walls[name] = timed(run, executor.plan(sw))
+            failed = [o for o in outcomes if o.error]
+            if failed:
+                print(f"{name}: {len(failed)} of {len(outcomes)} points failed: "
+                      f"{failed[0].error}")
+        n = len(sw.points)
+        print(f"{n} QEMU points, {os.cpu_count()} cores: local pool {walls['local']:.1f} s, "
+              f"Slurm {walls['slurm']:.1f} s; Slurm overhead "
+              f"{(walls['slurm'] - walls['local']) / n:+.2f} s per job")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
-                    choices=("foundation", "plugin", "gem5"))
+                    choices=("foundation", "plugin", "gem5", "slurm"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     args = ap.parse_args()
     if args.mode == "plugin":
         plugin_overhead(args.arch or ["x86_64", "arm64"])
+        return 0
+    if args.mode == "slurm":
+        slurm_overhead()
         return 0
     if args.mode == "gem5":
         gem5_figures(args.arch or ["x86_64", "arm64"])
