@@ -73,6 +73,8 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
         if any(r["backend"] == "gem5" for r in rows):
             sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
                              "(analysis/scorecard.py)", *scorecard.table(rows), [], None))
+            sections.append(("Scorecard: costs the seeds give as a line",
+                             *scorecard.line_table(rows), [], None))
         check = crosscheck.cross_check(rows)
         if check[1]:
             sections.append(("Cross-check: gem5 committed instructions vs QEMU plugin count "

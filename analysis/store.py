@@ -157,6 +157,10 @@ def record_metrics(record: dict) -> dict:
     res = record["result"]
     out = {"roi_ns": res.get("roi_ns"), "boot_s": record.get("boot_to_result_seconds")}
     out.update(_counts_metrics(record.get("counts")))
+    # stat-namelen: the time per call at each name length, one metric each.
+    lens, per_len = res.get("name_lens"), res.get("per_len_ns")
+    if lens and per_len:
+        out.update({f"ns_at_len_{n}": v for n, v in zip(range(lens[0], lens[1] + 1), per_len)})
     summary = (record.get("gem5") or {}).get("summary") or {}
     out.update({name: summary.get(k) for k, name in _GEM5_METRICS.items() if k in summary})
     return {k: v for k, v in out.items() if v is not None}

@@ -84,3 +84,19 @@ def test_the_qemu_twins_give_the_instruction_ratio():
     cells = dict(zip(header, next(b for b in body if b[0] == claim.what)))
     assert cells["QEMU insns after/before"] == f"{1473 / 1612:.3f}"
     assert cells["verdict"] == "not simulated"
+
+
+def test_the_name_length_line_is_fitted_in_gem5_cycles():
+    # Guest times that lie exactly on 500 + 12 n cycles at 2 cycles per
+    # guest ns: the fit gives the line back, and a slope of 12 against the
+    # seed's 10 is within the 1.5x band.
+    row = dict(_row("dcache-bytecmp", "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
+               **{f"ns_at_len_{n}": (500 + 12 * n) / 2 for n in range(1, 33)})
+    base, slope = scorecard.fit_line(row)
+    assert base == pytest.approx(500) and slope == pytest.approx(12)
+    header, body = scorecard.line_table([row])
+    cells = dict(zip(header, body[0]))
+    assert cells["gem5 (cycles)"] == "500 + 12.0 per byte"
+    assert cells["slope sim/hw"] == "1.20x" and cells["verdict"] == "agrees"
+    # The word-at-a-time line has no stock run here: said, not dropped.
+    assert body[1][-2] == "not simulated"
