@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import report, roi_trace, scorecard, store, table  # noqa: E402
+from analysis import figures, report, roi_trace, scorecard, store, table  # noqa: E402
 from buildroot import assemble  # noqa: E402
 from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
@@ -274,6 +274,9 @@ def cmd_calibrate(args) -> int:
         fit = calibrate.fit(m, points)
         print(calibrate.text(m, points, fit), end="")
         print(calibrate.cost_text(points), end="")
+        fig = Path(args.results) / "calibrate" / f"{m.name}.png"
+        if figures.plot_calibration(**calibrate.figure_data(m, points, fit), path=fig):
+            print(f"figure: {fig}")
         if fit.latency >= 1:
             calibrated[m.op_class] = round(fit.latency)
             cpu = calibrate.with_latency(cpu, m.op_class, round(fit.latency))
@@ -476,6 +479,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--latencies", default="",
                     help="latencies to measure, in cycles (default: per mechanism)")
     sp.add_argument("--write-preset", help="write the calibrated CPU preset (TOML) here")
+    sp.add_argument("--results", default=str(DEFAULT_RESULTS),
+                    help="where the fit's figures go (<results>/calibrate/)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")

@@ -118,3 +118,33 @@ def plot_model_cycles(title: str, by_preset: dict, path: Path) -> bool:
     ax.legend(fontsize=8, frameon=False)
     _save(plt, fig, title, path)
     return True
+
+
+def plot_calibration(title: str, xlabel: str, latencies: list, series: dict, lines: dict,
+                     effect: list, target: float, effect_label: str, fitted: float,
+                     path: Path) -> bool:
+    """A calibration fit: each kernel's simulated time per op against the
+    latency (points measured, lines fitted), and the effect between them
+    against the seed's target, with the fitted latency marked."""
+    plt = pyplot()
+    if plt is None:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    top = max(latencies + ([fitted] if fitted == fitted else []))
+    xs = [0, top * 1.1]
+    for name, ys in series.items():
+        dots = left.plot(latencies, ys, "o", label=f"{name} (measured)")
+        a, b = lines[name]
+        left.plot(xs, [a + b * x for x in xs], "-", color=dots[0].get_color(), alpha=0.6)
+    left.set_xlabel(xlabel)
+    left.set_ylabel("simulated ns per op")
+    left.legend(fontsize=8)
+    right.plot(latencies, effect, "o-", color="#3b6ea8", label="gem5")
+    right.axhline(target, color="#aa3333", ls="--", label="seed's hardware")
+    if fitted == fitted and fitted >= 1:
+        right.axvline(fitted, color="#777777", ls=":", label=f"fit: {fitted:.1f}")
+    right.set_xlabel(xlabel)
+    right.set_ylabel(effect_label)
+    right.legend(fontsize=8)
+    _save(plt, fig, title, path)
+    return True

@@ -180,6 +180,28 @@ def fit(m: Mechanism, points: list) -> Fit:
     return Fit(before, after, latency)
 
 
+def figure_data(m: Mechanism, points: list, f: Fit) -> dict:
+    """What analysis.figures.plot_calibration draws, as plain data."""
+    scale = 1.0 if m.target_kind == "delta_ns" else 100.0
+    return dict(
+        title=f"calibrate {m.name}: {m.op_class} latency against {m.seed}",
+        xlabel=f"{m.op_class} latency (cycles)",
+        latencies=[p.latency for p in points],
+        series={v: [p.ns_per_op[v] for p in points] for v in (m.before, m.after)},
+        lines={m.before: (f.before.intercept, f.before.slope),
+               m.after: (f.after.intercept, f.after.slope)},
+        effect=[scale * _effect(m, p) for p in points],
+        target=scale * m.target,
+        effect_label=("ns per op, before - after" if m.target_kind == "delta_ns"
+                      else "% of the slower kernel's time"),
+        fitted=f.latency)
+
+
+def _effect(m: Mechanism, p: Point) -> float:
+    b, a = p.ns_per_op[m.before], p.ns_per_op[m.after]
+    return b - a if m.target_kind == "delta_ns" else (b - a) / b
+
+
 def _show(m: Mechanism, value: float) -> str:
     return f"{value:+.1f} ns" if m.target_kind == "delta_ns" else f"{100 * value:.2f} %"
 
@@ -192,8 +214,7 @@ def text(m: Mechanism, points: list, f: Fit) -> str:
              f"  {'latency':>7}  {m.before:>16}  {m.after:>16}  {'effect':>10}"]
     for p in points:
         b, a = p.ns_per_op[m.before], p.ns_per_op[m.after]
-        eff = b - a if m.target_kind == "delta_ns" else (b - a) / b
-        lines.append(f"  {p.latency:>7}  {b:>16.1f}  {a:>16.1f}  {_show(m, eff):>10}")
+        lines.append(f"  {p.latency:>7}  {b:>16.1f}  {a:>16.1f}  {_show(m, _effect(m, p)):>10}")
     lines.append(f"fit: {m.before} {f.before.intercept:.1f} + {f.before.slope:.3f} L ns; "
                  f"{m.after} {f.after.intercept:.1f} + {f.after.slope:.3f} L ns")
     if f.latency != f.latency:  # nan

@@ -34,6 +34,9 @@ def test_a_difference_target_is_solved_on_the_lines():
     assert f.before.slope == pytest.approx(5) and f.after.slope == pytest.approx(0)
     assert f.latency == pytest.approx((390.6 - 100) / 5, abs=1e-3)
     assert "calibrated: IprAccess latency 58 cycles" in calibrate.text(SMAP, points, f)
+    fig = calibrate.figure_data(SMAP, points, f)
+    assert fig["effect"] == [105.0, 180.0, 340.0] and fig["target"] == pytest.approx(390.6)
+    assert fig["lines"]["statx-putuser"] == pytest.approx((600, 5))
 
 
 def test_a_fraction_target_is_solved_on_the_lines():
