@@ -27,8 +27,8 @@ GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
 
 
 def test_presets_load_and_are_checked():
-    assert spec.cpu_preset_names("x86_64") == ["x86_64-o3-default", "x86_64-o3-small",
-                                               "x86_64-timing"]
+    assert spec.cpu_preset_names("x86_64") == ["x86_64-o3-calibrated", "x86_64-o3-default",
+                                               "x86_64-o3-small", "x86_64-timing"]
     assert spec.cpu_preset_names("arm64") == ["arm64-minor", "arm64-o3-big", "arm64-o3-default",
                                               "arm64-o3-v7a-like", "arm64-timing"]
     assert spec.load_cpu("arm64-minor", "arm64").type == "minor"
