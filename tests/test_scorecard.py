@@ -29,8 +29,18 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     assert ln.agrees and ln.verdict == "too small"
     header, body = scorecard.table(rows)
     cells = dict(zip(header, next(b for b in body if b[0] == ln.claim.what)))
-    assert cells["limitation"] == "not measured yet"
+    # The seed gives times per call, so the miss is split, from the rows:
+    # 553 and 162.4 ns are 1,659 and 487 cycles at 3 GHz.
+    assert cells["limitation"] == (
+        "measured: per-call difference gem5 -400 cycles, hardware -1,172 (x0.34); "
+        "base (stock/statx-loop) gem5 2,000 cycles, hardware 487 (x4.11)")
     assert cells["effect sim/hw"] == f"{(200 / 240 - 1) / (hw - 1):.2f}x"
+    # A claim whose seed gives no times per call says it is not measured.
+    rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",
+                                                            "readlink-loop", 99_900)]
+    header, body = scorecard.table(rows)
+    cells = dict(zip(header, next(b for b in body if b[1] == "002_8589ed682b9581aa")))
+    assert cells["verdict"] == "too small" and cells["limitation"] == "not measured yet"
 
 
 def test_the_wrong_model_or_a_missing_side_is_not_simulated():
