@@ -211,6 +211,13 @@ def qemu_ratio(rows: list, claim: Claim) -> float:
     return (a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
 
 
+# Why gem5's syscall path serializes so often, read in gem5 v24.0.0.1's
+# source: every micro-op with a control, segment or MSR-backed register
+# operand is IsSerializeAfter (src/arch/x86/isa/operands.isa, ControlReg),
+# and SYSCALL, SYSRET and SWAPGS are made of such micro-ops (wrsel,
+# wrbase, wrlimit, wrattr, rdval, wrval). Hardware renames that state.
+SERIALIZING = ("gem5 v24 x86: each micro-op on a segment, control or MSR register is "
+               "serialize-after, and SYSCALL, SYSRET and SWAPGS are made of them")
 GHZ = 3.0  # the gem5 board's clock (configs/gem5/spec.py CLOCK); the seeds' is assumed
 
 
@@ -237,10 +244,19 @@ def dilution(ln: Line, rows: list) -> str:
              f"{twin['insns_user'] / twin['ops']:,.0f} user instructions (QEMU twin)"
              if twin else "")
     ipc = f", IPC {base_row['ipc']:.2f}" if base_row.get("ipc") else ""
+    stall = base_row.get("serialize_stall_cycles")
+    serial = ""
+    if stall and base_row.get("serializing_insts"):
+        rest = base_g - stall / base_row["ops"]
+        serial = (f"; of the base, O3 rename waits {stall / base_row['ops']:,.0f} cycles per "
+                  f"call ({100 * stall / base_row['cycles']:.0f} %) for "
+                  f"{base_row['serializing_insts'] / base_row['ops']:,.0f} serializing "
+                  f"micro-ops to drain ({SERIALIZING}); the rest, {rest:,.0f} cycles, is "
+                  f"x{rest / base_hw:.2f} the hardware's and not split further yet")
     return (f"measured: per-call difference gem5 {ga - gb:+,.0f} cycles, hardware "
             f"{ha - hb:+,.0f} (x{(ga - gb) / (ha - hb):.2f}); base "
             f"({base_row['variant']}/{base_row['workload']}) gem5 {base_g:,.0f} cycles"
-            f"{insns}{ipc}, hardware {base_hw:,.0f} (x{base_g / base_hw:.2f})")
+            f"{insns}{ipc}, hardware {base_hw:,.0f} (x{base_g / base_hw:.2f}){serial}")
 
 
 def table(rows: list) -> tuple:

@@ -149,7 +149,8 @@ _GEM5_METRICS = {"cycles": "cycles", "insts": "gem5_insts", "ops": "gem5_ops", "
                  "branch_mispredicts": "branch_mispredicts",
                  "squashed_insts": "squashed_insts", "l1d_misses": "l1d_misses",
                  "l1i_misses": "l1i_misses", "l2_misses": "l2_misses",
-                 "smap_faults": "smap_faults"}
+                 "smap_faults": "smap_faults", "serializing_insts": "serializing_insts",
+                 "serialize_stall_cycles": "serialize_stall_cycles"}
 
 
 def record_metrics(record: dict) -> dict:

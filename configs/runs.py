@@ -56,7 +56,9 @@ def finished(key: str):
         return None
     record = json.loads(path.read_text())
     g = record.get("gem5")
-    if g and "summary" not in g:  # a record from before summaries were kept
+    # A record from before summaries were kept, or before a number was
+    # added to them: read its stats.txt again, so the store gets it too.
+    if g and gem5_stats.SUMMARY_KEYS - set(g.get("summary") or {}):
         g["summary"] = gem5_stats.roi_summary(Path(g["stats_file"]))
     return record
 

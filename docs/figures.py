@@ -1,6 +1,13 @@
 """The tutorial's figures, from the teaching sweep's rows in the store.
 
     python3 docs/figures.py [results/results.sqlite]
+    python3 docs/figures.py --gem5 [results/results.sqlite]
+
+The second form draws the chapters' gem5 figures from the seeds sweep
+(`GEM5_HOME=... ./run.py sweep configs/sweeps/seeds.toml --arch x86_64`)
+into docs/tutorial/gem5/. Those are kept in git: CI has no gem5, so they
+are results measured once, like docs/results.md, each page naming the
+command that made them.
 
 One bar chart per chapter, written to docs/tutorial/figures/ (generated,
 not kept in git): each is a count the chapter is about, per operation,
@@ -48,11 +55,89 @@ def _rows(db: Path) -> list:
         conn.close()
 
 
+GEM5_OUT = REPO / "docs" / "tutorial" / "gem5"
+GEM5_SWEEP = "seeds"
+# file -> (title, workload, variants, smap models): gem5 cycles per op on
+# the calibrated preset, one group of bars per model.
+GEM5_FIGURES = {
+    "smap-cycles.png": ("gem5 O3: cycles per statx, by what runs at stac/clac",
+                        "statx-loop", ("stock", "statx-putuser"),
+                        ("none", "lfence", "serialize", "smap")),
+    "namecmp-cycles.png": ("gem5 O3: cycles per lstat/statx on the storm (no SMAP)",
+                           "lstat-storm", ("dcache-repcmpsb", "dcache-bytecmp", "stock"),
+                           ("none",)),
+    "symlink-cycles.png": ("gem5 O3: cycles per readlink", "readlink-loop",
+                           ("stock", "symlink-cachedlen"), ("none", "smap")),
+}
+
+
+def gem5_figures(plt, db: Path) -> None:
+    from analysis import scorecard
+
+    conn = store.connect(db) if db.is_file() else None
+    if conn is None:
+        raise UserError(f"no results store at {db}: run the seeds sweep on gem5 first")
+    try:
+        rows = [r for r in store.rows(conn, GEM5_SWEEP)
+                if r["backend"] == "gem5" and r["arch"] == "x86_64"]
+    finally:
+        conn.close()
+    GEM5_OUT.mkdir(parents=True, exist_ok=True)
+    for name, (title, workload, names, models) in GEM5_FIGURES.items():
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        width = 0.8 / len(names)
+        for j, v in enumerate(names):
+            ys = []
+            for m in models:
+                r = next((r for r in rows if r["workload"] == workload and r["variant"] == v
+                          and (r["smap_model"] or "none") == m and r.get("cycles")), None)
+                ys.append(r["cycles"] / r["ops"] if r else 0)
+            xs = [i + j * width for i in range(len(models))]
+            ax.bar(xs, ys, width, label=v)
+            for x, y in zip(xs, ys):
+                ax.annotate(f"{y:,.0f}", (x, y), ha="center", va="bottom", fontsize=7)
+        ax.set_xticks([i + width * (len(names) - 1) / 2 for i in range(len(models))])
+        ax.set_xticklabels([f"smap_model {m}" for m in models], fontsize=8)
+        ax.set_ylabel("cycles per op")
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(GEM5_OUT / name, dpi=110)
+        plt.close(fig)
+        print(f"figure: {GEM5_OUT / name}")
+    # stat against name length: the fitted lines beside the seed's.
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    lens = list(range(1, 33))
+    for v in ("dcache-bytecmp", "stock"):
+        r = next((r for r in rows if r["workload"] == "stat-namelen" and r["variant"] == v),
+                 None)
+        fitted = scorecard.fit_line(r) if r else None
+        if not fitted:
+            continue
+        per_ns = r["cycles"] / r["roi_ns"]
+        ax.plot(lens, [r[f"ns_at_len_{n}"] * per_ns for n in lens], "o", ms=3,
+                label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
+    ax.plot(lens, [640 + 10 * n for n in lens], "--", color="#aa3333",
+            label="Westmere 2010: 640 + 10 per byte")
+    ax.set_xlabel("name length (bytes)")
+    ax.set_ylabel("cycles per stat")
+    ax.set_title("gem5 O3: stat against name length", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(GEM5_OUT / "namelen-cycles.png", dpi=110)
+    plt.close(fig)
+    print(f"figure: {GEM5_OUT / 'namelen-cycles.png'}")
+
+
 def main(argv) -> int:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if len(argv) > 1 and argv[1] == "--gem5":
+        gem5_figures(plt, Path(argv[2]) if len(argv) > 2 else
+                     REPO / "results" / "results.sqlite")
+        return 0
     rows = _rows(Path(argv[1]) if len(argv) > 1 else REPO / "results" / "results.sqlite")
     OUT.mkdir(parents=True, exist_ok=True)
     for name, (title, arch, workloads, names, metrics) in FIGURES.items():

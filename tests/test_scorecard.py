@@ -34,6 +34,14 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     assert cells["limitation"] == (
         "measured: per-call difference gem5 -400 cycles, hardware -1,172 (x0.34); "
         "base (stock/statx-loop) gem5 2,000 cycles, hardware 487 (x4.11)")
+    # With O3's serialization stalls in the rows, they are part of it.
+    rows[1].update(serialize_stall_cycles=50_000, serializing_insts=3_200)
+    header, body = scorecard.table(rows)
+    cells = dict(zip(header, next(b for b in body if b[0] == ln.claim.what)))
+    assert cells["limitation"].endswith(
+        "(x4.11); of the base, O3 rename waits 500 cycles per call (25 %) for 32 serializing "
+        f"micro-ops to drain ({scorecard.SERIALIZING}); the rest, 1,500 cycles, is x3.08 the "
+        "hardware's and not split further yet")
     assert cells["effect sim/hw"] == f"{(200 / 240 - 1) / (hw - 1):.2f}x"
     # A claim whose seed gives no times per call says it is not measured.
     rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",

@@ -29,6 +29,11 @@ CORE = {
     "memory_order_violations": (".iew.memOrderViolationEvents",),
     # Our SMAP series' TLB statistic (configs/gem5/patches); None elsewhere.
     "smap_faults": (".dtb.smapFaults",),
+    # O3 only: how often, and for how many cycles, rename waited for a
+    # serializing instruction to drain the pipeline (the scorecard's
+    # measured account of where gem5's cycles go on the syscall path).
+    "serializing_insts": (".rename.serializing",),
+    "serialize_stall_cycles": (".rename.serializeStallCycles",),
 }
 GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
           "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
@@ -75,12 +80,16 @@ def summary(stats: dict) -> dict:
     out.update({k: stats.get(v) for k, v in GLOBAL.items()})
     out.update({k: _cache_misses(stats, v) for k, v in CACHES.items()})
     for k in ("cycles", "insts", "ops", "branch_mispredicts", "squashed_insts",
-              "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses", "l1i_misses", "l2_misses"):
+              "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses",
+              "l1i_misses", "l2_misses", "serializing_insts", "serialize_stall_cycles"):
         if out[k] is not None:
             out[k] = int(out[k])
     if out["ipc"] is None and out["cycles"] and out["insts"]:
         out["ipc"] = out["insts"] / out["cycles"]
     return out
+
+
+SUMMARY_KEYS = frozenset(CORE) | frozenset(GLOBAL) | frozenset(CACHES)
 
 
 def roi_summary(path: Path) -> dict:
