@@ -56,6 +56,9 @@ CLAIMS = (
 )
 # Seed numbers the scorecard cannot compare yet, said rather than dropped.
 PENDING = (
+    ("004_19de4fc19931aa23", "stat with 8-byte name copies: 8 cycles per name byte",
+     "needs the 2010 8-byte memcpy as a variant; stock's word-at-a-time name handling is a "
+     "later design (its gem5 line is in docs/tutorial/gem5/namelen-cycles.png)"),
     ("003_745c0868b36e6c6e", "strncpy_from_user: 1.5 % of a make -j, two thirds of it SMAP "
      "(Skylake, 2015)", "needs a make -j workload; the lstat storm measures the same "
      "function but not its share of a build"),
@@ -81,10 +84,15 @@ LINE_CLAIMS = (
               "stat against name length, byte-at-a-time name handling (Westmere, 2010)",
               "640 cycles + 10 per name byte, 1 to 32 bytes", 640, 10,
               "dcache-bytecmp", "stat-namelen", "none"),
-    LineClaim("stat-namelen-word", "004_19de4fc19931aa23",
-              "the same with 8-byte copies (today's word-at-a-time descends from them)",
-              "8 cycles per name byte", None, 8, "stock", "stat-namelen", "none"),
 )
+# Why a line claim misses, where the cause is known from the code but its
+# share is not measured: said as such, never as a measurement.
+LINE_CAUSES = {
+    "stat-namelen-byte": "not measured; likely cause: dcache-bytecmp reverts only the dentry "
+                         "compare to a byte loop, while 6.1's strncpy_from_user and hash_name "
+                         "stay word-at-a-time; the 2010 kernel went byte by byte through all "
+                         "three (the seed's own account of the path)",
+}
 
 
 def fit_line(row: dict) -> tuple:
@@ -105,7 +113,7 @@ def fit_line(row: dict) -> tuple:
 
 def line_table(rows: list) -> tuple:
     header = ["claim", "seed", "hardware", "gem5 (cycles)", "slope sim/hw", "verdict",
-              "cpu preset"]
+              "cpu preset", "limitation"]
     body = []
     for c in LINE_CLAIMS:
         found = [r for r in rows if r["backend"] == "gem5" and r["arch"] == "x86_64"
@@ -120,9 +128,10 @@ def line_table(rows: list) -> tuple:
             verdict = ("agrees" if 1 / MISS <= m <= MISS else
                        "too large" if m > MISS else "too small")
             body.append([c.what, c.seed, c.hardware, f"{base:.0f} + {slope:.1f} per byte",
-                         f"{m:.2f}x", verdict, r["profile"]])
+                         f"{m:.2f}x", verdict, r["profile"],
+                         "" if verdict == "agrees" else LINE_CAUSES.get(c.id, "not measured yet")])
         if not found:
-            body.append([c.what, c.seed, c.hardware, "-", "-", "not simulated", "-"])
+            body.append([c.what, c.seed, c.hardware, "-", "-", "not simulated", "-", ""])
     return header, body
 
 
@@ -259,6 +268,22 @@ def dilution(ln: Line, rows: list) -> str:
             f"{insns}{ipc}, hardware {base_hw:,.0f} (x{base_g / base_hw:.2f}){serial}")
 
 
+def work_difference(ln: Line, rows: list) -> str:
+    """A miss whose QEMU twins already show it in instructions: the kernels
+    do different amounts of work than the seed's did, so the timing model
+    is not what misses (or not alone)."""
+    q, s, h = qemu_ratio(rows, ln.claim), ln.sim_ratio, ln.claim.hw_ratio
+    if q is None or s is None:
+        return None
+    eq, es = (q - 1) / (h - 1), (s - 1) / (h - 1)
+    if not (eq > MISS and es > MISS or eq < 1 / MISS and es < 1 / MISS):
+        return None
+    return (f"measured: the work differs, not only its timing: the QEMU twins run "
+            f"{100 * (q - 1):+.1f} % instructions per call (x{eq:.2f} the hardware's effect), "
+            f"gem5's cycles {100 * (s - 1):+.1f} % (x{es:.2f}); the seed's call did other "
+            f"work beside the change (its kernel, filesystem and path)")
+
+
 def table(rows: list) -> tuple:
     header = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
               "gem5 after/before", "QEMU insns after/before",
@@ -278,7 +303,8 @@ def table(rows: list) -> tuple:
             c.smap_model, ln.preset,
             "-" if sim is None else ("agrees" if ln.agrees else "opposite"),
             "-" if m is None else f"{m:.2f}x", ln.verdict,
-            (LIMITATIONS.get(c.id) or dilution(ln, rows) or "not measured yet")
+            (LIMITATIONS.get(c.id) or dilution(ln, rows) or work_difference(ln, rows)
+             or "not measured yet")
             if missing else ""])
     for seed, what, why in PENDING:
         body.append([what, seed, "", "", "", "-", "-", "", "", "", "", "pending", why])
