@@ -5,6 +5,7 @@ Skipped, naming the reason, where those packages are not installed."""
 
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import time
@@ -132,10 +133,14 @@ def test_ctrl_c_cancels_what_was_submitted(cluster, tmp_path):
     # are queued or running.
     keys, cmd = _fresh_sweep(tmp_path, "slurmlong", 2000003)
     env = dict(os.environ, SLURM_CONF=cluster)
+    # A test run started in the background (`make test &`) inherits an
+    # ignored SIGINT, and Python then never raises KeyboardInterrupt: give
+    # the sweep the default disposition, as a terminal's Ctrl-C finds it.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=env)
+                            env=env, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                      signal.SIG_DFL))
     job = _submitted(proc)
-    proc.send_signal(subprocess.signal.SIGINT)
+    proc.send_signal(signal.SIGINT)
     rest = proc.communicate(timeout=120)[0]
     assert proc.returncode == 130
     assert f"cancelled jobs {job}" in rest
