@@ -48,10 +48,12 @@ from workloads import script  # noqa: E402
 DEFAULT_RESULTS = REPO / "results"
 DEFAULT_SWEEP = REPO / "configs" / "sweeps" / "default.toml"
 STORE_NAME = "results.sqlite"
+DEFAULT_WORKLOAD = "lstat-storm"
 
 
 def _job(args) -> script.Job:
-    path = args.script or script.default_script(args.workload)
+    # --script alone names its own workload; --workload alone, its default script.
+    path = args.script or script.default_script(args.workload or DEFAULT_WORKLOAD)
     job = script.load(path)
     if args.workload and job.workload != args.workload:
         raise UserError(f"{path} is a {job.workload} script, not {args.workload}")
@@ -437,7 +439,7 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
 
     def workload_args(sp):
-        sp.add_argument("--workload", default="lstat-storm")
+        sp.add_argument("--workload", help=f"default: the script's, or {DEFAULT_WORKLOAD}")
         sp.add_argument("--script", help="a workload script (TOML); default: "
                         "workloads/scripts/<workload>.toml")
 
