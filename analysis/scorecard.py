@@ -15,6 +15,8 @@ The store's rows are the input: analysis reads results, it runs nothing.
 
 from dataclasses import dataclass
 
+from lab.fit import least_squares
+
 MISS = 1.5  # an effect off by more than this factor, either way, is a miss
 
 
@@ -111,10 +113,7 @@ def fit_line(row: dict) -> tuple:
     if len(pts) < 2 or not row.get("cycles") or not row.get("roi_ns"):
         return None
     per_ns = row["cycles"] / row["roi_ns"]
-    xs, ys = [n for n, _ in pts], [v * per_ns for _, v in pts]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return my - slope * mx, slope
+    return least_squares([n for n, _ in pts], [v * per_ns for _, v in pts])
 
 
 def line_table(rows: list) -> tuple:
@@ -212,14 +211,20 @@ def lines(rows: list) -> list:
     return out
 
 
+def _twins(rows: list, smap_model: str) -> dict:
+    """(variant, workload) -> the x86 QEMU twin row with plugin counts, at
+    default workload parameters, for gem5 points under `smap_model`."""
+    return {(r["variant"], r["workload"]): r for r in rows
+            if r["backend"] == "qemu" and r["arch"] == "x86_64" and r.get("twin_of")
+            and (r["smap_model"] or "") == smap_model and r.get("insns_total")
+            and r.get("params") in (None, "", "{}")}
+
+
 def qemu_ratio(rows: list, claim: Claim) -> float:
     """The same comparison in instructions, from the QEMU twins of the
     claim's gem5 points (same kernel, image and model; counted by the
     plugin): not time, but the work each kernel did."""
-    twins = {(r["variant"], r["workload"]): r for r in rows
-             if r["backend"] == "qemu" and r["arch"] == "x86_64" and r.get("twin_of")
-             and (r["smap_model"] or "") == claim.smap_model and r.get("insns_total")
-             and r.get("params") in (None, "", "{}")}
+    twins = _twins(rows, claim.smap_model)
     b, a = twins.get(claim.before), twins.get(claim.after)
     if not b or not a:
         return None
@@ -250,11 +255,7 @@ def dilution(ln: Line, rows: list) -> str:
     gb, ga = _cycles_per_op(ln.before), _cycles_per_op(ln.after)
     base_row = ln.after if ga <= gb else ln.before
     base_hw, base_g = min(hb, ha), min(gb, ga)
-    twins = {(r["variant"], r["workload"]): r for r in rows
-             if r["backend"] == "qemu" and r.get("twin_of") and r["arch"] == "x86_64"
-             and (r["smap_model"] or "") == c.smap_model and r.get("insns_kernel")
-             and r.get("params") in (None, "", "{}")}
-    twin = twins.get((base_row["variant"], base_row["workload"]))
+    twin = _twins(rows, c.smap_model).get((base_row["variant"], base_row["workload"]))
     insns = (f": {twin['insns_kernel'] / twin['ops']:,.0f} kernel + "
              f"{twin['insns_user'] / twin['ops']:,.0f} user instructions (QEMU twin)"
              if twin else "")

@@ -39,6 +39,7 @@ from buildroot import assemble
 from configs import runs
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
+from lab import fit as fit_line
 from lab.errors import UserError
 from workloads import script
 
@@ -78,7 +79,7 @@ MECHANISMS = {
 class Point:
     latency: int
     ns_per_op: dict   # variant -> simulated ns per op (ROI cycles / ops / GHz)
-    cost: tuple = ()  # per variant: (O3 ROI insts, ROI process s, boot s)
+    cost: tuple = ()  # per variant: (O3 ROI insts, ROI process s, checkpoint, boot s)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: 
                                   m.smap_model, timeout)
         g = rec["gem5"]
         return (g["summary"]["cycles"] / rec["result"]["ops"] / ghz,
-                (g["summary"]["insts"], g["roi_seconds"], g["boot_seconds"]))
+                (g["summary"]["insts"], g["roi_seconds"], g["checkpoint"], g["boot_seconds"]))
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
@@ -149,17 +150,14 @@ def cost_text(points: list) -> str:
     costs = [c for p in points for c in p.cost]
     insts = sum(c[0] for c in costs)
     roi_s = sum(c[1] for c in costs)
-    boot_s = sum({round(c[2], 1) for c in costs})
+    boot_s = sum({c[2]: c[3] for c in costs}.values())  # each boot once
     return (f"cost: {len(costs)} O3 ROIs, {insts:,} simulated insts in {roi_s:,.0f} s "
             f"({insts / roi_s:,.0f} insts/s); boots (atomic CPU, one per kernel) "
             f"{boot_s:,.0f} s; gem5 process time {roi_s + boot_s:,.0f} s\n")
 
 
 def _line(xs, ys) -> Line:
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return Line(my - slope * mx, slope)
+    return Line(*fit_line.least_squares(xs, ys))
 
 
 def fit(m: Mechanism, points: list) -> Fit:
