@@ -7,6 +7,7 @@ The file checks run before a file is opened for reading, so a FIFO never
 blocks and a directory never becomes a traceback.
 """
 
+import argparse
 import errno
 import math
 import os
@@ -89,8 +90,6 @@ def unique(values: list, where: str) -> list:
 def cli(parse, what: str):
     """An argparse `type=` from a parser of strings: its failure becomes
     argparse's error (one line, exit 2, see run.py)."""
-    import argparse
-
     def convert(text: str):
         try:
             return parse(text)
