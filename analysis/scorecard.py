@@ -103,17 +103,25 @@ LINE_CAUSES = {
 }
 
 
+def cycles_by_length(row: dict) -> list:
+    """[(name length, cycles per stat)] of a stat-namelen run. The guest
+    times each length with its own clock; the ROI's gem5 cycles over the
+    ROI's guest nanoseconds turn those into cycles, so no clock frequency
+    is assumed."""
+    if not row.get("cycles") or not row.get("roi_ns"):
+        return []
+    per_ns = row["cycles"] / row["roi_ns"]
+    return sorted((int(k.rsplit("_", 1)[1]), v * per_ns) for k, v in row.items()
+                  if k.startswith("ns_at_len_") and v is not None)
+
+
 def fit_line(row: dict) -> tuple:
     """(base, slope) in cycles of a stat-namelen run: least squares over its
-    per-length times. The guest times each length with its own clock; the
-    ROI's gem5 cycles over the ROI's guest nanoseconds turn those into
-    cycles, so no clock frequency is assumed."""
-    pts = sorted((int(k.rsplit("_", 1)[1]), v) for k, v in row.items()
-                 if k.startswith("ns_at_len_") and v is not None)
-    if len(pts) < 2 or not row.get("cycles") or not row.get("roi_ns"):
+    per-length cycles."""
+    pts = cycles_by_length(row)
+    if len(pts) < 2:
         return None
-    per_ns = row["cycles"] / row["roi_ns"]
-    return least_squares([n for n, _ in pts], [v * per_ns for _, v in pts])
+    return least_squares([n for n, _ in pts], [c for _, c in pts])
 
 
 def line_table(rows: list) -> tuple:

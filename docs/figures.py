@@ -114,8 +114,8 @@ def gem5_figures(plt, db: Path) -> None:
         fitted = scorecard.fit_line(r) if r else None
         if not fitted:
             continue
-        per_ns = r["cycles"] / r["roi_ns"]
-        ax.plot(lens, [r[f"ns_at_len_{n}"] * per_ns for n in lens], "o", ms=3,
+        pts = scorecard.cycles_by_length(r)
+        ax.plot([n for n, _ in pts], [c for _, c in pts], "o", ms=3,
                 label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
     ax.plot(lens, [640 + 10 * n for n in lens], "--", color="#aa3333",
             label="Westmere 2010: 640 + 10 per byte")
