@@ -121,7 +121,9 @@ def cmd_doctor(args) -> int:
         # The series is optional (smap_model smap and a rep start-up need it): a tree
         # without it is a note, not a missing prerequisite.
         g = gem5_locate.find(args.gem5)
-        return g.series("x86_64").describe()
+        ticks = ("O3 trace stamped at commit (commit profiles work)" if g.commit_ticks("x86_64")
+                 else "no commit-tick patch 0007 built (commit profiles refused)")
+        return f"{g.series('x86_64').describe()}; {ticks}"
 
     check("python", python)
     check("linux source", linux)
@@ -164,6 +166,9 @@ def cmd_run(args) -> int:
     runs.resolve(args.arch, args.backend, args.profile)  # validate before building
     if args.backend == "gem5":
         return _run_gem5(args, job)
+    if args.commit_profile:
+        raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
+                        "instructions per function, not cycles")
     kbuild.plan(args.arch, args.variant)
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
     image = assemble.build_image(args.arch, job)
@@ -203,7 +208,8 @@ def _run_gem5(args, job) -> int:
     cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
     args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu)
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
-                                 args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force)
+                                 args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force,
+                                 commit_profile=args.commit_profile)
     summary = record["gem5"]["summary"]
     if args.json:
         print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
@@ -216,6 +222,12 @@ def _run_gem5(args, job) -> int:
         v = summary.get(k)
         per = f"  ({v / ops:,.1f} per op)" if v is not None and k != "ipc" and ops else ""
         print(f"  {k:20} {v if v is not None else '-'}{per}")
+    prof = record["gem5"].get("commit_profile")
+    if prof:
+        print(f"cycles by kernel function (commit profile, {prof['trace']}):")
+        for name, (cyc, n, toggles) in list(prof["symbols"].items())[:12]:
+            on = f", {toggles / cyc:.0%} on STAC/CLAC" if toggles else ""
+            print(f"  {name[:40]:40} {cyc / ops:9,.1f} cycles/op {n / ops:7,.1f} insts/op{on}")
     print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
     return 0
 
@@ -461,6 +473,9 @@ def parser() -> argparse.ArgumentParser:
                          "smap (SMAP executed by gem5; needs configs/gem5/patches)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
+    sp.add_argument("--commit-profile", action="store_true",
+                    help="gem5: charge the ROI's cycles to kernel functions (needs patch "
+                         "0007 of configs/gem5/patches)")
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
     sp = sub.add_parser("crosscheck", help="gem5 against QEMU for one point, symbol by "

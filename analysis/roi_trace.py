@@ -15,59 +15,17 @@ how a difference gets a cause:
   host time, so ticks land in its ROI that gem5's shorter one misses.
 """
 
-import bisect
-import gzip
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-USER = "<user>"
-UNKNOWN = "[unknown]"
-KERNEL_ADDR_BIT = 1 << 63
-TEXT_RANK = {"T": 0, "W": 1, "t": 2, "w": 3}  # the plugin's preference at one address
-
-# "<tick>: board.processor.cores.core: 0xffffffff8118668c    :   LFENCE  : ..."
-_LINE = re.compile(r"^\s*\d+: \S+: (0x[0-9a-f]+)(?:\.\d+)?\s*:\s*(\S+)")
-
-
-class SymbolMap:
-    """Kernel text symbols by address, one name per address."""
-
-    def __init__(self, system_map: Path):
-        best = {}
-        for order, line in enumerate(system_map.read_text().splitlines()):
-            parts = line.split()
-            if len(parts) < 3 or parts[1] not in TEXT_RANK:
-                continue
-            addr = int(parts[0], 16)
-            rank = (TEXT_RANK[parts[1]], order)
-            if addr not in best or rank < best[addr][0]:
-                best[addr] = (rank, parts[2])
-        self.addrs = sorted(best)
-        self.names = [best[a][1] for a in self.addrs]
-
-    def name(self, pc: int) -> str:
-        if not pc & KERNEL_ADDR_BIT:
-            return USER
-        i = bisect.bisect_right(self.addrs, pc) - 1
-        return self.names[i] if i >= 0 else UNKNOWN
+from lab.symbols import USER, SymbolMap, roi_instructions  # noqa: F401 (SymbolMap: callers')
 
 
 def roi_counts(trace: Path, symbols: SymbolMap) -> Counter:
     """Instructions per symbol from a ROI replay's trace: everything from
     the restore up to and including the m5 workend that ends the ROI."""
-    counts = Counter()
-    opener = gzip.open if trace.suffix == ".gz" else open
-    with opener(trace, "rt", errors="replace") as f:
-        for line in f:
-            m = _LINE.match(line)
-            if not m:
-                continue  # gem5's own messages (the RTC, warnings)
-            counts[symbols.name(int(m.group(1), 16))] += 1
-            if m.group(2).lower() == "gem5op":  # x86 "gem5Op", Arm "gem5op"
-                return counts
-    raise ValueError(f"{trace}: the trace has no m5 workend: the ROI never ended")
+    return Counter(symbols.name(pc) for _, pc, _ in roi_instructions(trace))
 
 
 @dataclass

@@ -164,7 +164,18 @@ def record_metrics(record: dict) -> dict:
         out.update({f"ns_at_len_{n}": v for n, v in zip(range(lens[0], lens[1] + 1), per_len)})
     summary = (record.get("gem5") or {}).get("summary") or {}
     out.update({name: summary.get(k) for k, name in _GEM5_METRICS.items() if k in summary})
+    out.update(profile_metrics((record.get("gem5") or {}).get("commit_profile")))
     return {k: v for k, v in out.items() if v is not None}
+
+
+def profile_metrics(prof) -> dict:
+    """A gem5 commit profile as metrics, per kernel function f:
+    cycles@f, insts@f and toggle_cycles@f (the cycles on its STAC/CLAC)."""
+    out = {}
+    for name, (cycles, insts, toggles) in ((prof or {}).get("symbols") or {}).items():
+        out.update({f"cycles@{name}": cycles, f"insts@{name}": insts,
+                    f"toggle_cycles@{name}": toggles})
+    return out
 
 
 def _insert(conn, row: dict, metrics: dict, symbols: dict) -> None:

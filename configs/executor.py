@@ -69,9 +69,11 @@ def plan(sweep, gem5_flag: str = None) -> list:
             why = gem5_spec.needs_series(p.arch, p.smap_model, cpu)
             if why:  # before any work
                 gem5s[p.arch].require_series(p.arch, why)
+            if p.commit_profile:
+                gem5s[p.arch].require_commit_ticks(p.arch)
             key = runs.gem5_key(kernel, image, gem5s[p.arch], cpu,
                                 gem5_spec.load_cache(p.cache),
-                                gem5_spec.model_for(p.arch, p.smap_model))
+                                gem5_spec.model_for(p.arch, p.smap_model), p.commit_profile)
         else:
             profile = runs.resolve(p.arch, p.backend, p.profile)
             key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval,
@@ -260,7 +262,8 @@ def _run_one(pl: Planned) -> Outcome:
             record = runs.run_gem5_point(
                 pl.kernel, pl.image, p.job, pl.gem5,
                 gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch), p.cpu_params),
-                gem5_spec.load_cache(p.cache), p.smap_model, p.timeout)
+                gem5_spec.load_cache(p.cache), p.smap_model, p.timeout,
+                commit_profile=p.commit_profile)
         else:
             record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
                                     p.timeout, False, p.plugin, p.bbv_interval, p.extra_args())

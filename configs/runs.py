@@ -21,6 +21,7 @@ from pathlib import Path
 
 from configs import console
 from configs.gem5 import backend as gem5_backend
+from configs.gem5 import commit_profile as commit_profile_mod
 from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import backend as qemu
@@ -28,6 +29,7 @@ from configs.qemu import plugin_build
 from kernels import variants
 from lab import cache
 from lab.errors import UserError
+from lab.symbols import SymbolMap
 
 RUNNER_VERSION = 1
 REPO = Path(__file__).resolve().parent.parent
@@ -246,31 +248,48 @@ def _feature_check(profile, variant, report, log_text: str):
 
 # ---------------------------------------------------------------- gem5 --
 
-def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str) -> str:
-    return cache.content_key({
+def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str,
+             commit_profile: bool = False) -> str:
+    inputs = {
         "runner": RUNNER_VERSION, "backend": "gem5", "gem5": gem5.identity(kernel.arch),
         "checkpoint": gem5_spec.checkpoint_key(kernel.arch, kernel, image, smap_model,
                                                cache_preset, gem5),
-        "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)})
+        "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)}
+    if commit_profile:  # the same simulation, but its record holds more
+        inputs["commit_profile"] = cache.file_sha256(Path(commit_profile_mod.__file__))
+    return cache.content_key(inputs)
 
 
 def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
-                   timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False) -> dict:
+                   timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False,
+                   commit_profile: bool = False) -> dict:
     """Boot to the ROI checkpoint (once per kernel/image/model/cache), then
     simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
     console into the run directory; configs/gem5/stats.py parses stats.txt
-    into the record's gem5.summary, which is all later stages read."""
+    into the record's gem5.summary, which is all later stages read. With
+    `commit_profile`, the ROI's cycles are also charged to kernel functions
+    (configs/gem5/commit_profile.py) into gem5.commit_profile."""
     smap_model = gem5_spec.model_for(kernel.arch, smap_model)
     why = gem5_spec.needs_series(kernel.arch, smap_model, cpu)
     if why:
         gem5.require_series(kernel.arch, why)
-    key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model)
+    if commit_profile:
+        gem5.require_commit_ticks(kernel.arch)
+    key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model, commit_profile)
     label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
 
     def execute(work: Path) -> dict:
         run, report, boot = gem5_backend.roi(gem5, kernel.arch, kernel, image, smap_model,
-                                             cache_preset, cpu, work, timeout)
+                                             cache_preset, cpu, work, timeout,
+                                             trace=commit_profile)
         final = run_dir(key)
+        extra = {}
+        if commit_profile:
+            extra["commit_profile"] = dict(
+                commit_profile_mod.profile(work / gem5_backend.TRACE_FILE,
+                                           SymbolMap(kernel.system_map), boot["tick"],
+                                           gem5_stats.clock_period(work / "config.ini")),
+                trace=str(final / gem5_backend.TRACE_FILE))
         return {
             "point": {"arch": kernel.arch, "variant": kernel.variant,
                       "workload": job.workload, "backend": "gem5", "profile": cpu.name,
@@ -283,7 +302,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "roi_end_tick": int(run.markers["roi-end"]),
                      "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers),
                      "fu_latency": _fu_latency(run.markers),
-                     "summary": gem5_stats.roi_summary(work / "stats.txt")},
+                     "summary": gem5_stats.roi_summary(work / "stats.txt"), **extra},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
             "provenance": _provenance(kernel, image, {

@@ -28,7 +28,9 @@ serialize: QEMU 7.2 TCG does not implement SERIALIZE.)
 
 backend, profile, cpu_preset, cache and smap_model may be set once under
 [fixed] or swept as a list under [axes]; timeout, plugin, bbv_interval,
-cross_check and gem5_timeout are [fixed] only. A variant that does not apply to an arch is left out of the
+cross_check, gem5_timeout and commit_profile (true: gem5 charges each
+ROI's cycles to kernel functions, configs/gem5/commit_profile.py) are
+[fixed] only. A variant that does not apply to an arch is left out of the
 product, not failed. A parameter axis multiplies only the points of its
 workload. Every error names the key path and, for unknown values, the
 valid ones; nothing runs until the whole file is valid.
@@ -55,7 +57,7 @@ AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cach
 FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
-                  "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT}
+                  "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 # More points than anyone means to run in one sweep (the seeds sweep is
 # ~40, the teaching sweep ~20): a typo in a parameter axis, not a plan.
@@ -80,6 +82,7 @@ class Point:
     layers: tuple = ()         # kernel layers on top of the variant
     twin_of: str = ""          # a QEMU cross-check twin: its gem5 group
     cpu_params: tuple = ()     # gem5: (O3 parameter, value) on top of the preset
+    commit_profile: bool = False  # gem5: charge the ROI's cycles to kernel functions
 
     def extra_args(self) -> tuple:
         return gem5_spec.model_args(self.arch, self.smap_model)
@@ -278,6 +281,7 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=()) -> l
             out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
                              cpu_preset=name, cache=cache_name, smap_model=model,
                              layers=layers, cpu_params=over,
+                             commit_profile=bool(fixed["commit_profile"]),
                              **dict(common, plugin=False, bbv_interval=0)))
         # QEMU 7.2 TCG has no SERIALIZE (0f 01 e8): that model is gem5-only.
         if fixed["cross_check"] and model != "serialize":
@@ -291,7 +295,7 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=()) -> l
 def _check_fixed(path, fixed):
     for key in ("timeout", "gem5_timeout"):
         inputs.number(fixed[key], f"{path}: fixed.{key} (seconds)", positive=True)
-    for key in ("plugin", "cross_check"):
+    for key in ("plugin", "cross_check", "commit_profile"):
         if not isinstance(fixed[key], bool):
             raise _err(path, f"fixed.{key}", f"must be true or false, got {fixed[key]!r}")
     inputs.number(fixed["bbv_interval"], f"{path}: fixed.bbv_interval", minimum=0, integer=True)

@@ -59,6 +59,7 @@ def test_script_path_relative_to_sweep_file(tmp_path):
     ('[axes]\ncolour = ["red"]', r"axes.colour: unknown axis"),
     ('[fixed]\ntimeout = -1', r"fixed.timeout \(seconds\) must be above 0"),
     ('[fixed]\nplugin = "yes"', r"fixed.plugin: must be true or false"),
+    ('[fixed]\ncommit_profile = 1', r"fixed.commit_profile: must be true or false"),
     ('[fixed]\nspeed = 1', r"fixed.speed: unknown key"),
     ('[params]\n"lstat-storm.tree.depht" = [1]', r"params.'lstat-storm.tree.depht': unknown parameter"),
     ('[params]\n"statx-loop.run.iterations" = [1]', r"workload 'statx-loop' is not on the workload axis"),
@@ -116,3 +117,12 @@ def test_cpu_parameter_axes_make_derived_presets(tmp_path):
     f.write_text(f.read_text().replace("numROBEntries", "numROBEntires"))
     with pytest.raises(UserError, match=r'axes.cpu.numROBEntires: unknown O3 parameter'):
         sweep.load(f)
+
+
+def test_commit_profile_marks_gem5_points_only(tmp_path):
+    f = tmp_path / "prof.toml"
+    f.write_text('[fixed]\nbackend = "gem5"\ncommit_profile = true\n'
+                 '[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
+                 'smap_model = ["none"]\n')
+    points = sweep.load(f).points
+    assert [(p.backend, p.commit_profile) for p in points] == [("gem5", True), ("qemu", False)]

@@ -21,6 +21,11 @@ from lab import cache, tools
 from lab.errors import UserError
 
 _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
+# One line per committed instruction (the macro-op, printed at its last
+# micro-op), user and kernel, with its PC.
+TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMacro"
+TRACE_FILE = "trace.out.gz"  # gem5 compresses a debug file named *.gz
+TRACE_OPTIONS = (f"--debug-flags={TRACE_FLAGS}", f"--debug-file={TRACE_FILE}")
 
 
 class Gem5Failed(UserError):
@@ -136,11 +141,13 @@ def _boot_lines(text: str) -> list:
 
 
 def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
-        timeout: float) -> tuple:
-    """Simulate the ROI on an O3 preset: (Gem5Run, console report)."""
+        timeout: float, trace: bool = False) -> tuple:
+    """Simulate the ROI on an O3 preset: (Gem5Run, console report). With
+    `trace`, gem5 also writes its Exec trace (TRACE_FILE) of the run,
+    which changes no simulated cycle."""
     boot = checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout)
     spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5)
-    run = _run(gem5, arch, spec, outdir, timeout)
+    run = _run(gem5, arch, spec, outdir, timeout, TRACE_OPTIONS if trace else ())
     report = console.parse(run.console_text)
     term = str(outdir / gspec.BOARD[arch]["console_file"])
     if "roi-end" not in run.markers:
@@ -153,10 +160,6 @@ def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
     return run, report, boot
 
 
-# One line per committed instruction (the macro-op, printed at its last
-# micro-op), user and kernel, with its PC.
-TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMacro"
-TRACE_FILE = "trace.out.gz"  # gem5 compresses a debug file named *.gz
 
 
 def trace_roi(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float) -> Path:
@@ -172,8 +175,7 @@ def trace_roi(gem5, arch, kernel, image, smap_model, cache_preset, timeout: floa
     spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset,
                           gspec.load_cpu("atomic", arch), gem5)
     with cache.staging_dir(final) as tmp:
-        _run(gem5, arch, spec, tmp, timeout,
-             (f"--debug-flags={TRACE_FLAGS}", f"--debug-file={TRACE_FILE}"))
+        _run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
         if not (tmp / TRACE_FILE).is_file():
             raise Gem5Failed("gem5 wrote no instruction trace", str(tmp / "gem5.log"))
     return final / TRACE_FILE

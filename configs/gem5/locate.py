@@ -38,6 +38,9 @@ PATCHES = Path(__file__).resolve().parent / "patches"
 # Strings the series compiles into gem5.opt (a TLB statistic's description,
 # the new op class's name): how a binary shows it was built with it all.
 SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup")
+# Patch 0007: O3's Exec trace stamped at commit, for the commit profile.
+COMMIT_TICK_PATCH = PATCHES / "0007-cpu-o3-Stamp-instruction-trace-records-with-their-co.patch"
+COMMIT_TICK_SOURCE = "src/cpu/o3/commit.cc"
 APPLY_SERIES = ("apply it with 'git -C $GEM5_HOME am " + str(PATCHES) + "/*.patch' "
                 "and rebuild gem5")
 
@@ -126,6 +129,24 @@ class Gem5:
     def series(self, arch: str) -> SeriesState:
         """Whether this tree and its `arch` binary carry our patch series."""
         return SeriesState(_source_carries_series(self.home), self.built_with_series(arch))
+
+    def commit_ticks(self, arch: str) -> bool:
+        """Whether O3 stamps trace records with their commit tick (patch
+        0007 of the series, which compiles in no string to look for): the
+        source carries the patch and the binary is newer than the file it
+        changes. The commit profile also checks the ticks themselves."""
+        b, src = self.binary(arch), self.home / COMMIT_TICK_SOURCE
+        if not b.is_file() or not src.is_file():
+            return False
+        proc = subprocess.run(["git", "apply", "--reverse", "--check", str(COMMIT_TICK_PATCH)],
+                              cwd=self.home, capture_output=True)
+        return proc.returncode == 0 and b.stat().st_mtime >= src.stat().st_mtime
+
+    def require_commit_ticks(self, arch: str) -> None:
+        if not self.commit_ticks(arch):
+            raise UserError(f"a commit profile needs gem5 with patch {COMMIT_TICK_PATCH.name} "
+                            f"of uaccess-lab's series, built: {self.binary(arch)} lacks it: "
+                            f"{APPLY_SERIES}")
 
     def require_series(self, arch: str, why: str) -> None:
         """A UserError unless the `arch` binary was built with the series."""

@@ -97,3 +97,15 @@ def roi_summary(path: Path) -> dict:
     if not blocks:
         raise ValueError(f"{path}: no statistics dump")
     return summary(blocks[0])
+
+
+def clock_period(config_ini: Path) -> int:
+    """The board clock's period in ticks, from the run's config.ini (gem5
+    rounds a frequency to whole ticks: 3 GHz is 333, not 333.3)."""
+    section = None
+    for line in config_ini.read_text().splitlines():
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif section == "board.clk_domain" and line.startswith("clock="):
+            return int(line.split("=", 1)[1])
+    raise ValueError(f"{config_ini}: no [board.clk_domain] clock")

@@ -1,0 +1,85 @@
+"""The O3 commit profile's charging rule, on text in gem5's Exec trace
+format stamped at commit (the real profile is checked in
+test_gem5_real). Every count here is exact: the rule is arithmetic."""
+
+import pytest
+
+from analysis import scorecard, store
+from configs.gem5 import commit_profile
+from lab.symbols import USER, SymbolMap
+
+SYSTEM_MAP = """\
+ffffffff81000000 T path_lookup
+ffffffff81001000 T strncpy_from_user
+ffffffff81002000 T after_it
+"""
+PERIOD = 10  # ticks per cycle
+START = 1000  # the restore's tick
+# (tick, pc, mnemonic): path_lookup waits 2 cycles then commits (3 in all);
+# a STAC and a load commit together (half a cycle each); a CLAC commits
+# after 5 stalled cycles (6); a user instruction and the workend commit
+# together (half each); the line after the workend is not in the ROI.
+TRACE = """\
+      0: board.pc.south_bridge.cmos.rtc: Real-time clock set to Sun Jan  1 00:00:00 2012
+1030: board.processor.cores.core: 0xffffffff81000004    :   mov   rax, rax : IntAlu :
+1040: board.processor.cores.core: 0xffffffff81001000    :   STAC    : IprAccess :
+1040: board.processor.cores.core: 0xffffffff81001003    :   mov   rax, DS:[rsi] : MemRead :
+1100: board.processor.cores.core: 0xffffffff81001008    :   CLAC    : IprAccess :
+1110: board.processor.cores.core: 0x401642    :   mov   r14, r14 : IntAlu :
+1110: board.processor.cores.core: 0x40172c    :   gem5Op                   : :
+1500: board.processor.cores.core: 0xffffffff81002000    :   mov   rax, rax : IntAlu :
+"""
+
+
+@pytest.fixture
+def profile(tmp_path):
+    (tmp_path / "System.map").write_text(SYSTEM_MAP)
+    (tmp_path / "trace.out").write_text(TRACE)
+    return commit_profile.profile(tmp_path / "trace.out", SymbolMap(tmp_path / "System.map"),
+                                  START, PERIOD)
+
+
+def test_cycles_are_charged_by_the_commit_rule(profile):
+    assert profile["symbols"] == {"strncpy_from_user": [7.0, 3, 6.5],
+                                  "path_lookup": [3.0, 1, 0.0],
+                                  USER: [1.0, 2, 0.0]}
+
+
+def test_every_cycle_of_the_roi_is_charged_once(profile):
+    assert profile["cycles"] == (1110 - START) / PERIOD == 11
+    assert sum(c for c, _, _ in profile["symbols"].values()) == profile["cycles"]
+    assert profile["instructions"] == 6
+
+
+def test_a_profile_becomes_metrics_per_function(profile):
+    m = store.profile_metrics(profile)
+    assert m["cycles@strncpy_from_user"] == 7.0
+    assert m["toggle_cycles@strncpy_from_user"] == 6.5
+    assert m["insts@path_lookup"] == 1
+
+
+def _row(variant, model, fn_cycles, toggles, cycles, ops=100):
+    return {"backend": "gem5", "arch": "x86_64", "variant": variant,
+            "workload": "lstat-storm", "smap_model": model, "profile": "x86_64-o3-calibrated",
+            "cache": "classic-l1l2", "params": "{}", "ops": ops, "cycles": cycles,
+            "cycles@strncpy_from_user": fn_cycles,
+            "toggle_cycles@strncpy_from_user": toggles}
+
+
+def test_smap_share_is_the_cycles_smap_adds_to_the_function():
+    rows = [_row("strncpy-unbatched", "smap", 30_000, 15_000, 300_000),
+            _row("strncpy-unbatched", "none", 10_000, 0, 280_000),
+            _row("stock", "smap", 12_000, 3_000, 270_000),
+            _row("stock", "none", 10_000, 0, 268_000)]
+    [(preset, cache, share, direct, part, on, off)] = scorecard.function_share(
+        rows, "strncpy_from_user", "strncpy-unbatched", "lstat-storm")
+    assert (share, direct, part, on, off) == (pytest.approx(2 / 3), 0.5, 0.1, 300, 100)
+    header, body = scorecard.share_table(rows)
+    assert [r[header.index("verdict")] for r in body] == ["agrees", "no hardware number"]
+    assert body[1][header.index("gem5 (SMAP share)")] == "17%"
+
+
+def test_a_share_without_its_none_twin_is_not_simulated():
+    rows = [_row("strncpy-unbatched", "smap", 30_000, 15_000, 300_000)]
+    header, body = scorecard.share_table(rows)
+    assert [r[header.index("verdict")] for r in body] == ["not simulated"]
