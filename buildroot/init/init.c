@@ -2,7 +2,9 @@
  * init - PID 1 of the simulated machine.
  *
  * It mounts the pseudo filesystems, reports what it booted on, runs the
- * one workload named in /etc/uaccess/job.conf and shuts the machine down.
+ * one workload named in /etc/uaccess/job.conf (or, with uaccess.job=readfile
+ * under gem5, in the job the host hands over after a checkpoint) and shuts
+ * the machine down.
  * The host parses stdout, so every fact is one "@@UACCESS-..." line and
  * every failure is one "@@UACCESS-ERROR ..." line followed by shutdown.
  *
@@ -31,6 +33,8 @@
 #define WORKLOAD_DIR "/usr/bin/"
 #define WORKLOAD_NAME_MAX 64
 #define BACKEND_MAX 32
+#define HANDOFF_JOB_PATH "/tmp/job.conf"
+#define JOB_MAX 65536
 
 #if defined(__x86_64__)
 #define CPUINFO_LABEL "flags"
@@ -43,6 +47,8 @@
 extern char **environ;
 
 static char backend[BACKEND_MAX + 1] = "none";
+/* uaccess.job=readfile: the job comes from the host after a checkpoint. */
+static int job_from_host;
 
 static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 {
@@ -137,10 +143,14 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* uaccess.backend=<word> from the kernel command line, else "none". */
+/*
+ * uaccess.backend=<word> from the kernel command line, else "none"; and
+ * uaccess.job=readfile, the boot-once handoff.
+ */
 static void find_backend(void)
 {
 	static const char key[] = "uaccess.backend=";
+	static const char job_key[] = "uaccess.job=readfile";
 	char cmdline[4096];
 	char *tok, *save = NULL;
 
@@ -154,6 +164,8 @@ static void find_backend(void)
 		    tok[sizeof(key) - 1] != '\0')
 			snprintf(backend, sizeof(backend), "%s",
 				 tok + sizeof(key) - 1);
+		if (strcmp(tok, job_key) == 0)
+			job_from_host = 1;
 	}
 	setenv("UACCESS_BACKEND", backend, 1);
 }
@@ -205,15 +217,65 @@ static int valid_workload(const char *w)
 	return 1;
 }
 
+/*
+ * The boot-once handoff under gem5: stop at a checkpoint that every job
+ * of this kernel, disk and command line can start from, then take this
+ * run's job from the host with m5 readfile. The boot's gem5 process ends
+ * at the checkpoint; each run restores it and continues from the next
+ * instruction, with its own job as the board's readfile.
+ */
+static int fetch_job(void)
+{
+	static char buf[JOB_MAX];
+	uint64_t used = 0, n;
+	ssize_t w;
+	int fd;
+
+	if (strcmp(backend, "gem5") != 0) {
+		say("@@UACCESS-ERROR job: uaccess.job=readfile needs uaccess.backend=gem5");
+		return -1;
+	}
+	memset(buf, 0, sizeof(buf));	/* mapped before gem5 writes into it */
+	say("@@UACCESS-READY");
+	m5_checkpoint(0, 0);
+	while (used < sizeof(buf) &&
+	       (n = m5_read_file(buf + used, sizeof(buf) - used, used)) > 0)
+		used += n;
+	if (used == 0 || used == sizeof(buf)) {
+		say("@@UACCESS-ERROR job: m5 readfile gave %llu bytes",
+		    (unsigned long long)used);
+		return -1;
+	}
+	fd = open(HANDOFF_JOB_PATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		say("@@UACCESS-ERROR job: open %s: %s", HANDOFF_JOB_PATH, strerror(errno));
+		return -1;
+	}
+	w = write(fd, buf, used);
+	close(fd);
+	if (w != (ssize_t)used) {
+		say("@@UACCESS-ERROR job: write %s", HANDOFF_JOB_PATH);
+		return -1;
+	}
+	say("@@UACCESS-JOB bytes=%llu", (unsigned long long)used);
+	return 0;
+}
+
 static void run_workload(void)
 {
 	char path[sizeof(WORKLOAD_DIR) + WORKLOAD_NAME_MAX];
+	const char *job = JOB_PATH;
 	const char *w;
 	pid_t pid;
 	int st;
 
-	if (jobconf_load(JOB_PATH) != 0) {
-		say("@@UACCESS-ERROR job: cannot load %s", JOB_PATH);
+	if (job_from_host) {
+		if (fetch_job() != 0)
+			return;
+		job = HANDOFF_JOB_PATH;
+	}
+	if (jobconf_load(job) != 0) {
+		say("@@UACCESS-ERROR job: cannot load %s", job);
 		return;
 	}
 	w = job_str("workload", NULL);
@@ -234,7 +296,7 @@ static void run_workload(void)
 		return;
 	}
 	if (pid == 0) {
-		char *argv[] = { path, (char *)JOB_PATH, NULL };
+		char *argv[] = { path, (char *)job, NULL };
 
 		/*
 		 * No restartable sequences in the workload: glibc (2.35 and

@@ -11,6 +11,7 @@ is looked up by suffix, first match wins, and a missing one is None, not
 a guess.
 """
 
+import json
 import re
 from pathlib import Path
 
@@ -57,10 +58,17 @@ def dumps(text: str) -> list:
     return blocks
 
 
+# The detailed core of the boot-once scheme's switchable processor (gem5's
+# SimpleSwitchableProcessor names its cores "start" and "switch"): after
+# the switch at the ROI's start, the ROI's numbers are this core's.
+SWITCHED_IN = ".processor.switch"
+
+
 def _by_suffix(stats: dict, suffixes) -> float:
+    scope = SWITCHED_IN if any(SWITCHED_IN in f".{n}" for n in stats) else ".processor."
     for suffix in suffixes:
         for name, value in stats.items():
-            if ".processor." in f".{name}" and name.endswith(suffix):
+            if scope in f".{name}" and name.endswith(suffix):
                 return value
     return None
 
@@ -92,11 +100,38 @@ def summary(stats: dict) -> dict:
 SUMMARY_KEYS = frozenset(CORE) | frozenset(GLOBAL) | frozenset(CACHES)
 
 
-def roi_summary(path: Path) -> dict:
-    blocks = dumps(Path(path).read_text())
+def json_stats(data: dict, prefix: str = "board") -> dict:
+    """gem5's JSON statistics (m5.stats.gem5stats, one SimObject group
+    per level) as {dotted name: value}, named as in stats.txt; scalars
+    only, which is every number the summary reads."""
+    out = {}
+    for key, value in data.items():
+        name = f"{prefix}.{key}"
+        if isinstance(value, dict):
+            if value.get("type") == "Scalar" and isinstance(value.get("value"), (int, float)):
+                out[name] = float(value["value"])
+            else:
+                out.update(json_stats(value, name))
+        elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            for i, v in enumerate(value):
+                out.update(json_stats(v, name if len(value) == 1 else f"{name}{i}"))
+    return out
+
+
+def roi_summary(run_dir: Path) -> dict:
+    """The ROI's numbers from a run directory: gem5's JSON statistics where
+    the run wrote them (the boot-once scheme), else stats.txt's first dump."""
+    run_dir = Path(run_dir)
+    blocks = dumps((run_dir / "stats.txt").read_text())
     if not blocks:
-        raise ValueError(f"{path}: no statistics dump")
-    return summary(blocks[0])
+        raise ValueError(f"{run_dir / 'stats.txt'}: no statistics dump")
+    if not (run_dir / "stats.json").is_file():
+        return summary(blocks[0])
+    stats = json_stats(json.loads((run_dir / "stats.json").read_text()))
+    # The simulation-wide numbers (simTicks, host time) are the root's,
+    # which the board's JSON does not hold.
+    stats.update({v: blocks[0][v] for v in GLOBAL.values() if v in blocks[0]})
+    return summary(stats)
 
 
 def clock_period(config_ini: Path) -> int:
