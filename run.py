@@ -227,7 +227,8 @@ def _run_gem5(args, job) -> int:
     prof = record["gem5"].get("commit_profile")
     if prof:
         print(f"cycles by kernel function (commit profile, {prof['trace']}):")
-        for name, (cyc, n, toggles) in list(prof["symbols"].items())[:12]:
+        top = sorted(prof["symbols"].items(), key=lambda kv: -kv[1][0])[:12]
+        for name, (cyc, n, toggles) in top:
             on = f", {toggles / cyc:.0%} on STAC/CLAC" if toggles else ""
             print(f"  {name[:40]:40} {cyc / ops:9,.1f} cycles/op {n / ops:7,.1f} insts/op{on}")
     print(f"record: {runs.run_dir(record['key']) / 'record.json'}")

@@ -304,6 +304,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                                            SymbolMap(kernel.system_map), begin,
                                            gem5_stats.clock_period(work / "config.ini")),
                 trace=str(final / gem5_backend.TRACE_FILE))
+            _check_commit_ticks(extra["commit_profile"], work / "stats.txt")
         return {
             "point": {"arch": kernel.arch, "variant": kernel.variant,
                       "workload": job.workload, "backend": "gem5", "profile": cpu.name,
@@ -329,6 +330,22 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
         }
 
     return _in_run_dir(key, force, label, execute)
+
+
+# The profile charges every cycle from the restore to the last commit,
+# the workend, whose exit ends the ROI: it must equal the ROI's cycles to
+# within the workend's own few. Stamped at fetch (a gem5 without patch
+# 0007), the last stamp falls a pipeline's depth early, and a drain more.
+COMMIT_TICK_SLACK = 4  # cycles
+
+
+def _check_commit_ticks(prof: dict, stats_txt: Path) -> None:
+    cycles = gem5_stats.roi_summary(stats_txt)["cycles"]
+    if abs(prof["cycles"] - cycles) > COMMIT_TICK_SLACK:
+        raise gem5_backend.Gem5Failed(
+            f"the commit profile charges {prof['cycles']:,.0f} cycles, the ROI has {cycles:,}: "
+            f"the trace is not stamped at commit (gem5 built without patch 0007?)",
+            str(stats_txt))
 
 
 def _fu_latency(markers: dict) -> dict:

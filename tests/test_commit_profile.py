@@ -83,3 +83,16 @@ def test_a_share_without_its_none_twin_is_not_simulated():
     rows = [_row("strncpy-unbatched", "smap", 30_000, 15_000, 300_000)]
     header, body = scorecard.share_table(rows)
     assert [r[header.index("verdict")] for r in body] == ["not simulated"]
+
+
+def test_a_profile_must_end_on_the_rois_last_cycle(tmp_path):
+    from configs import runs
+    from configs.gem5.backend import Gem5Failed
+    stats = tmp_path / "stats.txt"
+    stats.write_text("---------- Begin Simulation Statistics ----------\n"
+                     "board.processor.cores.core.numCycles 3000000 # cycles\n"
+                     "---------- End Simulation Statistics   ----------\n")
+    runs._check_commit_ticks({"cycles": 3_000_002.0}, stats)  # the workend's own cycles
+    # A trace stamped at fetch ends a pipeline early: not a commit profile.
+    with pytest.raises(Gem5Failed, match="not stamped at commit"):
+        runs._check_commit_ticks({"cycles": 2_999_980.0}, stats)
