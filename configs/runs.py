@@ -304,7 +304,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                                            SymbolMap(kernel.system_map), begin,
                                            gem5_stats.clock_period(work / "config.ini")),
                 trace=str(final / gem5_backend.TRACE_FILE))
-            _check_commit_ticks(extra["commit_profile"], work / "stats.txt")
+            _check_commit_ticks(extra["commit_profile"], work)
         return {
             "point": {"arch": kernel.arch, "variant": kernel.variant,
                       "workload": job.workload, "backend": "gem5", "profile": cpu.name,
@@ -339,13 +339,13 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
 COMMIT_TICK_SLACK = 4  # cycles
 
 
-def _check_commit_ticks(prof: dict, stats_txt: Path) -> None:
-    cycles = gem5_stats.roi_summary(stats_txt)["cycles"]
+def _check_commit_ticks(prof: dict, run_dir: Path) -> None:
+    cycles = gem5_stats.roi_summary(run_dir)["cycles"]
     if abs(prof["cycles"] - cycles) > COMMIT_TICK_SLACK:
         raise gem5_backend.Gem5Failed(
             f"the commit profile charges {prof['cycles']:,.0f} cycles, the ROI has {cycles:,}: "
             f"the trace is not stamped at commit (gem5 built without patch 0007?)",
-            str(stats_txt))
+            str(run_dir / "stats.txt"))
 
 
 def _fu_latency(markers: dict) -> dict:
