@@ -81,37 +81,63 @@ def test_warming_is_a_gem5_axis(tmp_path):
 
 
 # gem5's JSON statistics, as m5.stats.gem5stats writes them for the board
-# of a switchable processor (trimmed to what the summary reads).
+# of a switchable processor (trimmed): SimObjects, vectors of them, scalars.
 def _scalar(v):
     return {"type": "Scalar", "value": v, "unit": "Count", "datatype": "f64"}
 
 
-JSON_STATS = {
-    "name": "board", "type": "Group",
-    "processor": {
-        "type": "Group",
-        "start": [{"type": "Group", "core": {"numCycles": _scalar(0)}}],
-        "switch": [{"type": "Group", "core": {
-            "numCycles": _scalar(3000000), "ipc": _scalar(0.8),
-            "commitStats0": {"numInsts": _scalar(2400000), "numOps": _scalar(4100000)}}}],
-    },
-    "cache_hierarchy": {"l1dcaches": [{"overallMisses": {"type": "Vector", "value": [5]}}]},
-}
+def _cores(cycles):
+    return {"type": "SimObjectVector", "value": [
+        {"type": "SimObject", "core": {"type": "SimObject", "numCycles": _scalar(cycles),
+                                       "commit": {"time_conversion": None}}}]}
+
+
+JSON_STATS = {"type": "SimObject", "name": "board",
+              "processor": {"type": "SimObject", "start": _cores(0),
+                            "switch": _cores(3000000)}}
 STATS_TXT = """
 ---------- Begin Simulation Statistics ----------
-simSeconds                                   0.001000                       # seconds
 simTicks                                   1000000000                       # ticks
 board.processor.start.core.numCycles          0                       # atomic, switched out
+board.processor.switch.core.numCycles          3000000                       # O3
+board.processor.switch.core.commitStats0.numInsts      2400000                       # insts
 ---------- End Simulation Statistics   ----------
 """
 
 
-def test_the_roi_is_the_switched_in_core_read_from_json(tmp_path):
-    (tmp_path / "stats.json").write_text(json.dumps(JSON_STATS))
+def test_the_roi_is_the_switched_in_core_and_the_json_must_agree(tmp_path):
     (tmp_path / "stats.txt").write_text(STATS_TXT)
+    (tmp_path / "stats.json").write_text(json.dumps(JSON_STATS))
     flat = gem5_stats.json_stats(JSON_STATS)
-    assert flat["board.processor.switch.core.numCycles"] == 3_000_000
-    assert flat["board.processor.start.core.numCycles"] == 0
+    assert flat == {"board.processor.start.core.numCycles": 0,
+                    "board.processor.switch.core.numCycles": 3_000_000}
     s = gem5_stats.roi_summary(tmp_path)
-    assert (s["cycles"], s["insts"], s["ops"]) == (3_000_000, 2_400_000, 4_100_000)
-    assert s["sim_ticks"] == 1_000_000_000  # the root's, from stats.txt
+    assert (s["cycles"], s["insts"], s["sim_ticks"]) == (3_000_000, 2_400_000, 1_000_000_000)
+    assert s["from_json"] == ["cycles"]  # gem5 v24's JSON has no commit statistics
+    (tmp_path / "stats.json").write_text(json.dumps(JSON_STATS).replace("3000000", "3000001"))
+    with pytest.raises(ValueError, match="stats.json says cycles = 3000001"):
+        gem5_stats.roi_summary(tmp_path)
+
+
+def _row(variant, warming, params, cycles, ops=1000, job_warmup=200):
+    job = {"iterations": "2000", "warmup": str(job_warmup), "detailed_warmup": "0"}
+    return {"backend": "gem5", "arch": "x86_64", "workload": "statx-loop", "variant": variant,
+            "smap_model": "smap", "profile": "x86_64-o3-calibrated", "cache": "classic-l1l2",
+            "warming": warming, "params": json.dumps(params), "cycles": cycles, "ops": ops,
+            "record": json.dumps({"provenance": {"image": {"job": {"params": job}}}})}
+
+
+def test_the_default_is_where_more_warming_stops_moving_cycles():
+    from analysis import warmup
+    rows = [_row("stock", "functional", {"run.warmup": str(n)}, c, job_warmup=n)
+            for n, c in ((0, 2_000_000), (20, 1_700_000), (200, 1_600_000),
+                         (2000, 1_590_000))]
+    (key, pts), = warmup.series(rows).items()
+    assert key == ("run.warmup", "x86_64", "statx-loop", "stock", "smap")
+    assert pts == [(0, 2000.0), (20, 1700.0), (200, 1600.0), (2000, 1590.0)]
+    assert warmup.settled(pts) == 200  # 1,590 is within 1 % of 1,600; 1,700 is not
+    assert warmup.settled([(0, 2000.0), (20, 1700.0)]) is None
+    # The cold scheme at the same job: 2,100 cycles against 1,600 warm.
+    cold = _row("stock", "none", {}, 2_100_000)
+    assert warmup.cold_start(rows + [cold]) == [
+        ("x86_64", "statx-loop", "stock", "smap", 2100.0, 1600.0, pytest.approx(0.3125))]
