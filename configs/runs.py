@@ -294,10 +294,12 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                                              cache_preset, cpu, work, timeout,
                                              trace=commit_profile, warming=warming, job=job)
         final = run_dir(key)
-        # The ROI starts at the restore (cold) or at the switch (warm).
-        begin = int(run.markers["roi-begin"]) if warming != "none" else boot["tick"]
-        extra = {"warming": {"scheme": warming, "roi_begin_tick": begin,
-                             "warmed_on": "atomic" if warming != "none" else None}}
+        # The ROI starts at the restore (cold) or at workbegin (warm).
+        warm = warming != "none"
+        begin = gem5_backend.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
+        extra = {"warming": dict(_warming_record(run.markers) if warm else {},
+                                 scheme=warming, roi_begin_tick=begin,
+                                 boot_insts=boot.get("boot_insts"))}
         if commit_profile:
             extra["commit_profile"] = dict(
                 commit_profile_mod.profile(work / gem5_backend.TRACE_FILE,
@@ -314,7 +316,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "console_file": str(final / gem5_spec.BOARD[kernel.arch]["console_file"]),
                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
-                     "roi_end_tick": int(run.markers["roi-end"]),
+                     "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
                      "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers),
                      "fu_latency": _fu_latency(run.markers),
                      "summary": gem5_stats.roi_summary(work), **extra},
@@ -346,6 +348,22 @@ def _check_commit_ticks(prof: dict, run_dir: Path) -> None:
             f"the commit profile charges {prof['cycles']:,.0f} cycles, the ROI has {cycles:,}: "
             f"the trace is not stamped at commit (gem5 built without patch 0007?)",
             str(run_dir / "stats.txt"))
+
+
+def _warming_record(markers: dict) -> dict:
+    """What the boot-once run's phases cost, from the gem5 process's
+    markers: instructions on the atomic core up to the switch (functional
+    warming: the job's set-up and warm-up), on O3 from there to the ROI
+    (detailed warm-up), and host seconds of each phase and of the ROI."""
+    switched = gem5_backend.marker_fields(markers, "switched")
+    begin = gem5_backend.marker_fields(markers, "roi-begin")
+    end = gem5_backend.marker_fields(markers, "roi-end")
+    if not ("insts" in switched and "insts" in begin and "host" in end):
+        return {}  # a gem5 script from before the phase markers
+    return {"functional_insts": int(switched["insts"]), "detailed_insts": int(begin["insts"]),
+            "host_seconds": {"functional": switched["host"],
+                             "detailed": round(begin["host"] - switched["host"], 2),
+                             "roi": round(end["host"] - begin["host"], 2)}}
 
 
 def _fu_latency(markers: dict) -> dict:

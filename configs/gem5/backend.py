@@ -17,6 +17,7 @@ from pathlib import Path
 
 from configs import console
 from configs.gem5 import spec as gspec
+from configs.gem5 import stats as gem5_stats
 from lab import cache, tools
 from lab.errors import UserError
 
@@ -117,12 +118,34 @@ def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: flo
             # are in the boot's console, not the ROI's: keep them here.
             guest = console.parse(run.console_text)
             info = {"key": key, "boot_seconds": run.seconds,
-                    "tick": int(run.markers["checkpoint"]), "spec": spec,
+                    "boot_insts": boot_instructions(tmp / "boot" / "stats.txt"),
+                    "warming": warming,
+                    "tick": marker_tick(run.markers, "checkpoint"), "spec": spec,
                     "command": command(gem5, arch, final / "boot", final / "boot/spec.json"),
                     "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
                     "boot_log": _boot_lines(run.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
         return info
+
+
+def boot_instructions(stats_txt: Path):
+    """Instructions the boot simulated (gem5 dumps its statistics when the
+    process ends), or None where it wrote none."""
+    if not stats_txt.is_file():
+        return None
+    blocks = gem5_stats.dumps(stats_txt.read_text())
+    return int(blocks[-1]["simInsts"]) if blocks and "simInsts" in blocks[-1] else None
+
+
+def marker_tick(markers: dict, name: str) -> int:
+    """The tick of a marker line ("roi-end 4572... insts=... host=...")."""
+    return int(markers[name].split()[0])
+
+
+def marker_fields(markers: dict, name: str) -> dict:
+    """The key=value fields of a marker line, as numbers."""
+    return {k: float(v) for k, v in (f.split("=", 1) for f in markers.get(name, "").split()
+                                     if "=" in f)}
 
 
 def _keep_logs(log: Path, final: Path) -> str:

@@ -27,6 +27,7 @@
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import m5
@@ -199,15 +200,22 @@ def dump_json_stats(board, path: Path) -> None:
 def run_warm_roi(spec: dict, board) -> int:
     """Restore the boot-once checkpoint, warm on the atomic core, measure
     the ROI on the detailed one."""
-    began, ended = [], []
+    began, ended, switched = [], [], []
+    start = time.monotonic()
 
-    switched = []
+    def phase(name: str, cpu) -> None:
+        # What the phase that ends here cost: its instructions on the core
+        # that ran it (counted since the restore, not reset with the
+        # statistics) and host seconds since the restore.
+        say(f"{name} {simulator.get_current_tick()} insts={cpu.totalInsts()} "
+            f"host={time.monotonic() - start:.2f}")
 
     def to_detailed():
         if not switched:
+            atomic = board.get_processor().get_cores()[0].get_simobject()
             board.get_processor().switch()
             switched.append(simulator.get_current_tick())
-            say(f"switched {switched[0]}")
+            phase("switched", atomic)
 
     def at_switchcpu():
         # The workload's m5 switchcpu (roi.h roi_switch): the functional
@@ -223,7 +231,7 @@ def run_warm_roi(spec: dict, board) -> int:
         for flag in spec.get("trace_flags", []):
             m5.debug.flags[flag].enable()
         began.append(simulator.get_current_tick())
-        say(f"roi-begin {began[0]}")
+        phase("roi-begin", board.get_processor().get_cores()[0].get_simobject())
         return False
 
     def at_workend():
@@ -233,7 +241,7 @@ def run_warm_roi(spec: dict, board) -> int:
         dump_json_stats(board, Path(m5.options.outdir) / "stats.json")
         m5.stats.dump()
         ended.append(simulator.get_current_tick())
-        say(f"roi-end {ended[0]}")
+        phase("roi-end", board.get_processor().get_cores()[0].get_simobject())
         return False
 
     def at_exit():
