@@ -476,9 +476,9 @@ def parser() -> argparse.ArgumentParser:
                          "smap (SMAP executed by gem5; needs configs/gem5/patches)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
-    sp.add_argument("--warming", default="none",
-                    help="gem5: none (ROI checkpoint, cold caches) or functional (boot once, "
-                         "hand the job over, warm the caches on the atomic core)")
+    sp.add_argument("--warming", default="functional",
+                    help="gem5: functional (default: boot once, hand the job over, warm the "
+                         "caches on the atomic core) or none (the ROI checkpoint, cold caches)")
     sp.add_argument("--commit-profile", action="store_true",
                     help="gem5: charge the ROI's cycles to kernel functions (needs patch "
                          "0007 of configs/gem5/patches)")

@@ -141,3 +141,21 @@ def test_the_default_is_where_more_warming_stops_moving_cycles():
     cold = _row("stock", "none", {}, 2_100_000)
     assert warmup.cold_start(rows + [cold]) == [
         ("x86_64", "statx-loop", "stock", "smap", 2100.0, 1600.0, pytest.approx(0.3125))]
+
+
+def test_variants_are_compared_with_stock_of_the_same_job_not_the_same_image():
+    from analysis import table
+
+    def rec(variant, iterations, checksum):
+        return {"point": {"arch": "x86_64", "variant": variant, "workload": "statx-loop",
+                          "backend": "gem5", "profile": "x86_64-o3-default",
+                          "smap_model": "none"},
+                "provenance": {"image": {"key": "handoff", "job": {
+                    "workload": "statx-loop", "params": {"iterations": str(iterations)}}}},
+                "result": {"ops": iterations, "errors": 0, "roi_ns": 1000, "checksum": checksum},
+                "boot_to_result_seconds": 1.0}
+    # One handoff image for both ROI lengths; the checksums differ by job.
+    records = [rec("stock", 250, "a"), rec("stock", 500, "b"),
+               rec("statx-putuser", 250, "a"), rec("statx-putuser", 500, "b")]
+    assert table.mismatches(records) == []
+    assert table.mismatches(records[:3] + [rec("statx-putuser", 500, "c")])

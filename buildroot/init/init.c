@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -33,7 +34,6 @@
 #define WORKLOAD_DIR "/usr/bin/"
 #define WORKLOAD_NAME_MAX 64
 #define BACKEND_MAX 32
-#define HANDOFF_JOB_PATH "/tmp/job.conf"
 #define JOB_MAX 65536
 
 #if defined(__x86_64__)
@@ -223,7 +223,16 @@ static int valid_workload(const char *w)
  * run's job from the host with m5 readfile. The boot's gem5 process ends
  * at the checkpoint; each run restores it and continues from the next
  * instruction, with its own job as the board's readfile.
+ *
+ * The job goes into a memfd, not a file in /tmp: tmpfs numbers a mount's
+ * inodes in creation order and the workloads hash inode numbers, so one
+ * more file in /tmp would change every checksum (measured: 860df19a...
+ * against the cold scheme's 399e4e9c... for the same statx job). A memfd
+ * lives on the kernel's internal shmem mount. Its path for the workload
+ * is /proc/self/fd/N, which the child inherits (no close-on-exec).
  */
+static char handoff_path[32];
+
 static int fetch_job(void)
 {
 	static char buf[JOB_MAX];
@@ -246,17 +255,17 @@ static int fetch_job(void)
 		    (unsigned long long)used);
 		return -1;
 	}
-	fd = open(HANDOFF_JOB_PATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = memfd_create("uaccess-job", 0);
 	if (fd < 0) {
-		say("@@UACCESS-ERROR job: open %s: %s", HANDOFF_JOB_PATH, strerror(errno));
+		say("@@UACCESS-ERROR job: memfd_create: %s", strerror(errno));
 		return -1;
 	}
 	w = write(fd, buf, used);
-	close(fd);
 	if (w != (ssize_t)used) {
-		say("@@UACCESS-ERROR job: write %s", HANDOFF_JOB_PATH);
+		say("@@UACCESS-ERROR job: write to the memfd: %s", strerror(errno));
 		return -1;
 	}
+	snprintf(handoff_path, sizeof(handoff_path), "/proc/self/fd/%d", fd);
 	say("@@UACCESS-JOB bytes=%llu", (unsigned long long)used);
 	return 0;
 }
@@ -272,7 +281,7 @@ static void run_workload(void)
 	if (job_from_host) {
 		if (fetch_job() != 0)
 			return;
-		job = HANDOFF_JOB_PATH;
+		job = handoff_path;
 	}
 	if (jobconf_load(job) != 0) {
 		say("@@UACCESS-ERROR job: cannot load %s", job);
