@@ -185,7 +185,7 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _gem5_inputs(args, job, check=None, cpu=None) -> tuple:
+def _gem5_inputs(args, job, check=None, cpu=None, warming="none") -> tuple:
     """(model, cache preset, gem5, kernel, image) of one gem5 point: every
     input checked (and `check(model)` run) before anything is built."""
     layers = gem5_spec.layers_for(args.arch)
@@ -200,16 +200,18 @@ def _gem5_inputs(args, job, check=None, cpu=None) -> tuple:
     if why:
         g.require_series(args.arch, why)
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
-    image = assemble.build_image(args.arch, job)
+    image = assemble.build_image(args.arch, job, handoff=warming != "none")
     return model, caches, g, kernel, image
 
 
 def _run_gem5(args, job) -> int:
     cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
-    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu)
+    warming = gem5_spec.check_warming(args.warming)
+    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu,
+                                                             warming=warming)
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
                                  args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force,
-                                 commit_profile=args.commit_profile)
+                                 commit_profile=args.commit_profile, warming=warming)
     summary = record["gem5"]["summary"]
     if args.json:
         print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
@@ -474,6 +476,9 @@ def parser() -> argparse.ArgumentParser:
                          "smap (SMAP executed by gem5; needs configs/gem5/patches)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
+    sp.add_argument("--warming", default="functional",
+                    help="gem5: functional (default: boot once, hand the job over, warm the "
+                         "caches on the atomic core) or none (the ROI checkpoint, cold caches)")
     sp.add_argument("--commit-profile", action="store_true",
                     help="gem5: charge the ROI's cycles to kernel functions (needs patch "
                          "0007 of configs/gem5/patches)")

@@ -148,3 +148,27 @@ def plot_calibration(title: str, xlabel: str, latencies: list, series: dict, lin
     right.legend(fontsize=8)
     _save(plt, fig, title, path)
     return True
+
+
+def plot_warmup(title: str, xlabel: str, lines: dict, path: Path, cold: dict = None) -> bool:
+    """Cycles per op against one warm-up length: a line per variant
+    ({label: [(length, cycles/op)]}), and the cold scheme's value per
+    variant ({label: cycles/op}) as a dashed level where it was run."""
+    plt = pyplot()
+    if plt is None or not lines:
+        return False
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for i, (label, pts) in enumerate(sorted(lines.items())):
+        colour = f"C{i}"
+        ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", color=colour, label=label)
+        if cold and label in cold:
+            ax.axhline(cold[label], color=colour, linestyle="--", linewidth=1,
+                       label=f"{label}, cold scheme")
+    # Lengths start at 0 (no warm-up): linear near 0, logarithmic beyond.
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("gem5 cycles per op")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    _save(plt, fig, title, path)
+    return True

@@ -16,7 +16,7 @@ metrics.py (tables), crosscheck.py, figures.py, render.py.
 
 from pathlib import Path
 
-from analysis import crosscheck, figures, metrics, render, scorecard, store
+from analysis import crosscheck, figures, metrics, render, scorecard, store, warmup
 from lab import cache
 
 
@@ -41,18 +41,21 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             has_fig = figures.plot_group(title, members, arch, fig)
             sections.append((title, header, body, metrics.symbol_deltas(conn, sweep, members),
                              fig.relative_to(out_dir) if has_fig else None))
-        for (arch, workload, params, preset, cache_name), members in metrics.gem5_groups(rows).items():
-            title = (render.title(arch, workload, params, f"gem5 {preset}") + f" / {cache_name}")
+        for (arch, workload, params, preset, cache_name, warming), members in \
+                metrics.gem5_groups(rows).items():
+            title = (render.title(arch, workload, params, f"gem5 {preset}") + f" / {cache_name}"
+                     + f" / warming {warming}")
             header, body = metrics.gem5_table(members)
             fig = out_dir / "figures" / (cache.content_key(
-                ["gem5", arch, workload, params, preset, cache_name]) + ".png")
+                ["gem5", arch, workload, params, preset, cache_name, warming]) + ".png")
             has_fig = figures.plot_gem5_group(title, members, fig)
             sections.append((title, header, body, [],
                              fig.relative_to(out_dir) if has_fig else None))
-        for (arch, workload, model), by_preset in sorted(metrics.model_cycles(rows).items()):
-            title = f"CPU models: {arch} / {workload} / smap_model {model}"
-            fig = out_dir / "figures" / (cache.content_key(["models", arch, workload, model])
-                                         + ".png")
+        for (arch, workload, model, warming), by_preset in sorted(
+                metrics.model_cycles(rows).items()):
+            title = f"CPU models: {arch} / {workload} / smap_model {model} / warming {warming}"
+            fig = out_dir / "figures" / (cache.content_key(["models", arch, workload, model,
+                                                            warming]) + ".png")
             has_fig = figures.plot_model_cycles(title, by_preset, fig)
             variants_ = sorted({v for c in by_preset.values() for v in c},
                                key=lambda v: (v != "stock", v))
@@ -75,6 +78,9 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
                              "(analysis/scorecard.py)", *scorecard.table(rows), [], None))
             sections.append(("Scorecard: costs the seeds give as a line",
                              *scorecard.line_table(rows), [], None))
+            sections.append(("Scorecard: a mechanism's share of one function "
+                             "(gem5 commit profiles)", *scorecard.share_table(rows), [], None))
+        sections += warmup_sections(rows, out_dir)
         check = crosscheck.cross_check(rows)
         if check[1]:
             sections.append(("Cross-check: gem5 committed instructions vs QEMU plugin count "
@@ -86,3 +92,28 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
     cache.write_atomic(out_dir / "report.md", md)
     cache.write_atomic(out_dir / "report.html", render.html_page(sweep, sections, failed, prov))
     return out_dir / "report.html"
+
+
+def warmup_sections(rows: list, out_dir: Path) -> list:
+    """The warm-up study's table and one figure per length it varied
+    (analysis/warmup.py), and the cold scheme's error where it ran."""
+    out = []
+    lines = warmup.series(rows)
+    cold = {(a, w, v, m): c for a, w, v, m, c, _, _ in warmup.cold_start(rows)}
+    header, body = warmup.table(rows)
+    for name, xlabel in warmup.LENGTHS.items():
+        mine = {k: v for k, v in lines.items() if k[0] == name}
+        if not mine:
+            continue
+        fig = out_dir / "figures" / f"warmup-{name.split('.')[-1]}.png"
+        label = {k: f"{k[3]} ({k[4]})" for k in mine}
+        figures.plot_warmup(f"gem5 cycles per op against the {xlabel}", xlabel,
+                            {label[k]: v for k, v in mine.items()}, fig,
+                            {label[k]: cold[k[1:]] for k in mine if k[1:] in cold})
+        out.append((f"Warm-up: cycles per op against the {xlabel}",
+                    header, [b for b in body if b[0] == xlabel], [], fig.relative_to(out_dir)))
+    if warmup.cold_start(rows):
+        out.append(("Warm-up: the cold scheme's error (ROI checkpoint, empty caches) against "
+                    "the boot-once scheme's functional warming", *warmup.cold_table(rows),
+                    [], None))
+    return out

@@ -106,7 +106,7 @@ def function_share(rows: list, function: str, variant: str, workload: str) -> li
         if (r["backend"] == "gem5" and r["arch"] == "x86_64" and r["variant"] == variant
                 and r["workload"] == workload and r.get(key) and r.get("ops")
                 and r.get("params") in (None, "", "{}")):
-            found[(r["profile"], r["cache"], r["smap_model"])] = r
+            found[(_setup(r), r["cache"], r["smap_model"])] = r
     out = []
     for (preset, cache_name, model), on in sorted(found.items()):
         off = found.get((preset, cache_name, "none"))
@@ -190,6 +190,12 @@ def cycles_by_length(row: dict) -> list:
                   if k.startswith("ns_at_len_") and v is not None)
 
 
+def _setup(row: dict) -> str:
+    """A gem5 row's CPU preset, and its warming scheme where it warmed."""
+    w = row.get("warming") or "none"
+    return row["profile"] + ("" if w == "none" else f" (warming {w})")
+
+
 def fit_line(row: dict) -> tuple:
     """(base, slope) in cycles of a stat-namelen run: least squares over its
     per-length cycles."""
@@ -216,7 +222,7 @@ def line_table(rows: list) -> tuple:
             verdict = ("agrees" if 1 / MISS <= m <= MISS else
                        "too large" if m > MISS else "too small")
             body.append([c.what, c.seed, c.hardware, f"{base:.0f} + {slope:.1f} per byte",
-                         f"{m:.2f}x", verdict, r["profile"],
+                         f"{m:.2f}x", verdict, _setup(r),
                          "" if verdict == "agrees" else LINE_CAUSES.get(c.id, "not measured yet")])
         if not found:
             body.append([c.what, c.seed, c.hardware, "-", "-", "not simulated", "-", ""])
@@ -235,6 +241,7 @@ class Line:
     cache: str
     before: dict
     after: dict
+    warming: str = "none"  # gem5's warming scheme of both sides
 
     @property
     def sim_ratio(self) -> float:
@@ -271,23 +278,25 @@ def _cycles_per_op(row: dict) -> float:
 
 
 def lines(rows: list) -> list:
-    """One line per claim and (CPU preset, cache) that has both sides in
-    gem5, with the claim's STAC/CLAC model and default workload parameters."""
+    """One line per claim and (CPU preset, cache, warming) that has both
+    sides in gem5, with the claim's STAC/CLAC model and default workload
+    parameters."""
     gem5 = {}
     for r in rows:
         if r["backend"] != "gem5" or r["arch"] != "x86_64" or r.get("params") not in (
                 None, "", "{}"):
             continue
-        gem5[(r["variant"], r["workload"], r["smap_model"], r["profile"], r["cache"])] = r
+        gem5[(r["variant"], r["workload"], r["smap_model"], r["profile"], r["cache"],
+              r.get("warming") or "none")] = r
     out = []
     for c in CLAIMS:
-        setups = sorted({(k[3], k[4]) for k in gem5 if k[2] == c.smap_model})
+        setups = sorted({k[3:] for k in gem5 if k[2] == c.smap_model})
         found = False
-        for preset, cache_name in setups:
-            before = gem5.get((*c.before, c.smap_model, preset, cache_name))
-            after = gem5.get((*c.after, c.smap_model, preset, cache_name))
+        for setup in setups:
+            before = gem5.get((*c.before, c.smap_model, *setup))
+            after = gem5.get((*c.after, c.smap_model, *setup))
             if before and after:
-                out.append(Line(c, preset, cache_name, before, after))
+                out.append(Line(c, setup[0], setup[1], before, after, setup[2]))
                 found = True
         if not found:
             out.append(Line(c, "-", "-", None, None))
@@ -377,7 +386,7 @@ def work_difference(ln: Line, rows: list) -> str:
 def table(rows: list) -> tuple:
     header = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
               "gem5 after/before", "QEMU insns after/before",
-              "smap_model", "cpu preset", "direction", "effect sim/hw", "verdict",
+              "smap_model", "cpu preset", "warming", "direction", "effect sim/hw", "verdict",
               "limitation"]
     body = []
     for ln in lines(rows):
@@ -390,14 +399,14 @@ def table(rows: list) -> tuple:
             f"{c.hw_ratio:.3f}",
             "-" if sim is None else f"{sim:.3f}",
             "-" if qemu_ratio(rows, c) is None else f"{qemu_ratio(rows, c):.3f}",
-            c.smap_model, ln.preset,
+            c.smap_model, ln.preset, ln.warming if ln.before else "-",
             "-" if sim is None else ("agrees" if ln.agrees else "opposite"),
             "-" if m is None else f"{m:.2f}x", ln.verdict,
             (LIMITATIONS.get(c.id) or dilution(ln, rows) or work_difference(ln, rows)
              or "not measured yet")
             if missing else ""])
     for seed, what, why in PENDING:
-        body.append([what, seed, "", "", "", "-", "-", "", "", "", "", "pending", why])
+        body.append([what, seed, "", "", "", "-", "-", "", "", "", "", "", "pending", why])
     return header, body
 
 

@@ -29,7 +29,9 @@ from pathlib import Path
 
 from lab import cache
 
-VERSION = 2  # PRAGMA user_version; 0 is the wide, one-column-per-metric runs table
+# PRAGMA user_version; 0 is the wide, one-column-per-metric runs table, and
+# 3 adds the gem5 warming scheme (issue 11) as a column of its own.
+VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     sweep TEXT NOT NULL,
@@ -38,6 +40,7 @@ CREATE TABLE IF NOT EXISTS runs (
     arch TEXT, variant TEXT, workload TEXT, backend TEXT, profile TEXT,
     params TEXT,                     -- JSON of swept workload parameters
     cache TEXT, smap_model TEXT, twin_of TEXT,
+    warming TEXT,                    -- gem5: none (cold ROI checkpoint) | functional
     ops INTEGER, errors INTEGER, checksum TEXT,
     kernel_version TEXT, simulator TEXT, simulator_version TEXT,
     error TEXT, log TEXT,
@@ -59,7 +62,7 @@ CREATE TABLE IF NOT EXISTS symbols (
 """
 
 COLUMNS = ("sweep", "key", "status", "arch", "variant", "workload", "backend", "profile",
-           "params", "cache", "smap_model", "twin_of", "ops", "errors", "checksum",
+           "params", "cache", "smap_model", "twin_of", "warming", "ops", "errors", "checksum",
            "kernel_version", "simulator", "simulator_version", "error", "log", "record",
            "recorded_at")
 # Metrics every row reads as a key (None where the run has none), so the
@@ -99,6 +102,12 @@ def _migrate(conn) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
     if version >= VERSION or not have:
+        return
+    if version == 2:
+        # Every gem5 run before the column was a cold one.
+        with conn:
+            conn.execute("ALTER TABLE runs ADD COLUMN warming TEXT")
+            conn.execute("UPDATE runs SET warming='none' WHERE backend='gem5'")
         return
     if version != 0:
         raise RuntimeError(f"results store schema version {version} is unknown here")
@@ -205,11 +214,17 @@ def add_record(conn, sweep: str, record: dict, params: dict = None,
                simulator=simulator.get("name", "qemu"),
                simulator_version=simulator.get("version"),
                cache=point.get("cache"), smap_model=point.get("smap_model"),
-               twin_of=twin_of,
+               twin_of=twin_of, warming=_warming(record),
                record=json.dumps(record, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")})
     _insert(conn, row, record_metrics(record), counts.get("symbols", {}))
+
+
+def _warming(record: dict):
+    """A gem5 record's warming scheme (records before issue 11: none)."""
+    g = record.get("gem5")
+    return None if g is None else (g.get("warming") or {}).get("scheme", "none")
 
 
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,

@@ -20,9 +20,11 @@ def checksum_verdict(record: dict, stock: dict) -> str:
 
 def _same_point(r: dict) -> tuple:
     """What must match for a variant to be compared with stock: the job
-    (one image per job and arch), the simulator setting, the model."""
-    p = r["point"]
-    return (p["arch"], p["workload"], r["provenance"]["image"]["key"], p["backend"],
+    (every parameter; under gem5's boot-once scheme one image serves every
+    job, so the image key does not say it), the simulator setting, the
+    model."""
+    p, job = r["point"], r["provenance"]["image"]["job"]
+    return (p["arch"], p["workload"], tuple(sorted(job["params"].items())), p["backend"],
             p["profile"], p.get("smap_model", ""))
 
 

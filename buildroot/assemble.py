@@ -10,7 +10,10 @@ writes it in two forms from one staging directory:
 The ext2 image is made by mke2fs -d, so no root privileges are needed.
 
 Images are content-addressed like kernels: the key covers the sources, the
-compiler, the job file and (kernel-tree storms) the path list.
+compiler, the job file and (kernel-tree storms) the path list. A handoff
+image has no job file: gem5's boot-once scheme hands the job over after a
+checkpoint (init's uaccess.job=readfile), so one image, and one boot,
+serves every job that needs the same files.
 """
 
 import hashlib
@@ -79,7 +82,9 @@ def _libc_version(arch: str) -> str:
     return run.stdout.strip() if run.returncode == 0 else "unknown"
 
 
-def plan(arch: str, job: script.Job) -> tuple:
+def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
+    """(key, inputs) of the image for `job`; with `handoff`, of the image
+    without a job file that serves it (and every job with its files)."""
     if arch not in CC:
         raise UserError(f"unknown arch '{arch}': choose one of {', '.join(CC)}")
     for tool in ("make", CC[arch], "mke2fs"):
@@ -90,33 +95,34 @@ def plan(arch: str, job: script.Job) -> tuple:
         "sources": _sources_digest(),
         "compiler": tools.first_line([CC[arch], "--version"]),
         "libc": _libc_version(arch),  # the workloads are linked statically
-        "job_conf": job.job_conf(),
+        "job_conf": None if handoff else job.job_conf(),
     }
     if job.needs_kernel_tree():
         inputs["kernel_tree_paths"] = linux_source.pinned().sha256
     return cache.content_key(inputs), inputs
 
 
-def build_image(arch: str, job: script.Job) -> ImageArtifact:
-    key, inputs = plan(arch, job)
+def build_image(arch: str, job: script.Job, handoff: bool = False) -> ImageArtifact:
+    key, inputs = plan(arch, job, handoff)
     final = cache.cache_root() / "images" / key
     artifact = ImageArtifact(key, final, arch)
     if final.is_dir():
         return artifact
     with cache.staging_dir(final) as out:
         staging = out / "staging"
-        _populate(arch, job, staging, out)
+        _populate(arch, job, staging, out, handoff)
         _normalise_times(staging)
         cpio.write_tree(staging, out / "rootfs.cpio", devices=[("dev/console", 5, 1)])
         _make_ext2(staging, out / "rootfs.ext2")
-        manifest = dict(inputs, key=key, job=job.as_record(),
+        manifest = dict(inputs, key=key, job=None if handoff else job.as_record(),
                         files=_listing(staging))
         shutil.rmtree(staging)
         cache.write_json_atomic(out / "manifest.json", manifest)
     return artifact
 
 
-def _populate(arch: str, job: script.Job, staging: Path, out: Path) -> None:
+def _populate(arch: str, job: script.Job, staging: Path, out: Path,
+              handoff: bool = False) -> None:
     bindir = staging / "usr" / "bin"
     for d in ("proc", "sys", "dev", "tmp", "root", "etc/uaccess", "usr/bin"):
         (staging / d).mkdir(parents=True, exist_ok=True)
@@ -132,7 +138,8 @@ def _populate(arch: str, job: script.Job, staging: Path, out: Path) -> None:
     (staging / "sbin").mkdir(exist_ok=True)
     (staging / "sbin" / "init").symlink_to("/init")
     shutil.rmtree(build)
-    (staging / "etc" / "uaccess" / "job.conf").write_text(job.job_conf())
+    if not handoff:
+        (staging / "etc" / "uaccess" / "job.conf").write_text(job.job_conf())
     if job.needs_kernel_tree():
         dst = staging / PATHS_IN_IMAGE
         dst.parent.mkdir(parents=True, exist_ok=True)

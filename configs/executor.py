@@ -48,6 +48,11 @@ class Outcome:
     cached: bool = False
 
 
+def _handoff(p) -> bool:
+    """A boot-once gem5 point boots the job-less image; the job is handed over."""
+    return p.backend == "gem5" and p.warming not in ("", "none")
+
+
 def plan(sweep, gem5_flag: str = None) -> list:
     """Keys for every point, without building or running anything. A gem5
     point needs gem5: if it is missing, this fails naming what and how."""
@@ -56,9 +61,10 @@ def plan(sweep, gem5_flag: str = None) -> list:
         kid = (p.arch, p.variant, p.layers)
         if kid not in kernels:
             kernels[kid] = kbuild.artifact(p.arch, p.variant, p.layers)
-        ijob = (p.arch, p.job.job_conf())
+        handoff = _handoff(p)
+        ijob = (p.arch, p.job.job_conf(), handoff)
         if ijob not in images:
-            key, _ = assemble.plan(p.arch, p.job)
+            key, _ = assemble.plan(p.arch, p.job, handoff)
             images[ijob] = assemble.ImageArtifact(key, cache.cache_root() / "images" / key, p.arch)
         kernel, image = kernels[kid], images[ijob]
         if p.backend == "gem5":
@@ -73,7 +79,8 @@ def plan(sweep, gem5_flag: str = None) -> list:
                 gem5s[p.arch].require_commit_ticks(p.arch)
             key = runs.gem5_key(kernel, image, gem5s[p.arch], cpu,
                                 gem5_spec.load_cache(p.cache),
-                                gem5_spec.model_for(p.arch, p.smap_model), p.commit_profile)
+                                gem5_spec.model_for(p.arch, p.smap_model), p.commit_profile,
+                                p.warming or "none", p.job)
         else:
             profile = runs.resolve(p.arch, p.backend, p.profile)
             key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval,
@@ -239,7 +246,7 @@ def _build_inputs(todo: list, jobs: int) -> dict:
         if pl.image.key not in seen:
             seen.add(pl.image.key)
             try:
-                built = assemble.build_image(p.arch, p.job)
+                built = assemble.build_image(p.arch, p.job, _handoff(p))
                 _check_same_key("image", pl.image.key, built.key)
             except UserError as e:
                 broken[pl.image.key] = f"image build: {e}"
@@ -263,7 +270,7 @@ def _run_one(pl: Planned) -> Outcome:
                 pl.kernel, pl.image, p.job, pl.gem5,
                 gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch), p.cpu_params),
                 gem5_spec.load_cache(p.cache), p.smap_model, p.timeout,
-                commit_profile=p.commit_profile)
+                commit_profile=p.commit_profile, warming=p.warming or "none")
         else:
             record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
                                     p.timeout, False, p.plugin, p.bbv_interval, p.extra_args())

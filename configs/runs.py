@@ -61,7 +61,7 @@ def finished(key: str):
     # A record from before summaries were kept, or before a number was
     # added to them: read its stats.txt again, so the store gets it too.
     if g and gem5_stats.SUMMARY_KEYS - set(g.get("summary") or {}):
-        g["summary"] = gem5_stats.roi_summary(Path(g["stats_file"]))
+        g["summary"] = gem5_stats.roi_summary(Path(g["stats_file"]).parent)
     return record
 
 
@@ -113,7 +113,9 @@ def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     return finished(key)
 
 
-def _provenance(kernel, image, simulator: dict, command: list) -> dict:
+def _provenance(kernel, image, handed_over, simulator: dict, command: list) -> dict:
+    """handed_over: the job a boot-once gem5 run gave the guest (its image
+    holds none), else None."""
     kmanifest, imanifest = kernel.manifest(), image.manifest()
     return {
         "kernel": {"key": kernel.key, "source": kmanifest["source"],
@@ -122,7 +124,9 @@ def _provenance(kernel, image, simulator: dict, command: list) -> dict:
                    "layers": kmanifest.get("layers", []),
                    "config_fragments": kmanifest["config"],
                    "toolchain": kmanifest["toolchain"]},
-        "image": {"key": image.key, "job": imanifest["job"], "compiler": imanifest["compiler"]},
+        "image": {"key": image.key, "compiler": imanifest["compiler"],
+                  "job": handed_over.as_record() if handed_over else imanifest["job"],
+                  "job_handed_over": bool(handed_over)},
         "simulator": simulator,
         "command": command,
         "host": {"name": platform.node(), "platform": platform.platform()},
@@ -215,7 +219,7 @@ def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
         "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags,
                   "kernel_lines": _uaccess_lines(text)},
         # The command as it reads once the run is in its final place.
-        "provenance": _provenance(kernel, image, {
+        "provenance": _provenance(kernel, image, None, {
             "name": "qemu", "version": qemu.version(profile.binary),
             "profile": profile.as_record()}, [c.replace(str(work), str(final)) for c in cmd]),
     }
@@ -249,48 +253,60 @@ def _feature_check(profile, variant, report, log_text: str):
 # ---------------------------------------------------------------- gem5 --
 
 def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str,
-             commit_profile: bool = False) -> str:
+             commit_profile: bool = False, warming: str = "none", job=None) -> str:
     inputs = {
         "runner": RUNNER_VERSION, "backend": "gem5", "gem5": gem5.identity(kernel.arch),
         "checkpoint": gem5_spec.checkpoint_key(kernel.arch, kernel, image, smap_model,
-                                               cache_preset, gem5),
+                                               cache_preset, gem5, warming),
         "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)}
     if commit_profile:  # the same simulation, but its record holds more
         inputs["commit_profile"] = cache.file_sha256(Path(commit_profile_mod.__file__))
+    if warming != "none":  # the image holds no job: the run hands it over
+        inputs["warming"] = warming
+        inputs["job_conf"] = job.job_conf()
     return cache.content_key(inputs)
 
 
 def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
                    timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False,
-                   commit_profile: bool = False) -> dict:
+                   commit_profile: bool = False, warming: str = "none") -> dict:
     """Boot to the ROI checkpoint (once per kernel/image/model/cache), then
     simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
     console into the run directory; configs/gem5/stats.py parses stats.txt
     into the record's gem5.summary, which is all later stages read. With
     `commit_profile`, the ROI's cycles are also charged to kernel functions
-    (configs/gem5/commit_profile.py) into gem5.commit_profile."""
+    (configs/gem5/commit_profile.py) into gem5.commit_profile. With warming
+    "functional", `image` is the job-less handoff image (assemble's
+    handoff=True) and the job goes to the guest by m5 readfile."""
     smap_model = gem5_spec.model_for(kernel.arch, smap_model)
     why = gem5_spec.needs_series(kernel.arch, smap_model, cpu)
     if why:
         gem5.require_series(kernel.arch, why)
     if commit_profile:
         gem5.require_commit_ticks(kernel.arch)
-    key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model, commit_profile)
+    gem5_spec.check_warming(warming)
+    key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model, commit_profile,
+                   warming, job)
     label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
 
     def execute(work: Path) -> dict:
         run, report, boot = gem5_backend.roi(gem5, kernel.arch, kernel, image, smap_model,
                                              cache_preset, cpu, work, timeout,
-                                             trace=commit_profile)
+                                             trace=commit_profile, warming=warming, job=job)
         final = run_dir(key)
-        extra = {}
+        # The ROI starts at the restore (cold) or at workbegin (warm).
+        warm = warming != "none"
+        begin = gem5_backend.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
+        extra = {"warming": dict(_warming_record(run.markers) if warm else {},
+                                 scheme=warming, roi_begin_tick=begin,
+                                 boot_insts=boot.get("boot_insts"))}
         if commit_profile:
             extra["commit_profile"] = dict(
                 commit_profile_mod.profile(work / gem5_backend.TRACE_FILE,
-                                           SymbolMap(kernel.system_map), boot["tick"],
+                                           SymbolMap(kernel.system_map), begin,
                                            gem5_stats.clock_period(work / "config.ini")),
                 trace=str(final / gem5_backend.TRACE_FILE))
-            _check_commit_ticks(extra["commit_profile"], work / "stats.txt")
+            _check_commit_ticks(extra["commit_profile"], work)
         return {
             "point": {"arch": kernel.arch, "variant": kernel.variant,
                       "workload": job.workload, "backend": "gem5", "profile": cpu.name,
@@ -300,13 +316,13 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "console_file": str(final / gem5_spec.BOARD[kernel.arch]["console_file"]),
                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
-                     "roi_end_tick": int(run.markers["roi-end"]),
+                     "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
                      "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers),
                      "fu_latency": _fu_latency(run.markers),
-                     "summary": gem5_stats.roi_summary(work / "stats.txt"), **extra},
+                     "summary": gem5_stats.roi_summary(work), **extra},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
-            "provenance": _provenance(kernel, image, {
+            "provenance": _provenance(kernel, image, job if warming != "none" else None, {
                 "name": "gem5", "version": gem5.version, "home": str(gem5.home),
                 "patches": gem5.identity(kernel.arch).get("patches"),
                 "cpu_preset": cpu.as_record(), "cache_preset": cache_preset.as_record(),
@@ -325,13 +341,29 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
 COMMIT_TICK_SLACK = 4  # cycles
 
 
-def _check_commit_ticks(prof: dict, stats_txt: Path) -> None:
-    cycles = gem5_stats.roi_summary(stats_txt)["cycles"]
+def _check_commit_ticks(prof: dict, run_dir: Path) -> None:
+    cycles = gem5_stats.roi_summary(run_dir)["cycles"]
     if abs(prof["cycles"] - cycles) > COMMIT_TICK_SLACK:
         raise gem5_backend.Gem5Failed(
             f"the commit profile charges {prof['cycles']:,.0f} cycles, the ROI has {cycles:,}: "
             f"the trace is not stamped at commit (gem5 built without patch 0007?)",
-            str(stats_txt))
+            str(run_dir / "stats.txt"))
+
+
+def _warming_record(markers: dict) -> dict:
+    """What the boot-once run's phases cost, from the gem5 process's
+    markers: instructions on the atomic core up to the switch (functional
+    warming: the job's set-up and warm-up), on O3 from there to the ROI
+    (detailed warm-up), and host seconds of each phase and of the ROI."""
+    switched = gem5_backend.marker_fields(markers, "switched")
+    begin = gem5_backend.marker_fields(markers, "roi-begin")
+    end = gem5_backend.marker_fields(markers, "roi-end")
+    if not ("insts" in switched and "insts" in begin and "host" in end):
+        return {}  # a gem5 script from before the phase markers
+    return {"functional_insts": int(switched["insts"]), "detailed_insts": int(begin["insts"]),
+            "host_seconds": {"functional": switched["host"],
+                             "detailed": round(begin["host"] - switched["host"], 2),
+                             "roi": round(end["host"] - begin["host"], 2)}}
 
 
 def _fu_latency(markers: dict) -> dict:

@@ -15,8 +15,10 @@
     [params]               # workload parameters as axes
     "lstat-storm.tree.name_len" = [[4, 4], [16, 16]]
 
-gem5 points (backend "gem5") have three more axes, which multiply only
-gem5 points: cpu_preset ("default" = <arch>-o3-default, or a name from
+gem5 points (backend "gem5") have four more axes, which multiply only
+gem5 points: warming (none: the ROI checkpoint, cold caches; functional:
+boot once per kernel, hand the job over, warm the caches on the atomic
+core up to the ROI; configs/gem5/spec.py), cpu_preset ("default" = <arch>-o3-default, or a name from
 configs/gem5/presets/cpu), cache (configs/gem5/presets/cache) and, on
 x86_64, smap_model (none | lfence | serialize: what stands at every
 stac/clac site, since gem5 does not execute STAC). x86 gem5 kernels carry
@@ -26,7 +28,7 @@ QEMU profile that matches gem5's CPU, counted by the plugin, so the report
 can put committed instructions side by side. (Not for smap_model
 serialize: QEMU 7.2 TCG does not implement SERIALIZE.)
 
-backend, profile, cpu_preset, cache and smap_model may be set once under
+backend, profile, cpu_preset, cache, smap_model and warming may be set once under
 [fixed] or swept as a list under [axes]; timeout, plugin, bbv_interval,
 cross_check, gem5_timeout and commit_profile (true: gem5 charges each
 ROI's cycles to kernel functions, configs/gem5/commit_profile.py) are
@@ -53,11 +55,12 @@ from workloads import script
 
 SWEEP_DIR = Path(__file__).resolve().parent / "sweeps"
 AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cache",
-        "smap_model")
+        "smap_model", "warming")
 FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
-                  "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False}
+                  "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False,
+                  "warming": "functional"}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 # More points than anyone means to run in one sweep (the seeds sweep is
 # ~40, the teaching sweep ~20): a typo in a parameter axis, not a plan.
@@ -83,6 +86,7 @@ class Point:
     twin_of: str = ""          # a QEMU cross-check twin: its gem5 group
     cpu_params: tuple = ()     # gem5: (O3 parameter, value) on top of the preset
     commit_profile: bool = False  # gem5: charge the ROI's cycles to kernel functions
+    warming: str = ""          # gem5: none (ROI checkpoint, cold) | functional (boot once)
 
     def extra_args(self) -> tuple:
         return gem5_spec.model_args(self.arch, self.smap_model)
@@ -92,6 +96,7 @@ class Point:
         if self.backend == "gem5":
             extra += f" {self.cpu_preset}" + "".join(f" {k}={v}" for k, v in self.cpu_params)
             extra += f" smap={self.smap_model}" if self.smap_model else ""
+            extra += f" warming={self.warming}" if self.warming not in ("", "none") else ""
         elif self.twin_of:
             extra += " (qemu twin" + (f" smap={self.smap_model}" if self.smap_model else "") + ")"
         return f"{self.arch}/{self.variant}/{self.workload}{extra}"
@@ -189,9 +194,11 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     models = _choose(path, f"{where}.smap_model", _list_of_strings(
         path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"])),
         gem5_spec.SMAP_MODELS)
+    warmings = _choose(path, f"{where}.warming", _list_of_strings(
+        path, f"{where}.warming", axes.get("warming", fixed["warming"])), gem5_spec.WARMING)
     param_axes = _param_axes(path, params, workloads)
     size = math.prod(len(x) for x in (arches, names, workloads, backends, profiles, presets,
-                                      caches, models))
+                                      caches, models, warmings))
     size *= math.prod(len(v) for _, v in cpu_axes) * math.prod(len(v) for *_, v in param_axes)
     if size > MAX_POINTS:
         raise _err(path, where, f"expands to {size:,} points, more than the {MAX_POINTS:,} a "
@@ -215,7 +222,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             if backend == "qemu":
                 points += _qemu_points(path, common, profiles, skipped, float(fixed["timeout"]))
             else:
-                points += _gem5_points(path, common, presets, caches, models, fixed, cpu_axes)
+                points += _gem5_points(path, common, presets, caches, models, fixed, cpu_axes,
+                                       warmings)
     if not points:
         raise _err(path, where, "the axes expand to no point")
     return points, skipped
@@ -253,7 +261,8 @@ def _cpu_axes(path, where, axes) -> list:
     return out
 
 
-def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=()) -> list:
+def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
+                 warmings=("none",)) -> list:
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
     twin per boot group (same kernel, image, model) when cross-checking."""
     arch = common["arch"]
@@ -275,13 +284,14 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=()) -> l
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
     for cache_name, model in itertools.product(caches, arch_models):
         # cpu.<param> axes are O3 parameters: other models run once.
-        for name, over in [(n, o) for n in mine
-                           for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3"
-                                     else [()])]:
+        for name, over, warming in [(n, o, w) for n in mine
+                                    for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3"
+                                              else [()])
+                                    for w in warmings]:
             out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
                              cpu_preset=name, cache=cache_name, smap_model=model,
                              layers=layers, cpu_params=over,
-                             commit_profile=bool(fixed["commit_profile"]),
+                             commit_profile=bool(fixed["commit_profile"]), warming=warming,
                              **dict(common, plugin=False, bbv_interval=0)))
         # QEMU 7.2 TCG has no SERIALIZE (0f 01 e8): that model is gem5-only.
         if fixed["cross_check"] and model != "serialize":

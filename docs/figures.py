@@ -2,6 +2,7 @@
 
     python3 docs/figures.py [results/results.sqlite]
     python3 docs/figures.py --gem5 [results/results.sqlite]
+    python3 docs/figures.py --warmup [results/results.sqlite]
 
 The second form draws the chapters' gem5 figures from the seeds sweep
 (`GEM5_HOME=... ./run.py sweep configs/sweeps/seeds.toml --arch x86_64`)
@@ -129,11 +130,41 @@ def gem5_figures(plt, db: Path) -> None:
     print(f"figure: {GEM5_OUT / 'namelen-cycles.png'}")
 
 
+WARMUP_OUT = REPO / "docs" / "warmup"
+
+
+def warmup_figures(db: Path) -> None:
+    """The warm-up study's figures and tables (analysis/warmup.py) from the
+    four warmup-* sweeps together, so the cold baseline sits beside the
+    warm lines; into docs/warmup/ (kept in git, like the gem5 figures)."""
+    from analysis import render, report
+
+    if not db.is_file():
+        raise UserError(f"no results store at {db}: run the warmup-* sweeps on gem5 first")
+    conn = store.connect(db)
+    try:
+        rows = [r for s in ("warmup-functional", "warmup-detailed", "warmup-roi",
+                            "warmup-cold") for r in store.rows(conn, s)]
+    finally:
+        conn.close()
+    sections = report.warmup_sections(rows, WARMUP_OUT)
+    if not sections:
+        raise UserError("the store has no warm-up study rows: run the warmup-* sweeps first")
+    for title, header, body, _, fig in sections:
+        print(f"## {title}\n")
+        print(render.md_table(header, body))
+        if fig:
+            print(f"figure: {WARMUP_OUT / fig}\n")
+
+
 def main(argv) -> int:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if len(argv) > 1 and argv[1] == "--warmup":
+        warmup_figures(Path(argv[2]) if len(argv) > 2 else REPO / "results" / "results.sqlite")
+        return 0
     if len(argv) > 1 and argv[1] == "--gem5":
         gem5_figures(plt, Path(argv[2]) if len(argv) > 2 else
                      REPO / "results" / "results.sqlite")

@@ -10,12 +10,19 @@
   gem5     (needs GEM5_HOME) per arch with gem5: boot-to-ROI time on the
       atomic CPU, O3 ROI speed in committed instructions per second, and
       the harness's overhead over the bare gem5 processes. Target <= 3 %.
+  boot-once (needs GEM5_HOME) configs/sweeps/gem5-boot-once.toml (one
+      x86 kernel, three workloads, two ROI lengths each) under gem5's two
+      schemes, run or read from the cache: boots per scheme, simulated
+      instructions outside the ROIs (boots plus warming), and the boot,
+      warming and ROI shares of host time. Target: boots equal the
+      distinct (arch, kernel, command line); outside-ROI instructions
+      fall by >= 5x; a job on an existing checkpoint boots nothing.
   slurm    (needs slurm-wlm and munge) the same small QEMU sweep (8 points)
       through the local pool and through the single-node Slurm of
       configs/slurm/single-node.sh, runs forgotten before each: wall time
       of each, and Slurm's overhead per job over the local pool.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5|slurm] [--arch A] [--keep]
+    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|slurm] [--arch A] [--keep]
 """
 
 import argparse
@@ -94,6 +101,50 @@ def gem5_figures(arches) -> None:
               f"(target <= 3 %)")
 
 
+def boot_once() -> None:
+    from configs import executor, sweep
+
+    sw = sweep.load(Path(__file__).resolve().parents[1] / "configs" / "sweeps"
+                    / "gem5-boot-once.toml")
+    outcomes, wall = timed(executor.execute, sw, executor.plan(sw), os.cpu_count())
+    failed = [o for o in outcomes if o.error]
+    if failed:
+        print(f"{len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
+    print(f"sweep: {len(outcomes)} gem5 points, {wall:.0f} s now (cached points cost nothing)")
+    by = {"none": [], "functional": []}
+    for o in outcomes:
+        if o.record:
+            by[o.record["gem5"].get("warming", {}).get("scheme", "none")].append(o.record)
+    totals = {}
+    for scheme, recs in by.items():
+        boots = {r["gem5"]["checkpoint"]: r["gem5"] for r in recs}
+        boot_insts = sum(g["warming"].get("boot_insts") or 0 for g in boots.values())
+        warm_insts = sum(r["gem5"]["warming"].get("functional_insts", 0)
+                         + r["gem5"]["warming"].get("detailed_insts", 0) for r in recs)
+        roi_insts = sum(r["gem5"]["summary"]["insts"] for r in recs)
+        boot_s = sum(g["boot_seconds"] for g in boots.values())
+        warm_s = sum(sum(v for k, v in r["gem5"]["warming"].get("host_seconds", {}).items()
+                         if k != "roi") for r in recs)
+        roi_s = sum(r["gem5"]["roi_seconds"] - sum(
+            v for k, v in r["gem5"]["warming"].get("host_seconds", {}).items() if k != "roi")
+            for r in recs)
+        total_s = boot_s + warm_s + roi_s
+        totals[scheme] = boot_insts + warm_insts
+        print(f"warming {scheme}: {len(recs)} points, {len(boots)} boots; outside the ROIs "
+              f"{boot_insts + warm_insts:,} instructions (boots {boot_insts:,}, warming "
+              f"{warm_insts:,}), ROIs {roi_insts:,}; host time {total_s:,.0f} s: boots "
+              f"{100 * boot_s / total_s:.0f} %, warming {100 * warm_s / total_s:.0f} %, ROI "
+              f"processes {100 * roi_s / total_s:.0f} %")
+    if totals.get("functional"):
+        print(f"outside-ROI instructions fall {totals['none'] / totals['functional']:.1f}x "
+              f"(target >= 5x)")
+    for r in by["functional"]:
+        w = r["gem5"]["warming"]
+        print(f"  {r['point']['workload']} {r['provenance']['image']['job']['params']['iterations']}"
+              f" calls: boot-once checkpoint {r['gem5']['checkpoint']}, warming "
+              f"{w.get('functional_insts', 0):,} instructions, ROI {r['gem5']['summary']['insts']:,}")
+
+
 def slurm_overhead() -> None:
     import subprocess
 
@@ -132,12 +183,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
-                    choices=("foundation", "plugin", "gem5", "slurm"))
+                    choices=("foundation", "plugin", "gem5", "boot-once", "slurm"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     args = ap.parse_args()
     if args.mode == "plugin":
         plugin_overhead(args.arch or ["x86_64", "arm64"])
+        return 0
+    if args.mode == "boot-once":
+        boot_once()
         return 0
     if args.mode == "slurm":
         slurm_overhead()

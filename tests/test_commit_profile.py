@@ -92,7 +92,7 @@ def test_a_profile_must_end_on_the_rois_last_cycle(tmp_path):
     stats.write_text("---------- Begin Simulation Statistics ----------\n"
                      "board.processor.cores.core.numCycles 3000000 # cycles\n"
                      "---------- End Simulation Statistics   ----------\n")
-    runs._check_commit_ticks({"cycles": 3_000_002.0}, stats)  # the workend's own cycles
+    runs._check_commit_ticks({"cycles": 3_000_002.0}, tmp_path)  # the workend's own cycles
     # A trace stamped at fetch ends a pipeline early: not a commit profile.
     with pytest.raises(Gem5Failed, match="not stamped at commit"):
-        runs._check_commit_ticks({"cycles": 2_999_980.0}, stats)
+        runs._check_commit_ticks({"cycles": 2_999_980.0}, tmp_path)

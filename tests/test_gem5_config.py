@@ -197,7 +197,7 @@ def test_stats_summary_reads_the_roi_dump(tmp_path):
     path = tmp_path / "stats.txt"
     path.write_text(STATS)
     assert len(gem5_stats.dumps(STATS)) == 2
-    s = gem5_stats.roi_summary(path)
+    s = gem5_stats.roi_summary(tmp_path)
     assert s["cycles"] == 3_000_000 and s["insts"] == 2_400_000 and s["ops"] == 4_100_000
     assert s["ipc"] == pytest.approx(0.8)
     assert s["branch_mispredicts"] == 21000 and s["squashed_insts"] == 90000

@@ -85,7 +85,7 @@ def test_cpu_model_view_needs_two_models():
     rows = [dict(_row("stock", "statx-loop", 100_000), profile="x86_64-timing"),
             dict(_row("statx-putuser", "statx-loop", 300_000), profile="x86_64-timing"),
             dict(_row("stock", "statx-loop", 50_000), profile="x86_64-o3-default")]
-    assert metrics.model_cycles(rows) == {("x86_64", "statx-loop", "smap"): {
+    assert metrics.model_cycles(rows) == {("x86_64", "statx-loop", "smap", "none"): {
         "x86_64-timing": {"stock": 1000.0, "statx-putuser": 3000.0},
         "x86_64-o3-default": {"stock": 500.0}}}
     assert metrics.model_cycles(rows[:2]) == {}

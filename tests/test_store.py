@@ -105,3 +105,23 @@ def test_a_version_0_store_is_migrated_without_loss(tmp_path):
     conn.close()
     # A second open finds version 2 and changes nothing.
     assert len(store.rows(store.connect(db), "s")) == 2
+
+
+def test_a_version_2_store_gains_the_warming_column(tmp_path):
+    import sqlite3
+    db = tmp_path / "v2.sqlite"
+    old = sqlite3.connect(str(db))
+    old.executescript(store.SCHEMA.replace(
+        "    warming TEXT,                    -- gem5: none (cold ROI checkpoint) | functional\n",
+        ""))
+    old.execute("INSERT INTO runs (sweep, key, status, backend) VALUES ('s', 'g1', 'ok', 'gem5')")
+    old.execute("INSERT INTO runs (sweep, key, status, backend) VALUES ('s', 'q1', 'ok', 'qemu')")
+    old.execute("PRAGMA user_version=2")
+    old.commit()
+    old.close()
+    conn = store.connect(db)
+    rows = {r["key"]: r for r in store.rows(conn, "s")}
+    # Every gem5 run before the column was a cold one; QEMU runs have none.
+    assert rows["g1"]["warming"] == "none" and rows["q1"]["warming"] is None
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.VERSION == 3
+    conn.close()

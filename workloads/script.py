@@ -68,6 +68,9 @@ _STORM = {
 _LOOP = {"run": {
     "iterations": ("iterations", int, 1, _INT_MAX, 100000),
     "warmup": ("warmup", int, 0, _INT_MAX, 1000),
+    # Under gem5's boot-once scheme: calls run on the detailed core after
+    # the functional warm-up and before the ROI (m5 switchcpu, roi.h).
+    "detailed_warmup": ("detailed_warmup", int, 0, _INT_MAX, 0),
 }}
 _NAMELEN = {"run": dict(_LOOP["run"],
                         name_len=("name_len", "range", 1, 255, [1, 32]))}

@@ -2,7 +2,9 @@
  * init - PID 1 of the simulated machine.
  *
  * It mounts the pseudo filesystems, reports what it booted on, runs the
- * one workload named in /etc/uaccess/job.conf and shuts the machine down.
+ * one workload named in /etc/uaccess/job.conf (or, with uaccess.job=readfile
+ * under gem5, in the job the host hands over after a checkpoint) and shuts
+ * the machine down.
  * The host parses stdout, so every fact is one "@@UACCESS-..." line and
  * every failure is one "@@UACCESS-ERROR ..." line followed by shutdown.
  *
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -31,6 +34,7 @@
 #define WORKLOAD_DIR "/usr/bin/"
 #define WORKLOAD_NAME_MAX 64
 #define BACKEND_MAX 32
+#define JOB_MAX 65536
 
 #if defined(__x86_64__)
 #define CPUINFO_LABEL "flags"
@@ -43,6 +47,8 @@
 extern char **environ;
 
 static char backend[BACKEND_MAX + 1] = "none";
+/* uaccess.job=readfile: the job comes from the host after a checkpoint. */
+static int job_from_host;
 
 static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 {
@@ -137,10 +143,14 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* uaccess.backend=<word> from the kernel command line, else "none". */
+/*
+ * uaccess.backend=<word> from the kernel command line, else "none"; and
+ * uaccess.job=readfile, the boot-once handoff.
+ */
 static void find_backend(void)
 {
 	static const char key[] = "uaccess.backend=";
+	static const char job_key[] = "uaccess.job=readfile";
 	char cmdline[4096];
 	char *tok, *save = NULL;
 
@@ -154,6 +164,8 @@ static void find_backend(void)
 		    tok[sizeof(key) - 1] != '\0')
 			snprintf(backend, sizeof(backend), "%s",
 				 tok + sizeof(key) - 1);
+		if (strcmp(tok, job_key) == 0)
+			job_from_host = 1;
 	}
 	setenv("UACCESS_BACKEND", backend, 1);
 }
@@ -205,15 +217,74 @@ static int valid_workload(const char *w)
 	return 1;
 }
 
+/*
+ * The boot-once handoff under gem5: stop at a checkpoint that every job
+ * of this kernel, disk and command line can start from, then take this
+ * run's job from the host with m5 readfile. The boot's gem5 process ends
+ * at the checkpoint; each run restores it and continues from the next
+ * instruction, with its own job as the board's readfile.
+ *
+ * The job goes into a memfd, not a file in /tmp: tmpfs numbers a mount's
+ * inodes in creation order and the workloads hash inode numbers, so one
+ * more file in /tmp would change every checksum (measured: 860df19a...
+ * against the cold scheme's 399e4e9c... for the same statx job). A memfd
+ * lives on the kernel's internal shmem mount. Its path for the workload
+ * is /proc/self/fd/N, which the child inherits (no close-on-exec).
+ */
+static char handoff_path[32];
+
+static int fetch_job(void)
+{
+	static char buf[JOB_MAX];
+	uint64_t used = 0, n;
+	ssize_t w;
+	int fd;
+
+	if (strcmp(backend, "gem5") != 0) {
+		say("@@UACCESS-ERROR job: uaccess.job=readfile needs uaccess.backend=gem5");
+		return -1;
+	}
+	memset(buf, 0, sizeof(buf));	/* mapped before gem5 writes into it */
+	say("@@UACCESS-READY");
+	m5_checkpoint(0, 0);
+	while (used < sizeof(buf) &&
+	       (n = m5_read_file(buf + used, sizeof(buf) - used, used)) > 0)
+		used += n;
+	if (used == 0 || used == sizeof(buf)) {
+		say("@@UACCESS-ERROR job: m5 readfile gave %llu bytes",
+		    (unsigned long long)used);
+		return -1;
+	}
+	fd = memfd_create("uaccess-job", 0);
+	if (fd < 0) {
+		say("@@UACCESS-ERROR job: memfd_create: %s", strerror(errno));
+		return -1;
+	}
+	w = write(fd, buf, used);
+	if (w != (ssize_t)used) {
+		say("@@UACCESS-ERROR job: write to the memfd: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(handoff_path, sizeof(handoff_path), "/proc/self/fd/%d", fd);
+	say("@@UACCESS-JOB bytes=%llu", (unsigned long long)used);
+	return 0;
+}
+
 static void run_workload(void)
 {
 	char path[sizeof(WORKLOAD_DIR) + WORKLOAD_NAME_MAX];
+	const char *job = JOB_PATH;
 	const char *w;
 	pid_t pid;
 	int st;
 
-	if (jobconf_load(JOB_PATH) != 0) {
-		say("@@UACCESS-ERROR job: cannot load %s", JOB_PATH);
+	if (job_from_host) {
+		if (fetch_job() != 0)
+			return;
+		job = handoff_path;
+	}
+	if (jobconf_load(job) != 0) {
+		say("@@UACCESS-ERROR job: cannot load %s", job);
 		return;
 	}
 	w = job_str("workload", NULL);
@@ -234,7 +305,7 @@ static void run_workload(void)
 		return;
 	}
 	if (pid == 0) {
-		char *argv[] = { path, (char *)JOB_PATH, NULL };
+		char *argv[] = { path, (char *)job, NULL };
 
 		/*
 		 * No restartable sequences in the workload: glibc (2.35 and

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from configs import console
 from configs.gem5 import spec as gspec
+from configs.gem5 import stats as gem5_stats
 from lab import cache, tools
 from lab.errors import UserError
 
@@ -25,6 +26,7 @@ _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
 # micro-op), user and kernel, with its PC.
 TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMacro"
 TRACE_FILE = "trace.out.gz"  # gem5 compresses a debug file named *.gz
+JOB_FILE = "job.conf"  # the boot-once scheme's job, read by the guest's m5 readfile
 TRACE_OPTIONS = (f"--debug-flags={TRACE_FLAGS}", f"--debug-file={TRACE_FILE}")
 
 
@@ -86,9 +88,10 @@ def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=()) 
     return Gem5Run(round(seconds, 1), outdir, markers, console_text)
 
 
-def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float) -> dict:
+def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float,
+               warming: str = "none") -> dict:
     """The boot checkpoint for these inputs: reused, or made once."""
-    key = gspec.checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5)
+    key = gspec.checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5, warming)
     final = gspec.checkpoint_dir(key)
     record = final / "boot.json"
     if record.is_file():
@@ -97,13 +100,14 @@ def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: flo
         if record.is_file():  # another worker booted it while we waited
             return json.loads(record.read_text())
         with cache.staging_dir(final) as tmp:
-            spec = gspec.boot_spec(arch, kernel, image, smap_model, cache_preset, gem5)
+            spec = gspec.boot_spec(arch, kernel, image, smap_model, cache_preset, gem5, warming)
             spec["checkpoint_dir"] = str(tmp / "cpt")
             try:
                 run = _run(gem5, arch, spec, tmp / "boot", timeout)
                 if not (tmp / "cpt").is_dir() or "checkpoint" not in run.markers:
                     raise Gem5Failed("the boot ended without a checkpoint (did the "
-                                     "workload reach its ROI?)",
+                                     + ("workload reach its ROI?)" if warming == "none"
+                                        else "guest's init reach its handoff?)"),
                                      str(tmp / "boot" / gspec.BOARD[arch]["console_file"]))
             except Gem5Failed as e:
                 # The staging dir is removed on the way out: keep the logs.
@@ -114,12 +118,34 @@ def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: flo
             # are in the boot's console, not the ROI's: keep them here.
             guest = console.parse(run.console_text)
             info = {"key": key, "boot_seconds": run.seconds,
-                    "tick": int(run.markers["checkpoint"]), "spec": spec,
+                    "boot_insts": boot_instructions(tmp / "boot" / "stats.txt"),
+                    "warming": warming,
+                    "tick": marker_tick(run.markers, "checkpoint"), "spec": spec,
                     "command": command(gem5, arch, final / "boot", final / "boot/spec.json"),
                     "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
                     "boot_log": _boot_lines(run.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
         return info
+
+
+def boot_instructions(stats_txt: Path):
+    """Instructions the boot simulated (gem5 dumps its statistics when the
+    process ends), or None where it wrote none."""
+    if not stats_txt.is_file():
+        return None
+    blocks = gem5_stats.dumps(stats_txt.read_text())
+    return int(blocks[-1]["simInsts"]) if blocks and "simInsts" in blocks[-1] else None
+
+
+def marker_tick(markers: dict, name: str) -> int:
+    """The tick of a marker line ("roi-end 4572... insts=... host=...")."""
+    return int(markers[name].split()[0])
+
+
+def marker_fields(markers: dict, name: str) -> dict:
+    """The key=value fields of a marker line, as numbers."""
+    return {k: float(v) for k, v in (f.split("=", 1) for f in markers.get(name, "").split()
+                                     if "=" in f)}
 
 
 def _keep_logs(log: Path, final: Path) -> str:
@@ -141,13 +167,22 @@ def _boot_lines(text: str) -> list:
 
 
 def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
-        timeout: float, trace: bool = False) -> tuple:
+        timeout: float, trace: bool = False, warming: str = "none", job=None) -> tuple:
     """Simulate the ROI on an O3 preset: (Gem5Run, console report). With
     `trace`, gem5 also writes its Exec trace (TRACE_FILE) of the run,
-    which changes no simulated cycle."""
-    boot = checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout)
-    spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5)
-    run = _run(gem5, arch, spec, outdir, timeout, TRACE_OPTIONS if trace else ())
+    which changes no simulated cycle. With warming "functional", `image`
+    is the job-less handoff image and `job` is handed over."""
+    boot = checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout, warming)
+    spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5, warming)
+    options = TRACE_OPTIONS if trace else ()
+    if warming != "none":
+        outdir.mkdir(parents=True, exist_ok=True)
+        (outdir / JOB_FILE).write_text(job.job_conf())
+        spec["job_file"] = str(outdir / JOB_FILE)
+        if trace:  # the gem5 script turns the flags on at the ROI's start
+            spec["trace_flags"] = TRACE_FLAGS.split(",")
+            options = (f"--debug-file={TRACE_FILE}",)
+    run = _run(gem5, arch, spec, outdir, timeout, options)
     report = console.parse(run.console_text)
     term = str(outdir / gspec.BOARD[arch]["console_file"])
     if "roi-end" not in run.markers:

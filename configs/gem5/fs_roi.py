@@ -12,18 +12,35 @@
 # One boot checkpoint serves every CPU preset of the same kernel, disk and
 # kernel command line. Built on gem5's standard library (X86Board,
 # ArmBoard); the board is a composition, so the CPU is one argument.
+#
+# With "warming": "functional" (the boot-once scheme) both processes use
+# one switchable processor, an atomic core and the O3 preset's core:
+#   mode "boot": boot on the atomic core until init's m5 checkpoint, which
+#       it reaches before any job exists (uaccess.job=readfile); save it.
+#   mode "roi":  restore it, hand the job over as the board's readfile
+#       (init reads it with m5 readfile), run the job's set-up and warm
+#       passes on the atomic core through the same caches (functional
+#       warming: classic caches update their state on atomic accesses),
+#       and at m5 workbegin switch to O3 and reset the statistics, so the
+#       ROI starts with warm caches; at m5 workend dump them (stats.txt,
+#       and gem5's JSON statistics as stats.json).
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import m5
+import m5.debug
 from gem5.components.cachehierarchies.classic.private_l1_private_l2_cache_hierarchy import (
     PrivateL1PrivateL2CacheHierarchy,
 )
 from gem5.components.memory.single_channel import SingleChannelDDR3_1600
 from gem5.components.processors.cpu_types import CPUTypes
 from gem5.components.processors.simple_processor import SimpleProcessor
+from gem5.components.processors.simple_switchable_processor import (
+    SimpleSwitchableProcessor,
+)
 from gem5.isas import ISA
 from gem5.resources.resource import (
     BootloaderResource,
@@ -73,19 +90,42 @@ def set_fu_latency(cpu, latency: dict) -> None:
     say("fu-latency " + " ".join(f"{n}={found[n]}" for n in names))
 
 
+def warming(spec: dict) -> bool:
+    return spec.get("warming", "none") == "functional"
+
+
+def make_processor(spec: dict):
+    """(processor, [(core, its type)]): a switchable atomic -> detailed
+    processor when warming, else one core of the spec's type."""
+    isa = ISAS[spec["arch"]]
+    if warming(spec):
+        processor = SimpleSwitchableProcessor(
+            starting_core_type=CPUTypes.ATOMIC,
+            switch_core_type=CPUS[spec["cpu"]["type"]], num_cores=1, isa=isa)
+        # The stdlib keeps the two core lists by key ("start", "switch");
+        # the attribute named "switch" is shadowed by the switch() method.
+        by_key = processor._switchable_cores
+        cores = ([(c, "atomic") for c in by_key[processor._start_key]]
+                 + [(c, spec["cpu"]["type"]) for c in by_key[processor._switch_key]])
+        return processor, cores
+    processor = SimpleProcessor(cpu_type=CPUS[spec["cpu"]["type"]], num_cores=1, isa=isa)
+    return processor, [(c, spec["cpu"]["type"]) for c in processor.get_cores()]
+
+
 def make_board(spec: dict):
-    processor = SimpleProcessor(cpu_type=CPUS[spec["cpu"]["type"]], num_cores=1,
-                                isa=ISAS[spec["arch"]])
-    for core in processor.get_cores():
+    processor, cores = make_processor(spec)
+    for core, cpu_type in cores:
         cpu = core.get_simobject()
-        for name, value in spec["cpu"].get("params", {}).items():
-            setattr(cpu, name, value)
         if spec.get("smap"):
             # X86ISA.smap comes with our patch series: CPUID then advertises
             # SMAP and SMEP, and Linux turns them on.
             for isa in cpu.isa:
                 isa.smap = True
-        if spec["cpu"]["type"] == "o3":
+        if cpu_type != spec["cpu"]["type"]:
+            continue  # the warming core: gem5's atomic CPU as it is
+        for name, value in spec["cpu"].get("params", {}).items():
+            setattr(cpu, name, value)
+        if cpu_type == "o3":
             set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))
     caches = PrivateL1PrivateL2CacheHierarchy(**spec["cache"])
     memory = SingleChannelDDR3_1600(spec["memory"])
@@ -101,6 +141,8 @@ def make_board(spec: dict):
         workload["bootloader"] = BootloaderResource(local_path=spec["bootloader"])
     if spec["mode"] == "roi":
         workload["checkpoint"] = Path(spec["checkpoint_dir"])
+        if warming(spec):
+            workload["readfile"] = spec["job_file"]  # what init's m5 readfile reads
     board.set_kernel_disk_workload(**workload)
     return board
 
@@ -115,9 +157,102 @@ def run_boot(spec: dict, board) -> int:
         say("error guest exited before its ROI began")
         return True
 
+    def at_switchcpu():
+        return False  # the cold scheme has one core: the "detailed warm-up" runs here
+
     simulator = Simulator(board=board, on_exit_event={
-        ExitEvent.WORKBEGIN: at_workbegin, ExitEvent.EXIT: at_exit})
+        ExitEvent.WORKBEGIN: at_workbegin, ExitEvent.SWITCHCPU: at_switchcpu,
+        ExitEvent.EXIT: at_exit})
     simulator.run()
+    return 0
+
+
+def run_boot_once(spec: dict, board) -> int:
+    """The boot-once checkpoint: init stops at m5 checkpoint before any job."""
+    def at_checkpoint():
+        simulator.save_checkpoint(Path(spec["checkpoint_dir"]))
+        say(f"checkpoint {simulator.get_current_tick()}")
+        return True
+
+    def too_far():
+        say("error the guest began a ROI before its boot-once checkpoint "
+            "(is uaccess.job=readfile on the command line?)")
+        return True
+
+    def at_exit():
+        say("error guest exited before its boot-once checkpoint")
+        return True
+
+    simulator = Simulator(board=board, on_exit_event={
+        ExitEvent.CHECKPOINT: at_checkpoint, ExitEvent.WORKBEGIN: too_far,
+        ExitEvent.EXIT: at_exit})
+    simulator.run()
+    return 0
+
+
+def dump_json_stats(board, path: Path) -> None:
+    """gem5's JSON statistics of the board, as of now (before dump())."""
+    from m5.stats.gem5stats import get_simstat
+    with open(path, "w") as f:
+        get_simstat([board]).dump(f, indent=1)
+
+
+def run_warm_roi(spec: dict, board) -> int:
+    """Restore the boot-once checkpoint, warm on the atomic core, measure
+    the ROI on the detailed one."""
+    began, ended, switched = [], [], []
+    start = time.monotonic()
+
+    def phase(name: str, cpu) -> None:
+        # What the phase that ends here cost: its instructions on the core
+        # that ran it (counted since the restore, not reset with the
+        # statistics) and host seconds since the restore.
+        say(f"{name} {simulator.get_current_tick()} insts={cpu.totalInsts()} "
+            f"host={time.monotonic() - start:.2f}")
+
+    def to_detailed():
+        if not switched:
+            atomic = board.get_processor().get_cores()[0].get_simobject()
+            board.get_processor().switch()
+            switched.append(simulator.get_current_tick())
+            phase("switched", atomic)
+
+    def at_switchcpu():
+        # The workload's m5 switchcpu (roi.h roi_switch): the functional
+        # warm-up is over, the detailed warm-up runs until workbegin.
+        to_detailed()
+        return False
+
+    def at_workbegin():
+        to_detailed()
+        m5.stats.reset()  # the ROI's statistics start here, and only here
+        # The Exec trace (a commit profile) covers the ROI only, not the
+        # millions of warming instructions before it.
+        for flag in spec.get("trace_flags", []):
+            m5.debug.flags[flag].enable()
+        began.append(simulator.get_current_tick())
+        phase("roi-begin", board.get_processor().get_cores()[0].get_simobject())
+        return False
+
+    def at_workend():
+        if not began:
+            say("error m5 workend before workbegin")
+            return True
+        dump_json_stats(board, Path(m5.options.outdir) / "stats.json")
+        m5.stats.dump()
+        ended.append(simulator.get_current_tick())
+        phase("roi-end", board.get_processor().get_cores()[0].get_simobject())
+        return False
+
+    def at_exit():
+        return True
+
+    simulator = Simulator(board=board, on_exit_event={
+        ExitEvent.SWITCHCPU: at_switchcpu, ExitEvent.WORKBEGIN: at_workbegin,
+        ExitEvent.WORKEND: at_workend, ExitEvent.EXIT: at_exit})
+    simulator.run()
+    if not ended:
+        say("error the guest exited without reaching workend")
     return 0
 
 
@@ -146,6 +281,8 @@ def run_roi(spec: dict, board) -> int:
 def main() -> int:
     spec = json.loads(Path(sys.argv[-1]).read_text())
     board = make_board(spec)
+    if warming(spec):
+        return run_boot_once(spec, board) if spec["mode"] == "boot" else run_warm_roi(spec, board)
     return run_boot(spec, board) if spec["mode"] == "boot" else run_roi(spec, board)
 
 

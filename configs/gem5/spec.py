@@ -1,9 +1,16 @@
 """gem5 run specs: what configs/gem5/fs_roi.py is told to simulate.
 
-A gem5 point is (kernel, disk image, smap model, CPU preset, cache preset).
-It becomes two specs: the boot (atomic CPU, up to the ROI checkpoint) and
-the ROI (an O3 preset restoring that checkpoint). The boot's key leaves
-the O3 preset out on purpose: one checkpoint serves every preset.
+A gem5 point is (kernel, disk image, smap model, CPU preset, cache preset,
+warming). It becomes two specs: the boot (atomic CPU) and the ROI (an O3
+preset restoring the boot's checkpoint). The boot's key leaves the O3
+preset out on purpose: one checkpoint serves every preset. Two schemes:
+  warming "none":       the boot runs the job up to its ROI and checkpoints
+      there; the ROI starts on O3 with cold caches (the scheme before
+      issue 11, kept as the measured baseline of cold-start error).
+  warming "functional": the boot stops before any job, on a job-less
+      image (boot once per kernel, image and command line); the ROI run
+      hands the job over by m5 readfile and warms the caches on the
+      atomic core up to the ROI, then switches to O3 (fs_roi.py).
 
 Everything here is plain data, written as JSON for the gem5 process and
 recorded in the result, so presets and parameters are in every record.
@@ -52,6 +59,8 @@ BOARD = {
 MEMORY = "1GiB"
 CLOCK = "3GHz"
 DEFAULT_TIMEOUT = 6 * 3600  # seconds per gem5 process: boots take minutes, ROIs more
+WARMING = ("none", "functional")
+HANDOFF_ARG = "uaccess.job=readfile"  # init: stop at a checkpoint, then m5 readfile
 
 
 def layers_for(arch: str) -> tuple:
@@ -238,12 +247,25 @@ def kernel_args(arch: str, smap_model: str) -> list:
     return args + list(model_args(arch, smap_model))
 
 
-def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt) -> dict:
+def check_warming(warming: str) -> str:
+    if warming not in WARMING:
+        raise UserError(f"unknown warming '{warming}': choose one of {', '.join(WARMING)}")
+    return warming
+
+
+def boot_args(arch: str, smap_model: str, warming: str) -> list:
+    """The gem5 boot's kernel command line under a warming scheme."""
+    args = kernel_args(arch, smap_model)
+    return args + [HANDOFF_ARG] if check_warming(warming) == "functional" else args
+
+
+def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt,
+           warming="none") -> dict:
     spec = {
         "arch": arch, "mode": mode,
         "kernel": str(kernel.vmlinux), "disk": str(image.ext2),
         "disk_device": BOARD[arch]["disk_device"],
-        "kernel_args": kernel_args(arch, smap_model),
+        "kernel_args": boot_args(arch, smap_model, warming),
         "memory": MEMORY, "clock": CLOCK,
         "cache": dict(cache_preset.sizes),
         "cpu": {"type": cpu.type, "params": dict(cpu.params),
@@ -252,20 +274,26 @@ def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt)
         "smap": executes_smap(arch, smap_model),
         "checkpoint_dir": str(ckpt),
     }
+    if warming != "none":  # only then, so the cold scheme's specs stay as they were
+        spec["warming"] = warming
     if arch == "arm64":
         spec["bootloader"] = str(gem5.bootloader())
     return spec
 
 
-def checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5) -> str:
-    """Everything the state at the ROI's first instruction depends on."""
+def checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5,
+                   warming: str = "none") -> str:
+    """Everything the state at the checkpoint depends on: the ROI's first
+    instruction (warming none), or init's handoff (functional)."""
     inputs = {
         "arch": arch, "kernel": kernel.key, "image": image.key,
-        "kernel_args": kernel_args(arch, smap_model), "memory": MEMORY, "clock": CLOCK,
-        "cache": cache_preset.as_record(), "gem5": gem5.identity(arch),
+        "kernel_args": boot_args(arch, smap_model, warming), "memory": MEMORY,
+        "clock": CLOCK, "cache": cache_preset.as_record(), "gem5": gem5.identity(arch),
         "script": cache.file_sha256(SCRIPT)}
     if executes_smap(arch, smap_model):  # only then, so older keys stay valid
         inputs["smap"] = True
+    if warming != "none":
+        inputs["warming"] = warming
     return cache.content_key(inputs)
 
 
@@ -273,15 +301,20 @@ def checkpoint_dir(key: str) -> Path:
     return cache.cache_root() / "gem5-checkpoints" / key
 
 
-def boot_spec(arch, kernel, image, smap_model, cache_preset, gem5) -> dict:
-    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5)
-    atomic = load_cpu("atomic", arch)
+def boot_spec(arch, kernel, image, smap_model, cache_preset, gem5,
+              warming: str = "none") -> dict:
+    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5, warming)
+    # The cold scheme boots on the atomic CPU alone; the boot-once scheme on
+    # the switchable processor the ROI restores into, whose detailed core
+    # (switched out, so not in the checkpoint) is the arch's default preset.
+    cpu = load_cpu("atomic" if warming == "none" else f"{arch}-o3-default", arch)
     # The boot writes its checkpoint into a staging dir; the backend renames.
-    return _board(arch, kernel, image, smap_model, cache_preset, gem5, "boot", atomic,
-                  checkpoint_dir(key))
+    return _board(arch, kernel, image, smap_model, cache_preset, gem5, "boot", cpu,
+                  checkpoint_dir(key), warming)
 
 
-def roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5) -> dict:
-    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5)
+def roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5,
+             warming: str = "none") -> dict:
+    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5, warming)
     return _board(arch, kernel, image, smap_model, cache_preset, gem5, "roi", cpu,
-                  checkpoint_dir(key) / "cpt")
+                  checkpoint_dir(key) / "cpt", warming)

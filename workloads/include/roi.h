@@ -46,6 +46,8 @@
 #define M5OP_CHECKPOINT 0x43
 #define M5OP_WORK_BEGIN 0x5a
 #define M5OP_WORK_END   0x5b
+#define M5OP_READ_FILE  0x50
+#define M5OP_SWITCH_CPU 0x52
 
 /*
  * Byte patterns for plugin authors (C expressions, not used by the asm
@@ -74,6 +76,18 @@
 			     : "+r"(a0_), "+r"(a1_) : : "rax", "memory");	\
 } while (0)
 
+/* Three arguments and a result: m5 readfile (rdi, rsi, rdx -> rax). */
+#define M5OP_CALL3_RET(func, x, y, z, ret) do {				\
+	register uint64_t a0_ __asm__("rdi") = (x);			\
+	register uint64_t a1_ __asm__("rsi") = (y);			\
+	register uint64_t a2_ __asm__("rdx") = (z);			\
+	register uint64_t r_ __asm__("rax");				\
+	__asm__ __volatile__(".byte 0x0f, 0x04\n\t.word " ROI_STR(func)	\
+			     : "=r"(r_), "+r"(a0_), "+r"(a1_), "+r"(a2_)	\
+			     : : "memory");					\
+	(ret) = r_;							\
+} while (0)
+
 #define ROI_QEMU_MARK(kind)						\
 	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x84, 0x00, "		\
 			     ROI_STR(kind) ", 0x55, 0x41, 0x4c" : : : "memory")
@@ -85,6 +99,15 @@
 	register uint64_t a1_ __asm__("x1") = (y);			\
 	__asm__ __volatile__(".inst (0xff000110 | (" ROI_STR(func) " << 16))" \
 			     : "+r"(a0_), "+r"(a1_) : : "memory");	\
+} while (0)
+
+#define M5OP_CALL3_RET(func, x, y, z, ret) do {				\
+	register uint64_t a0_ __asm__("x0") = (x);			\
+	register uint64_t a1_ __asm__("x1") = (y);			\
+	register uint64_t a2_ __asm__("x2") = (z);			\
+	__asm__ __volatile__(".inst (0xff000110 | (" ROI_STR(func) " << 16))" \
+			     : "+r"(a0_), "+r"(a1_), "+r"(a2_) : : "memory");	\
+	(ret) = a0_;							\
 } while (0)
 
 #define ROI_QEMU_MARK(kind)						\
@@ -116,6 +139,20 @@ static inline void m5_exit(uint64_t delay)
 	M5OP_CALL2(M5OP_EXIT, delay, 0);
 }
 
+/*
+ * Copy up to len bytes of the host file gem5 was given as the board's
+ * readfile, from offset, into buf; returns the bytes copied (0 at its
+ * end). gem5 writes through the guest's page tables, so buf must be
+ * mapped: the caller touches it first.
+ */
+static inline uint64_t m5_read_file(void *buf, uint64_t len, uint64_t offset)
+{
+	uint64_t n;
+
+	M5OP_CALL3_RET(M5OP_READ_FILE, (uint64_t)(uintptr_t)buf, len, offset, n);
+	return n;
+}
+
 enum roi_backend { ROI_BACKEND_NONE, ROI_BACKEND_QEMU, ROI_BACKEND_GEM5 };
 
 /* unused: init.c includes this header only for m5_exit(). */
@@ -136,6 +173,17 @@ static inline void roi_init(void)
 		roi_backend_ = ROI_BACKEND_QEMU;
 	else
 		roi_backend_ = ROI_BACKEND_NONE;
+}
+
+/*
+ * The functional warm-up is over: under gem5 the host switches to the
+ * detailed core here (m5 switchcpu), and what runs until roi_begin() is
+ * the detailed warm-up. Elsewhere it marks nothing.
+ */
+static inline void roi_switch(void)
+{
+	if (roi_backend_ == ROI_BACKEND_GEM5)
+		M5OP_CALL2(M5OP_SWITCH_CPU, 0, 0);
 }
 
 static inline void roi_begin(void)

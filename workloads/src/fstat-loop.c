@@ -3,7 +3,7 @@
  * The cheapest stat: no path walk, so it isolates the cost of copying
  * struct stat out to user memory.
  *
- * Job keys: iterations (100000), warmup (1000).
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,7 +56,7 @@ static __attribute__((noinline)) void run(int fd, long long n,
 int main(int argc, char **argv)
 {
 	struct result res, scratch;
-	long long iters, warm, t0, t1;
+	long long iters, warm, detailed, t0, t1;
 	int fd;
 
 	roi_init();
@@ -64,8 +64,10 @@ int main(int argc, char **argv)
 		return JOBCONF_EXIT_BAD;
 	iters = job_int("iterations", 100000);
 	warm = job_int("warmup", 1000);
-	if (iters < 1 || warm < 0) {
-		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0\n");
+	detailed = job_int("detailed_warmup", 0);
+	if (iters < 1 || warm < 0 || detailed < 0) {
+		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0, "
+			"detailed_warmup >= 0\n");
 		return JOBCONF_EXIT_BAD;
 	}
 	fd = make_target();
@@ -74,6 +76,8 @@ int main(int argc, char **argv)
 
 	result_init(&scratch, NAME);
 	run(fd, warm, &scratch);
+	roi_switch();
+	run(fd, detailed, &scratch);
 
 	result_init(&res, NAME);
 	t0 = mono_ns();

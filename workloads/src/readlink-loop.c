@@ -2,7 +2,7 @@
  * readlink-loop - readlink() on one symlink, `iterations` times. The path
  * is read from user memory and the 24-byte target copied back to it.
  *
- * Job keys: iterations (100000), warmup (1000).
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,15 +40,17 @@ static __attribute__((noinline)) void run(long long n, struct result *r)
 int main(int argc, char **argv)
 {
 	struct result res, scratch;
-	long long iters, warm, t0, t1;
+	long long iters, warm, detailed, t0, t1;
 
 	roi_init();
 	if (jobconf_load(argc > 1 ? argv[1] : JOBCONF_DEFAULT_PATH) != 0)
 		return JOBCONF_EXIT_BAD;
 	iters = job_int("iterations", 100000);
 	warm = job_int("warmup", 1000);
-	if (iters < 1 || warm < 0) {
-		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0\n");
+	detailed = job_int("detailed_warmup", 0);
+	if (iters < 1 || warm < 0 || detailed < 0) {
+		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0, "
+			"detailed_warmup >= 0\n");
 		return JOBCONF_EXIT_BAD;
 	}
 	/* Replace a leftover link from an earlier run. */
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
 
 	result_init(&scratch, NAME);
 	run(warm, &scratch);
+	roi_switch();
+	run(detailed, &scratch);
 
 	result_init(&res, NAME);
 	t0 = mono_ns();

@@ -6,7 +6,7 @@
  * One ROI covers all lengths; per-length times are taken inside it with
  * the (vDSO) monotonic clock between lengths.
  *
- * Job keys: iterations (100000), warmup (1000), name_len_min (1),
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0), name_len_min (1),
  *           name_len_max (32).
  * Extra result fields: "name_lens":[min,max], "per_len_ns":[ns/op per L].
  */
@@ -69,7 +69,7 @@ static char *make_file(int len)
 int main(int argc, char **argv)
 {
 	struct result res, scratch;
-	long long iters, warm, lmin, lmax, t0, t1;
+	long long iters, warm, detailed, lmin, lmax, t0, t1;
 	char *paths[NAME_MAX_LEN + 1];
 	long long ns[NAME_MAX_LEN + 1];
 	char arr[(NAME_MAX_LEN + 1) * 24];
@@ -80,10 +80,12 @@ int main(int argc, char **argv)
 		return JOBCONF_EXIT_BAD;
 	iters = job_int("iterations", 100000);
 	warm = job_int("warmup", 1000);
+	detailed = job_int("detailed_warmup", 0);
 	lmin = job_int("name_len_min", 1);
 	lmax = job_int("name_len_max", 32);
-	if (iters < 1 || warm < 0) {
-		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0\n");
+	if (iters < 1 || warm < 0 || detailed < 0) {
+		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0, "
+			"detailed_warmup >= 0\n");
 		return JOBCONF_EXIT_BAD;
 	}
 	if (lmin < 1 || lmax > NAME_MAX_LEN || lmin > lmax) {
@@ -107,6 +109,9 @@ int main(int argc, char **argv)
 	result_init(&scratch, NAME);
 	for (long long l = lmin; l <= lmax; l++)
 		run(paths[l], warm, &scratch);
+	roi_switch();
+	for (long long l = lmin; l <= lmax; l++)
+		run(paths[l], detailed, &scratch);
 
 	result_init(&res, NAME);
 	t0 = mono_ns();

@@ -4,7 +4,7 @@
  * the (larger) struct statx and also reads the empty path string from user
  * memory.
  *
- * Job keys: iterations (100000), warmup (1000).
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,7 +57,7 @@ static __attribute__((noinline)) void run(int fd, long long n,
 int main(int argc, char **argv)
 {
 	struct result res, scratch;
-	long long iters, warm, t0, t1;
+	long long iters, warm, detailed, t0, t1;
 	int fd;
 
 	roi_init();
@@ -65,8 +65,10 @@ int main(int argc, char **argv)
 		return JOBCONF_EXIT_BAD;
 	iters = job_int("iterations", 100000);
 	warm = job_int("warmup", 1000);
-	if (iters < 1 || warm < 0) {
-		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0\n");
+	detailed = job_int("detailed_warmup", 0);
+	if (iters < 1 || warm < 0 || detailed < 0) {
+		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0, "
+			"detailed_warmup >= 0\n");
 		return JOBCONF_EXIT_BAD;
 	}
 	fd = make_target();
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
 	result_init(&scratch, NAME);
 	result_anchor_mount(&scratch, TARGET);
 	run(fd, warm, &scratch);
+	roi_switch();
+	run(fd, detailed, &scratch);
 
 	result_init(&res, NAME);
 	result_anchor_mount(&res, TARGET);

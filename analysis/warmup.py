@@ -1,0 +1,97 @@
+"""The warm-up study (issue 11): cycles per op against warm-up length.
+
+The study's sweeps (configs/sweeps/warmup-*.toml) each vary one length
+of a gem5 boot-once run (warming "functional"): the functional warm-up
+(`run.warmup`: calls on the atomic core through the caches), the detailed
+warm-up (`run.detailed_warmup`: calls on O3 before the ROI) or the ROI
+itself (`run.iterations`). For each length and variant this finds the
+smallest value beyond which more moves cycles per op by less than
+TOLERANCE, the study's default; and, against the cold scheme (warming
+"none": the ROI checkpoint restored with empty caches) at the same job,
+the cold-start error the earlier numbers carried.
+"""
+
+import json
+from collections import defaultdict
+
+TOLERANCE = 0.01  # "more warming moves cycles per op by less than 1 %"
+LENGTHS = {"run.warmup": "functional warm-up (calls, atomic core)",
+           "run.detailed_warmup": "detailed warm-up (calls, O3)",
+           "run.iterations": "ROI length (calls)"}
+
+
+def _params(row: dict) -> dict:
+    return json.loads(row.get("params") or "{}")
+
+
+def _cycles_per_op(row: dict):
+    return row["cycles"] / row["ops"] if row.get("cycles") and row.get("ops") else None
+
+
+def series(rows: list) -> dict:
+    """(length, arch, workload, variant, smap model) -> [(value, cycles
+    per op)] of warm gem5 rows whose one swept parameter is that length."""
+    out = defaultdict(list)
+    for r in rows:
+        p = _params(r)
+        if r["backend"] != "gem5" or r.get("warming") != "functional" or len(p) != 1:
+            continue
+        (name, value), = p.items()
+        c = _cycles_per_op(r)
+        if name in LENGTHS and c is not None:
+            out[(name, r["arch"], r["workload"], r["variant"], r["smap_model"] or "-")].append(
+                (int(value), c))
+    return {k: sorted(v) for k, v in sorted(out.items()) if len(v) > 1}
+
+
+def settled(points: list) -> int:
+    """The smallest length beyond which every longer one is within
+    TOLERANCE of it; None if even the longest two disagree."""
+    for i, (value, c) in enumerate(points[:-1]):
+        if all(abs(c2 - c) <= TOLERANCE * c for _, c2 in points[i + 1:]):
+            return value
+    return None
+
+
+def _job(row: dict) -> tuple:
+    """The whole job the guest ran (every parameter, swept or not)."""
+    job = json.loads(row["record"])["provenance"]["image"]["job"]
+    return tuple(sorted(job["params"].items()))
+
+
+def cold_start(rows: list) -> list:
+    """[(arch, workload, variant, smap model, cold cycles/op, warm
+    cycles/op, cold over warm - 1)] where a cold and a warm run of the
+    same job, preset and cache are both in `rows`."""
+    by = defaultdict(dict)
+    for r in rows:
+        if r["backend"] != "gem5" or not _cycles_per_op(r) or not r.get("record"):
+            continue
+        by[(r["arch"], r["workload"], r["variant"], r["smap_model"] or "-", r["profile"],
+            r["cache"], _job(r))][r.get("warming") or "none"] = _cycles_per_op(r)
+    out = []
+    for (arch, workload, variant, model, *_), w in sorted(by.items()):
+        if "none" in w and "functional" in w:
+            out.append((arch, workload, variant, model, w["none"], w["functional"],
+                        w["none"] / w["functional"] - 1))
+    return out
+
+
+def table(rows: list) -> tuple:
+    header = ["length", "arch", "workload", "variant", "smap_model",
+              "cycles/op at each length", "settles at (within 1 %)"]
+    body = []
+    for (name, arch, workload, variant, model), pts in series(rows).items():
+        s = settled(pts)
+        body.append([LENGTHS[name], arch, workload, variant, model,
+                     ", ".join(f"{v}: {c:,.0f}" for v, c in pts),
+                     "not within the range swept" if s is None else str(s)])
+    return header, body
+
+
+def cold_table(rows: list) -> tuple:
+    header = ["arch", "workload", "variant", "smap_model", "cold cycles/op",
+              "warm cycles/op", "cold-start error"]
+    body = [[a, w, v, m, f"{c:,.0f}", f"{h:,.0f}", f"{100 * e:+.1f} %"]
+            for a, w, v, m, c, h, e in cold_start(rows)]
+    return header, body
