@@ -151,23 +151,28 @@ def plot_calibration(title: str, xlabel: str, latencies: list, series: dict, lin
 
 
 def plot_warmup(title: str, xlabel: str, lines: dict, path: Path, cold: dict = None) -> bool:
-    """Cycles per op against one warm-up length: a line per variant
-    ({label: [(length, cycles/op)]}), and the cold scheme's value per
-    variant ({label: cycles/op}) as a dashed level where it was run."""
+    """Cycles per op against one warm-up length, as the difference from
+    the longest setting (in %, with the study's 1 % band): a line per
+    variant ({label: [(length, cycles/op)]}), and the cold scheme's value
+    per variant ({label: cycles/op}) as a dashed level where it was run."""
     plt = pyplot()
     if plt is None or not lines:
         return False
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ax.axhspan(-1, 1, color="#dddddd", alpha=0.6, label="within 1 %")
     for i, (label, pts) in enumerate(sorted(lines.items())):
-        colour = f"C{i}"
-        ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", color=colour, label=label)
+        colour, ref = f"C{i}", pts[-1][1]
+        ax.plot([x for x, _ in pts], [100 * (y / ref - 1) for _, y in pts], "o-",
+                color=colour, label=f"{label} ({ref:,.0f} cycles at {pts[-1][0]:,})")
         if cold and label in cold:
-            ax.axhline(cold[label], color=colour, linestyle="--", linewidth=1,
-                       label=f"{label}, cold scheme")
+            ax.axhline(100 * (cold[label] / ref - 1), color=colour, linestyle="--",
+                       linewidth=1, label=f"{label}, cold scheme")
     # Lengths start at 0 (no warm-up): linear near 0, logarithmic beyond.
     ax.set_xscale("symlog", linthresh=10)
+    lowest = min(x for pts in lines.values() for x, _ in pts)
+    ax.set_xlim(left=-0.5 if lowest == 0 else lowest / 2)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("gem5 cycles per op")
+    ax.set_ylabel("cycles per op, % from the longest")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     _save(plt, fig, title, path)

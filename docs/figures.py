@@ -143,8 +143,11 @@ def warmup_figures(db: Path) -> None:
         raise UserError(f"no results store at {db}: run the warmup-* sweeps on gem5 first")
     conn = store.connect(db)
     try:
+        # Each sweep's points as it last planned them (an older run of an
+        # edited sweep leaves rows behind).
         rows = [r for s in ("warmup-functional", "warmup-detailed", "warmup-roi",
-                            "warmup-cold") for r in store.rows(conn, s)]
+                            "warmup-cold") for r in store.rows(conn, s)
+                if r["key"] in (store.plan(conn, s) or ())]
     finally:
         conn.close()
     sections = report.warmup_sections(rows, WARMUP_OUT)
