@@ -100,12 +100,18 @@ workload = ["statx-loop"]
     assert planned.kernel.key not in broken
 
 
+def _gem5_sweep(path, fixed: str, axes: str = ""):
+    """A one-point-per-axis gem5 sweep file: x86 stock statx-loop, smap none."""
+    path.write_text(f'[fixed]\nbackend = "gem5"\n{fixed}\n'
+                    '[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
+                    f'smap_model = ["none"]\n{axes}')
+    return path
+
+
 def test_cpu_parameter_axes_make_derived_presets(tmp_path):
     from configs.gem5 import spec as gem5_spec
-    f = tmp_path / "rob.toml"
-    f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n'
-                 '[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
-                 'smap_model = ["none"]\n"cpu.numROBEntries" = [64, 128, 256, 512]\n')
+    f = _gem5_sweep(tmp_path / "rob.toml", "cross_check = false",
+                    '"cpu.numROBEntries" = [64, 128, 256, 512]\n')
     points = sweep.load(f).points
     assert [p.cpu_params for p in points] == [(("numROBEntries", n),)
                                               for n in (64, 128, 256, 512)]
@@ -120,9 +126,5 @@ def test_cpu_parameter_axes_make_derived_presets(tmp_path):
 
 
 def test_commit_profile_marks_gem5_points_only(tmp_path):
-    f = tmp_path / "prof.toml"
-    f.write_text('[fixed]\nbackend = "gem5"\ncommit_profile = true\n'
-                 '[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
-                 'smap_model = ["none"]\n')
-    points = sweep.load(f).points
+    points = sweep.load(_gem5_sweep(tmp_path / "prof.toml", "commit_profile = true")).points
     assert [(p.backend, p.commit_profile) for p in points] == [("gem5", True), ("qemu", False)]
