@@ -43,6 +43,7 @@ from kernels import source as linux_source  # noqa: E402
 from kernels import variants  # noqa: E402
 from lab import cache, inputs, tools  # noqa: E402
 from lab.errors import UserError  # noqa: E402
+from lab.symbols import SymbolMap  # noqa: E402
 from workloads import script  # noqa: E402
 
 DEFAULT_RESULTS = REPO / "results"
@@ -250,7 +251,7 @@ def cmd_crosscheck(args) -> int:
                           plugin=True, extra_args=gem5_spec.model_args(args.arch, model))
     trace = gem5_backend.trace_roi(g, args.arch, kernel, image, model, caches,
                                    args.timeout or gem5_spec.DEFAULT_TIMEOUT)
-    counts = roi_trace.roi_counts(trace, roi_trace.SymbolMap(kernel.system_map))
+    counts = roi_trace.roi_counts(trace, SymbolMap(kernel.system_map))
     print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
     print(roi_trace.text(roi_trace.compare(counts, twin["counts"])), end="")
     print(f"gem5 trace: {trace}")

@@ -99,7 +99,8 @@ def warmup_sections(rows: list, out_dir: Path) -> list:
     (analysis/warmup.py), and the cold scheme's error where it ran."""
     out = []
     lines = warmup.series(rows)
-    cold = {(a, w, v, m): c for a, w, v, m, c, _, _ in warmup.cold_start(rows)}
+    cold_rows = warmup.cold_start(rows)
+    cold = {(a, w, v, m): c for a, w, v, m, c, _, _ in cold_rows}
     header, body = warmup.table(rows)
     for name, xlabel in warmup.LENGTHS.items():
         mine = {k: v for k, v in lines.items() if k[0] == name}
@@ -112,8 +113,8 @@ def warmup_sections(rows: list, out_dir: Path) -> list:
                             {label[k]: cold[k[1:]] for k in mine if k[1:] in cold})
         out.append((f"Warm-up: cycles per op against the {xlabel}",
                     header, [b for b in body if b[0] == xlabel], [], fig.relative_to(out_dir)))
-    if warmup.cold_start(rows):
+    if cold_rows:
         out.append(("Warm-up: the cold scheme's error (ROI checkpoint, empty caches) against "
-                    "the boot-once scheme's functional warming", *warmup.cold_table(rows),
+                    "the boot-once scheme's functional warming", *warmup.cold_table(cold_rows),
                     [], None))
     return out

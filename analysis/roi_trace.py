@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab.symbols import USER, SymbolMap, roi_instructions  # noqa: F401 (SymbolMap: callers')
+from lab.symbols import USER, SymbolMap, roi_instructions
 
 
 def roi_counts(trace: Path, symbols: SymbolMap) -> Counter:

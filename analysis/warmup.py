@@ -89,9 +89,10 @@ def table(rows: list) -> tuple:
     return header, body
 
 
-def cold_table(rows: list) -> tuple:
+def cold_table(cold: list) -> tuple:
+    """cold: cold_start()'s rows."""
     header = ["arch", "workload", "variant", "smap_model", "cold cycles/op",
               "warm cycles/op", "cold-start error"]
     body = [[a, w, v, m, f"{c:,.0f}", f"{h:,.0f}", f"{100 * e:+.1f} %"]
-            for a, w, v, m, c, h, e in cold_start(rows)]
+            for a, w, v, m, c, h, e in cold]
     return header, body

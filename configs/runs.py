@@ -294,6 +294,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                                              cache_preset, cpu, work, timeout,
                                              trace=commit_profile, warming=warming, job=job)
         final = run_dir(key)
+        summary = gem5_stats.roi_summary(work)
         # The ROI starts at the restore (cold) or at workbegin (warm).
         warm = warming != "none"
         begin = gem5_backend.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
@@ -306,7 +307,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                                            SymbolMap(kernel.system_map), begin,
                                            gem5_stats.clock_period(work / "config.ini")),
                 trace=str(final / gem5_backend.TRACE_FILE))
-            _check_commit_ticks(extra["commit_profile"], work)
+            _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
         return {
             "point": {"arch": kernel.arch, "variant": kernel.variant,
                       "workload": job.workload, "backend": "gem5", "profile": cpu.name,
@@ -319,7 +320,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
                      "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers),
                      "fu_latency": _fu_latency(run.markers),
-                     "summary": gem5_stats.roi_summary(work), **extra},
+                     "summary": summary, **extra},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
             "provenance": _provenance(kernel, image, job if warming != "none" else None, {
@@ -341,8 +342,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
 COMMIT_TICK_SLACK = 4  # cycles
 
 
-def _check_commit_ticks(prof: dict, run_dir: Path) -> None:
-    cycles = gem5_stats.roi_summary(run_dir)["cycles"]
+def _check_commit_ticks(prof: dict, cycles: int, run_dir: Path) -> None:
     if abs(prof["cycles"] - cycles) > COMMIT_TICK_SLACK:
         raise gem5_backend.Gem5Failed(
             f"the commit profile charges {prof['cycles']:,.0f} cycles, the ROI has {cycles:,}: "
@@ -358,8 +358,6 @@ def _warming_record(markers: dict) -> dict:
     switched = gem5_backend.marker_fields(markers, "switched")
     begin = gem5_backend.marker_fields(markers, "roi-begin")
     end = gem5_backend.marker_fields(markers, "roi-end")
-    if not ("insts" in switched and "insts" in begin and "host" in end):
-        return {}  # a gem5 script from before the phase markers
     return {"functional_insts": int(switched["insts"]), "detailed_insts": int(begin["insts"]),
             "host_seconds": {"functional": switched["host"],
                              "detailed": round(begin["host"] - switched["host"], 2),

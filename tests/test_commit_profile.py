@@ -88,11 +88,17 @@ def test_a_share_without_its_none_twin_is_not_simulated():
 def test_a_profile_must_end_on_the_rois_last_cycle(tmp_path):
     from configs import runs
     from configs.gem5.backend import Gem5Failed
-    stats = tmp_path / "stats.txt"
-    stats.write_text("---------- Begin Simulation Statistics ----------\n"
-                     "board.processor.cores.core.numCycles 3000000 # cycles\n"
-                     "---------- End Simulation Statistics   ----------\n")
-    runs._check_commit_ticks({"cycles": 3_000_002.0}, tmp_path)  # the workend's own cycles
+    # The ROI had 3,000,000 cycles (gem5's numCycles).
+    runs._check_commit_ticks({"cycles": 3_000_002.0}, 3_000_000, tmp_path)  # the workend's own
     # A trace stamped at fetch ends a pipeline early: not a commit profile.
     with pytest.raises(Gem5Failed, match="not stamped at commit"):
-        runs._check_commit_ticks({"cycles": 2_999_980.0}, tmp_path)
+        runs._check_commit_ticks({"cycles": 2_999_980.0}, 3_000_000, tmp_path)
+
+
+def test_the_clock_period_is_read_from_the_runs_config(tmp_path):
+    from configs.gem5 import stats as gem5_stats
+    ini = tmp_path / "config.ini"
+    ini.write_text("[board]\ntype=X86Board\n\n[board.clk_domain]\ntype=SrcClockDomain\n"
+                   "clock=333\n\n[board.processor.cores.core.interrupts.clk_domain]\n"
+                   "clock=1000\n")
+    assert gem5_stats.clock_period(ini) == 333  # 3 GHz, as gem5 rounds it

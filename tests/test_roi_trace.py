@@ -6,6 +6,7 @@ import gzip
 import pytest
 
 from analysis import roi_trace
+from lab.symbols import USER, SymbolMap
 
 SYSTEM_MAP = """\
 ffffffff81000000 T _stext
@@ -32,14 +33,14 @@ TRACE = """\
 def symbols(tmp_path):
     p = tmp_path / "System.map"
     p.write_text(SYSTEM_MAP)
-    return roi_trace.SymbolMap(p)
+    return SymbolMap(p)
 
 
 def test_symbols_prefer_global_text_and_skip_data(symbols):
     assert symbols.name(0xffffffff81000010) == "_stext"
     assert symbols.name(0xffffffff81100104) == "helper_alias"  # W beats t
     assert symbols.name(0xffffffff81200001) == "this_cpu_cmpxchg16b_emu"
-    assert symbols.name(0x401000) == roi_trace.USER
+    assert symbols.name(0x401000) == USER
 
 
 def test_roi_ends_at_the_workend_instruction(tmp_path, symbols):
@@ -47,7 +48,7 @@ def test_roi_ends_at_the_workend_instruction(tmp_path, symbols):
     with gzip.open(trace, "wt") as f:
         f.write(TRACE)
     counts = roi_trace.roi_counts(trace, symbols)
-    assert counts == {roi_trace.USER: 2, "cp_statx": 1, "helper_alias": 1,
+    assert counts == {USER: 2, "cp_statx": 1, "helper_alias": 1,
                       "this_cpu_cmpxchg16b_emu": 1}
 
 
@@ -59,7 +60,7 @@ def test_a_trace_without_workend_is_an_error(tmp_path, symbols):
 
 
 def test_compare_sorts_differences_by_cause():
-    gem5 = {roi_trace.USER: 101, "cp_statx": 10, "copy_user": 3,
+    gem5 = {USER: 101, "cp_statx": 10, "copy_user": 3,
             "this_cpu_cmpxchg16b_emu": 22}
     qemu = {"insns": {"total": 100 + 10 + 35 + 7, "user": 100},
             "symbols": {"cp_statx": 10, "copy_user": 35, "timekeeping_advance": 7},
@@ -73,7 +74,7 @@ def test_compare_sorts_differences_by_cause():
 
 
 def test_path_differences_ignore_one_off_interrupts():
-    gem5 = {roi_trace.USER: 100, "__schedule": 267, "this_cpu_cmpxchg16b_emu": 4400}
+    gem5 = {USER: 100, "__schedule": 267, "this_cpu_cmpxchg16b_emu": 4400}
     qemu = {"insns": {"total": 100, "user": 100}, "symbols": {"__bp_harden_el1_vectors": 16000}}
     c = roi_trace.compare(gem5, qemu)
     assert c.path_differences(200) == {"gem5:this_cpu_cmpxchg16b_emu": 4400,

@@ -26,6 +26,7 @@ from configs.gem5 import backend as gem5_backend
 from configs.gem5 import locate, spec
 from kernels import build as kbuild
 from lab.errors import UserError
+from lab.symbols import SymbolMap
 from workloads import script
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -124,6 +125,6 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     # Function by function, the same kernel paths (stac/clac included).
     trace = gem5_backend.trace_roi(g, "x86_64", kernel, image, "smap", cache, 3 * 3600)
-    counts = roi_trace.roi_counts(trace, roi_trace.SymbolMap(kernel.system_map))
+    counts = roi_trace.roi_counts(trace, SymbolMap(kernel.system_map))
     c = roi_trace.compare(counts, twin["counts"])
     assert c.path_differences(200) == {}, roi_trace.text(c)

@@ -195,8 +195,6 @@ def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
     return run, report, boot
 
 
-
-
 def trace_roi(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float) -> Path:
     """Replay the ROI from its boot checkpoint on the atomic CPU with gem5's
     instruction trace. The instructions an O3 core commits are the
