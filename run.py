@@ -34,6 +34,7 @@ from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
 from configs.slurm import executor as slurm_executor  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
+from configs.gem5 import sampling as gem5_sampling  # noqa: E402
 from configs.gem5 import spec as gem5_spec  # noqa: E402
 from configs.qemu import backend as qemu  # noqa: E402
 from configs.qemu import plugin_build  # noqa: E402
@@ -210,9 +211,15 @@ def _run_gem5(args, job) -> int:
     warming = gem5_spec.check_warming(args.warming)
     args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu,
                                                              warming=warming)
+    simpoint = None
+    if gem5_sampling.check_sampling(args.sampling) == "simpoint":
+        simpoint = gem5_sampling.Settings(
+            args.simpoint_interval, args.simpoint_max_k, args.simpoint_functional_warmup,
+            args.simpoint_detailed_warmup).check("--")
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
                                  args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force,
-                                 commit_profile=args.commit_profile, warming=warming)
+                                 commit_profile=args.commit_profile, warming=warming,
+                                 simpoint=simpoint)
     summary = record["gem5"]["summary"]
     if args.json:
         print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
@@ -483,6 +490,17 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--commit-profile", action="store_true",
                     help="gem5: charge the ROI's cycles to kernel functions (needs patch "
                          "0007 of configs/gem5/patches)")
+    sp.add_argument("--sampling", default="none",
+                    help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
+                         "simulation points, weighted; needs --warming functional)")
+    defaults = gem5_sampling.Settings()
+    for name, help_text in (("interval", "instructions per basic-block vector"),
+                            ("max-k", "most clusters SimPoint may choose"),
+                            ("functional-warmup", "atomic-core instructions before each point"),
+                            ("detailed-warmup", "O3 instructions before each point")):
+        attr = name.replace("-", "_")
+        sp.add_argument(f"--simpoint-{name}", type=int, default=getattr(defaults, attr),
+                        help=f"with --sampling simpoint: {help_text}")
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
     sp = sub.add_parser("crosscheck", help="gem5 against QEMU for one point, symbol by "

@@ -102,10 +102,10 @@ def window_costs(rows: list) -> dict:
     for r in gem5:
         if r["variant"] == "stock":
             base[(r["arch"], r["workload"], r["params"], r["smap_model"], r["cache"],
-                  r.get("warming"), rob_size(r))] = per_op(r, "cycles")
+                  store.scheme(r), rob_size(r))] = per_op(r, "cycles")
     for r in gem5:
         ref = base.get((r["arch"], r["workload"], r["params"], r["smap_model"], r["cache"],
-                        r.get("warming"), rob_size(r)))
+                        store.scheme(r), rob_size(r)))
         if r["variant"] != "stock" and ref is not None:
             out.setdefault((r["arch"], r["workload"], r["variant"], r["smap_model"] or "-"),
                            []).append((rob_size(r), per_op(r, "cycles") - ref))
@@ -128,7 +128,7 @@ def gem5_groups(rows: list) -> dict:
     for r in rows:
         if r["backend"] == "gem5":
             out[(r["arch"], r["workload"], r["params"], r["profile"], r["cache"],
-                 r.get("warming") or "none")].append(r)
+                 store.scheme(r))].append(r)
     for members in out.values():
         members.sort(key=lambda r: (r["smap_model"] or "", r["variant"] != "stock", r["variant"]))
     return dict(sorted(out.items()))
@@ -221,6 +221,6 @@ def model_cycles(rows: list) -> dict:
     for r in rows:
         if r["backend"] != "gem5" or not r.get("cycles"):
             continue
-        key = (r["arch"], r["workload"], r["smap_model"] or "-", r.get("warming") or "none")
+        key = (r["arch"], r["workload"], r["smap_model"] or "-", store.scheme(r))
         out.setdefault(key, {}).setdefault(r["profile"], {})[r["variant"]] = per_op(r, "cycles")
     return {k: v for k, v in out.items() if len(v) > 1}

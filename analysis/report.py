@@ -16,7 +16,7 @@ metrics.py (tables), crosscheck.py, figures.py, render.py.
 
 from pathlib import Path
 
-from analysis import crosscheck, figures, metrics, render, scorecard, store, warmup
+from analysis import crosscheck, figures, metrics, render, sampling, scorecard, store, warmup
 from lab import cache
 
 
@@ -81,6 +81,10 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             sections.append(("Scorecard: a mechanism's share of one function "
                              "(gem5 commit profiles)", *scorecard.share_table(rows), [], None))
         sections += warmup_sections(rows, out_dir)
+        header, body = sampling.table(rows)
+        if body:
+            sections.append(("SimPoint: the weighted estimate against the full ROI, and "
+                             "what it cost (analysis/sampling.py)", header, body, [], None))
         check = crosscheck.cross_check(rows)
         if check[1]:
             sections.append(("Cross-check: gem5 committed instructions vs QEMU plugin count "

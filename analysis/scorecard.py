@@ -15,6 +15,7 @@ The store's rows are the input: analysis reads results, it runs nothing.
 
 from dataclasses import dataclass
 
+from analysis import store
 from lab.fit import least_squares
 
 MISS = 1.5  # an effect off by more than this factor, either way, is a miss
@@ -192,7 +193,7 @@ def cycles_by_length(row: dict) -> list:
 
 def _setup(row: dict) -> str:
     """A gem5 row's CPU preset, and its warming scheme where it warmed."""
-    w = row.get("warming") or "none"
+    w = store.scheme(row)
     return row["profile"] + ("" if w == "none" else f" (warming {w})")
 
 
@@ -287,7 +288,7 @@ def lines(rows: list) -> list:
                 None, "", "{}"):
             continue
         gem5[(r["variant"], r["workload"], r["smap_model"], r["profile"], r["cache"],
-              r.get("warming") or "none")] = r
+              store.scheme(r))] = r
     out = []
     for c in CLAIMS:
         setups = sorted({k[3:] for k in gem5 if k[2] == c.smap_model})

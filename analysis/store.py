@@ -30,8 +30,9 @@ from pathlib import Path
 from lab import cache
 
 # PRAGMA user_version; 0 is the wide, one-column-per-metric runs table, and
-# 3 adds the gem5 warming scheme (issue 11) as a column of its own.
-VERSION = 3
+# 3 adds the gem5 warming scheme (issue 11) as a column of its own, and 4
+# the gem5 sampling (issue 12: none, the whole ROI; simpoint, an estimate).
+VERSION = 4
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     sweep TEXT NOT NULL,
@@ -41,6 +42,7 @@ CREATE TABLE IF NOT EXISTS runs (
     params TEXT,                     -- JSON of swept workload parameters
     cache TEXT, smap_model TEXT, twin_of TEXT,
     warming TEXT,                    -- gem5: none (cold ROI checkpoint) | functional
+    sampling TEXT,                   -- gem5: none (whole ROI) | simpoint (weighted points)
     ops INTEGER, errors INTEGER, checksum TEXT,
     kernel_version TEXT, simulator TEXT, simulator_version TEXT,
     error TEXT, log TEXT,
@@ -62,7 +64,7 @@ CREATE TABLE IF NOT EXISTS symbols (
 """
 
 COLUMNS = ("sweep", "key", "status", "arch", "variant", "workload", "backend", "profile",
-           "params", "cache", "smap_model", "twin_of", "warming", "ops", "errors", "checksum",
+           "params", "cache", "smap_model", "twin_of", "warming", "sampling", "ops", "errors", "checksum",
            "kernel_version", "simulator", "simulator_version", "error", "log", "record",
            "recorded_at")
 # Metrics every row reads as a key (None where the run has none), so the
@@ -103,11 +105,15 @@ def _migrate(conn) -> None:
     have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
     if version >= VERSION or not have:
         return
-    if version == 2:
-        # Every gem5 run before the column was a cold one.
+    if version in (2, 3):
         with conn:
-            conn.execute("ALTER TABLE runs ADD COLUMN warming TEXT")
-            conn.execute("UPDATE runs SET warming='none' WHERE backend='gem5'")
+            if version == 2:
+                # Every gem5 run before the column was a cold one.
+                conn.execute("ALTER TABLE runs ADD COLUMN warming TEXT")
+                conn.execute("UPDATE runs SET warming='none' WHERE backend='gem5'")
+            # Every gem5 run before the column simulated its whole ROI.
+            conn.execute("ALTER TABLE runs ADD COLUMN sampling TEXT")
+            conn.execute("UPDATE runs SET sampling='none' WHERE backend='gem5'")
         return
     if version != 0:
         raise RuntimeError(f"results store schema version {version} is unknown here")
@@ -214,7 +220,7 @@ def add_record(conn, sweep: str, record: dict, params: dict = None,
                simulator=simulator.get("name", "qemu"),
                simulator_version=simulator.get("version"),
                cache=point.get("cache"), smap_model=point.get("smap_model"),
-               twin_of=twin_of, warming=_warming(record),
+               twin_of=twin_of, warming=_warming(record), sampling=_sampling(record),
                record=json.dumps(record, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")})
@@ -225,6 +231,19 @@ def _warming(record: dict):
     """A gem5 record's warming scheme (records before issue 11: none)."""
     g = record.get("gem5")
     return None if g is None else (g.get("warming") or {}).get("scheme", "none")
+
+
+def _sampling(record: dict):
+    """A gem5 record's sampling: simpoint where its summary is an estimate."""
+    g = record.get("gem5")
+    return None if g is None else (g.get("sampling") or {}).get("method", "none")
+
+
+def scheme(row) -> str:
+    """How a gem5 row measured its ROI, for tables that must not mix
+    them: the warming scheme, and "+simpoint" where it was sampled."""
+    warming = row.get("warming") or "none"
+    return warming + ("+simpoint" if row.get("sampling") == "simpoint" else "")
 
 
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,

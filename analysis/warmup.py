@@ -14,6 +14,8 @@ the cold-start error the earlier numbers carried.
 import json
 from collections import defaultdict
 
+from analysis import store
+
 TOLERANCE = 0.01  # "more warming moves cycles per op by less than 1 %"
 LENGTHS = {"run.warmup": "functional warm-up (calls, atomic core)",
            "run.detailed_warmup": "detailed warm-up (calls, O3)",
@@ -34,7 +36,7 @@ def series(rows: list) -> dict:
     out = defaultdict(list)
     for r in rows:
         p = _params(r)
-        if r["backend"] != "gem5" or r.get("warming") != "functional" or len(p) != 1:
+        if r["backend"] != "gem5" or store.scheme(r) != "functional" or len(p) != 1:
             continue
         (name, value), = p.items()
         c = _cycles_per_op(r)
@@ -68,7 +70,7 @@ def cold_start(rows: list) -> list:
         if r["backend"] != "gem5" or not _cycles_per_op(r) or not r.get("record"):
             continue
         by[(r["arch"], r["workload"], r["variant"], r["smap_model"] or "-", r["profile"],
-            r["cache"], _job(r))][r.get("warming") or "none"] = _cycles_per_op(r)
+            r["cache"], _job(r))][store.scheme(r)] = _cycles_per_op(r)
     out = []
     for (arch, workload, variant, model, *_), w in sorted(by.items()):
         if "none" in w and "functional" in w:

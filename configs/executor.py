@@ -80,7 +80,7 @@ def plan(sweep, gem5_flag: str = None) -> list:
             key = runs.gem5_key(kernel, image, gem5s[p.arch], cpu,
                                 gem5_spec.load_cache(p.cache),
                                 gem5_spec.model_for(p.arch, p.smap_model), p.commit_profile,
-                                p.warming or "none", p.job)
+                                p.warming or "none", p.job, p.simpoint)
         else:
             profile = runs.resolve(p.arch, p.backend, p.profile)
             key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval,
@@ -270,7 +270,8 @@ def _run_one(pl: Planned) -> Outcome:
                 pl.kernel, pl.image, p.job, pl.gem5,
                 gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch), p.cpu_params),
                 gem5_spec.load_cache(p.cache), p.smap_model, p.timeout,
-                commit_profile=p.commit_profile, warming=p.warming or "none")
+                commit_profile=p.commit_profile, warming=p.warming or "none",
+                simpoint=p.simpoint)
         else:
             record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
                                     p.timeout, False, p.plugin, p.bbv_interval, p.extra_args())

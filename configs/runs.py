@@ -22,6 +22,7 @@ from pathlib import Path
 from configs import console
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import commit_profile as commit_profile_mod
+from configs.gem5 import sampling as sampling_mod
 from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import backend as qemu
@@ -29,6 +30,7 @@ from configs.qemu import plugin_build
 from kernels import variants
 from lab import cache
 from lab.errors import UserError
+from lab.progress import Progress
 from lab.symbols import SymbolMap
 
 RUNNER_VERSION = 1
@@ -253,7 +255,8 @@ def _feature_check(profile, variant, report, log_text: str):
 # ---------------------------------------------------------------- gem5 --
 
 def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str,
-             commit_profile: bool = False, warming: str = "none", job=None) -> str:
+             commit_profile: bool = False, warming: str = "none", job=None,
+             simpoint=None) -> str:
     inputs = {
         "runner": RUNNER_VERSION, "backend": "gem5", "gem5": gem5.identity(kernel.arch),
         "checkpoint": gem5_spec.checkpoint_key(kernel.arch, kernel, image, smap_model,
@@ -264,12 +267,19 @@ def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str,
     if warming != "none":  # the image holds no job: the run hands it over
         inputs["warming"] = warming
         inputs["job_conf"] = job.job_conf()
+    if simpoint:  # sampled: the estimate depends on the settings and the method
+        inputs["simpoint"] = dict(simpoint.as_record(), code=[
+            cache.file_sha256(Path(f)) for f in (sampling_mod.__file__, sampling_mod.SCRIPT,
+                                                 Path(__file__).parent / "simpoint.py")])
+        if sampling_mod.reference_identity():  # its selection is measured too
+            inputs["simpoint"]["reference"] = sampling_mod.reference_identity()
     return cache.content_key(inputs)
 
 
 def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
                    timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False,
-                   commit_profile: bool = False, warming: str = "none") -> dict:
+                   commit_profile: bool = False, warming: str = "none",
+                   simpoint=None) -> dict:
     """Boot to the ROI checkpoint (once per kernel/image/model/cache), then
     simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
     console into the run directory; configs/gem5/stats.py parses stats.txt
@@ -277,7 +287,10 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
     `commit_profile`, the ROI's cycles are also charged to kernel functions
     (configs/gem5/commit_profile.py) into gem5.commit_profile. With warming
     "functional", `image` is the job-less handoff image (assemble's
-    handoff=True) and the job goes to the guest by m5 readfile."""
+    handoff=True) and the job goes to the guest by m5 readfile. With
+    `simpoint` (configs.gem5.sampling.Settings), the ROI is measured on
+    SimPoint's simulation points, not whole, and its summary is their
+    weighted estimate (gem5.sampling says how it was made)."""
     smap_model = gem5_spec.model_for(kernel.arch, smap_model)
     why = gem5_spec.needs_series(kernel.arch, smap_model, cpu)
     if why:
@@ -285,9 +298,17 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
     if commit_profile:
         gem5.require_commit_ticks(kernel.arch)
     gem5_spec.check_warming(warming)
+    if simpoint and warming != "functional":
+        raise UserError("sampling = \"simpoint\" needs warming = \"functional\" (its "
+                        "checkpoints are taken on the boot-once scheme's timeline)")
+    if simpoint and commit_profile:
+        raise UserError("a commit profile needs the whole ROI: it cannot be sampled")
     key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model, commit_profile,
-                   warming, job)
+                   warming, job, simpoint)
     label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
+    if simpoint:
+        return _in_run_dir(key, force, label + " (SimPoint)", lambda work: _execute_simpoint(
+            kernel, image, job, gem5, cpu, cache_preset, smap_model, timeout, simpoint, work))
 
     def execute(work: Path) -> dict:
         run, report, boot = gem5_backend.roi(gem5, kernel.arch, kernel, image, smap_model,
@@ -318,8 +339,9 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
                      "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
-                     "stac_clac": _stac_clac(kernel.arch, smap_model, run.markers),
-                     "fu_latency": _fu_latency(run.markers),
+                     "stac_clac": _stac_clac(kernel.arch, smap_model,
+                                             gem5_backend.fu_latency(run.markers)),
+                     "fu_latency": gem5_backend.fu_latency(run.markers),
                      "summary": summary, **extra},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
@@ -333,6 +355,40 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
         }
 
     return _in_run_dir(key, force, label, execute)
+
+
+def _execute_simpoint(kernel, image, job, gem5, cpu, cache_preset, smap_model, timeout,
+                      settings, work: Path) -> dict:
+    progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
+    sampled = sampling_mod.sampled_roi(gem5, kernel.arch, kernel, image, smap_model,
+                                       cache_preset, cpu, job, settings, timeout,
+                                       say=lambda what: progress.update(what, force=True))
+    (work / "sampling.json").write_text(json.dumps(sampled["sampling"], indent=1))
+    boot = sampled["boot"]
+    return {
+        "point": {"arch": kernel.arch, "variant": kernel.variant, "workload": job.workload,
+                  "backend": "gem5", "profile": cpu.name, "cache": cache_preset.name,
+                  "smap_model": smap_model},
+        # The guest's result line, from the basic-block-vector run: the
+        # same instructions as a detailed run's, on the atomic core.
+        "result": sampled["result"],
+        "gem5": {"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
+                 "roi_seconds": sampled["sampling"]["host_seconds"]["wall"],
+                 "checkpoint_tick": boot["tick"],
+                 "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"]),
+                 "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
+                 "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
+                 "sampling": sampled["sampling"]},
+        "boot_to_result_seconds": sampled["sampling"]["host_seconds"]["wall"],
+        "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
+        "provenance": _provenance(kernel, image, job, {
+            "name": "gem5", "version": gem5.version, "home": str(gem5.home),
+            "patches": gem5.identity(kernel.arch).get("patches"),
+            "cpu_preset": cpu.as_record(), "cache_preset": cache_preset.as_record(),
+            "smap_model": smap_model, "simpoint": settings.as_record()},
+            # Each step's own command is in gem5.sampling's step records.
+            [str(gem5.binary(kernel.arch)), str(sampling_mod.SCRIPT)]),
+    }
 
 
 # The profile charges every cycle from the restore to the last commit,
@@ -364,13 +420,7 @@ def _warming_record(markers: dict) -> dict:
                              "roi": round(end["host"] - begin["host"], 2)}}
 
 
-def _fu_latency(markers: dict) -> dict:
-    """Op class -> cycles, as the gem5 process reported its FU pool."""
-    return {k: int(v) for k, v in (kv.split("=", 1)
-                                   for kv in markers.get("fu-latency", "").split())}
-
-
-def _stac_clac(arch: str, smap_model: str, markers: dict) -> dict:
+def _stac_clac(arch: str, smap_model: str, latency: dict) -> dict:
     """What STAC and CLAC cost at this point, as the gem5 process reported
     it: with SMAP executed, the latency of their op class and the
     serialisation the series gives them; else the kernel-side stand-in."""
@@ -378,7 +428,6 @@ def _stac_clac(arch: str, smap_model: str, markers: dict) -> dict:
         return {}
     if not gem5_spec.executes_smap(arch, smap_model):
         return {"executed": False, "stand_in": smap_model}
-    latency = _fu_latency(markers)
     op = gem5_spec.SMAP_OP_CLASS
     return {"executed": True, "op_class": op,
             "latency_cycles": latency.get(op),

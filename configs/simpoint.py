@@ -169,7 +169,37 @@ def reference(bb: Path, stem: Path, max_k: int = MAX_K) -> tuple:
         raise UserError("SimPoint 3.2 not found: set SIMPOINT_HOME or put 'simpoint' on "
                         "PATH (uaccess-lab does not ship it)")
     sp, wt = Path(f"{stem}.ref.simpoints"), Path(f"{stem}.ref.weights")
+    labels = Path(f"{stem}.ref.labels")
     subprocess.run([binary, "-loadFVFile", str(bb), "-maxK", str(max_k),
-                    "-saveSimpoints", str(sp), "-saveSimpointWeights", str(wt)],
+                    "-saveSimpoints", str(sp), "-saveSimpointWeights", str(wt),
+                    "-saveLabels", str(labels)],
                    check=True, capture_output=True)
     return sp, wt
+
+
+def read_selection(simpoints: Path, weights: Path, labels: Path = None) -> dict:
+    """A .simpoints/.weights pair (and a .labels file: `<cluster> <distance>`
+    per interval) as SimPoint 3.2 writes them."""
+    def pairs(path, what):
+        return [line.split() for line in inputs.text_file(path, what).splitlines()
+                if line.strip()]
+    sel = {"simpoints": [(int(i), int(c)) for i, c in pairs(simpoints, "simpoints file")],
+           "weights": [(float(w), int(c)) for w, c in pairs(weights, "weights file")]}
+    sel["k"] = len(sel["simpoints"])
+    if labels and Path(labels).is_file():
+        sel["labels"] = [int(line.split()[0]) for line in
+                         inputs.text_file(labels, "labels file").splitlines() if line.strip()]
+    return sel
+
+
+def label_agreement(a: list, b: list) -> float:
+    """The Rand index of two clusterings of the same intervals: the share
+    of interval pairs both put together or both apart (cluster numbers
+    are arbitrary, so labels are not compared one by one)."""
+    if len(a) != len(b):
+        raise ValueError("the clusterings cover different intervals")
+    x, y = np.asarray(a), np.asarray(b)
+    same_a, same_b = x[:, None] == x[None, :], y[:, None] == y[None, :]
+    n = len(a)
+    pairs = n * (n - 1)
+    return 1.0 if pairs == 0 else float(((same_a == same_b).sum() - n) / pairs)

@@ -28,11 +28,20 @@ QEMU profile that matches gem5's CPU, counted by the plugin, so the report
 can put committed instructions side by side. (Not for smap_model
 serialize: QEMU 7.2 TCG does not implement SERIALIZE.)
 
-backend, profile, cpu_preset, cache, smap_model and warming may be set once under
-[fixed] or swept as a list under [axes]; timeout, plugin, bbv_interval,
-cross_check, gem5_timeout and commit_profile (true: gem5 charges each
-ROI's cycles to kernel functions, configs/gem5/commit_profile.py) are
-[fixed] only. A variant that does not apply to an arch is left out of the
+gem5 points may also be sampled: sampling = "simpoint" measures the ROI
+on SimPoint's simulation points instead of whole (configs/gem5/sampling.py;
+warming "functional" only), with the [fixed] settings simpoint_interval
+(instructions per basic-block vector), simpoint_max_k (most clusters),
+simpoint_functional_warmup and simpoint_detailed_warmup (instructions of
+atomic-core and O3 warm-up before each point). sampling = ["none",
+"simpoint"] puts each sampled point beside its full run, the validation
+the report's SimPoint section reads.
+
+backend, profile, cpu_preset, cache, smap_model, warming and sampling may be
+set once under [fixed] or swept as a list under [axes]; timeout, plugin,
+bbv_interval, cross_check, gem5_timeout, the simpoint_* settings and
+commit_profile (true: gem5 charges each ROI's cycles to kernel functions,
+configs/gem5/commit_profile.py) are [fixed] only. A variant that does not apply to an arch is left out of the
 product, not failed. A parameter axis multiplies only the points of its
 workload. Every error names the key path and, for unknown values, the
 valid ones; nothing runs until the whole file is valid.
@@ -45,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from configs import runs
+from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
 from kernels import config as kconfig
@@ -55,12 +65,13 @@ from workloads import script
 
 SWEEP_DIR = Path(__file__).resolve().parent / "sweeps"
 AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cache",
-        "smap_model", "warming")
+        "smap_model", "warming", "sampling")
 FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False,
-                  "warming": "functional"}
+                  "warming": "functional", "sampling": "none",
+                  **{f"simpoint_{k}": v for k, v in gem5_sampling.Settings().as_record().items()}}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 # More points than anyone means to run in one sweep (the seeds sweep is
 # ~40, the teaching sweep ~20): a typo in a parameter axis, not a plan.
@@ -87,6 +98,7 @@ class Point:
     cpu_params: tuple = ()     # gem5: (O3 parameter, value) on top of the preset
     commit_profile: bool = False  # gem5: charge the ROI's cycles to kernel functions
     warming: str = ""          # gem5: none (ROI checkpoint, cold) | functional (boot once)
+    simpoint: object = None    # gem5: configs.gem5.sampling.Settings when sampled
 
     def extra_args(self) -> tuple:
         return gem5_spec.model_args(self.arch, self.smap_model)
@@ -97,6 +109,7 @@ class Point:
             extra += f" {self.cpu_preset}" + "".join(f" {k}={v}" for k, v in self.cpu_params)
             extra += f" smap={self.smap_model}" if self.smap_model else ""
             extra += f" warming={self.warming}" if self.warming not in ("", "none") else ""
+            extra += " sampling=simpoint" if self.simpoint else ""
         elif self.twin_of:
             extra += " (qemu twin" + (f" smap={self.smap_model}" if self.smap_model else "") + ")"
         return f"{self.arch}/{self.variant}/{self.workload}{extra}"
@@ -196,9 +209,15 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
         gem5_spec.SMAP_MODELS)
     warmings = _choose(path, f"{where}.warming", _list_of_strings(
         path, f"{where}.warming", axes.get("warming", fixed["warming"])), gem5_spec.WARMING)
+    samplings = _choose(path, f"{where}.sampling", _list_of_strings(
+        path, f"{where}.sampling", axes.get("sampling", fixed["sampling"])),
+        gem5_sampling.SAMPLING)
+    if "simpoint" in samplings and "none" in warmings:
+        raise _err(path, f"{where}.sampling", "sampling \"simpoint\" needs warming "
+                   "\"functional\" only (its checkpoints lie on the boot-once timeline)")
     param_axes = _param_axes(path, params, workloads)
     size = math.prod(len(x) for x in (arches, names, workloads, backends, profiles, presets,
-                                      caches, models, warmings))
+                                      caches, models, warmings, samplings))
     size *= math.prod(len(v) for _, v in cpu_axes) * math.prod(len(v) for *_, v in param_axes)
     if size > MAX_POINTS:
         raise _err(path, where, f"expands to {size:,} points, more than the {MAX_POINTS:,} a "
@@ -223,7 +242,7 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
                 points += _qemu_points(path, common, profiles, skipped, float(fixed["timeout"]))
             else:
                 points += _gem5_points(path, common, presets, caches, models, fixed, cpu_axes,
-                                       warmings)
+                                       warmings, samplings)
     if not points:
         raise _err(path, where, "the axes expand to no point")
     return points, skipped
@@ -262,7 +281,7 @@ def _cpu_axes(path, where, axes) -> list:
 
 
 def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
-                 warmings=("none",)) -> list:
+                 warmings=("none",), samplings=("none",)) -> list:
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
     twin per boot group (same kernel, image, model) when cross-checking."""
     arch = common["arch"]
@@ -284,14 +303,15 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
     for cache_name, model in itertools.product(caches, arch_models):
         # cpu.<param> axes are O3 parameters: other models run once.
-        for name, over, warming in [(n, o, w) for n in mine
-                                    for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3"
-                                              else [()])
-                                    for w in warmings]:
+        for name, over, warming, sampled in [
+                (n, o, w, s) for n in mine
+                for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3" else [()])
+                for w in warmings for s in samplings]:
             out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
                              cpu_preset=name, cache=cache_name, smap_model=model,
                              layers=layers, cpu_params=over,
                              commit_profile=bool(fixed["commit_profile"]), warming=warming,
+                             simpoint=_simpoint(fixed) if sampled == "simpoint" else None,
                              **dict(common, plugin=False, bbv_interval=0)))
         # QEMU 7.2 TCG has no SERIALIZE (0f 01 e8): that model is gem5-only.
         if fixed["cross_check"] and model != "serialize":
@@ -302,6 +322,11 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
     return out
 
 
+def _simpoint(fixed) -> gem5_sampling.Settings:
+    return gem5_sampling.Settings(**{k: fixed[f"simpoint_{k}"]
+                                     for k in gem5_sampling.Settings().as_record()})
+
+
 def _check_fixed(path, fixed):
     for key in ("timeout", "gem5_timeout"):
         inputs.number(fixed[key], f"{path}: fixed.{key} (seconds)", positive=True)
@@ -309,6 +334,10 @@ def _check_fixed(path, fixed):
         if not isinstance(fixed[key], bool):
             raise _err(path, f"fixed.{key}", f"must be true or false, got {fixed[key]!r}")
     inputs.number(fixed["bbv_interval"], f"{path}: fixed.bbv_interval", minimum=0, integer=True)
+    _simpoint(fixed).check(f"{path}: fixed.")
+    if fixed["commit_profile"] and fixed["sampling"] != "none":
+        raise _err(path, "fixed.commit_profile", "a commit profile needs the whole ROI: "
+                   "it cannot be sampled")
 
 
 def _workloads(path, values):

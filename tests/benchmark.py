@@ -17,15 +17,22 @@
       warming and ROI shares of host time. Target: boots equal the
       distinct (arch, kernel, command line); outside-ROI instructions
       fall by >= 5x; a job on an existing checkpoint boots nothing.
+  simpoint (needs GEM5_HOME) configs/sweeps/simpoint.toml per arch (the long
+      kernel-tree storm, whole and sampled), run or read from the cache:
+      ROI instructions simulated in detail and host seconds of the full
+      run and of SimPoint (each step), and the estimate's error. Target:
+      at most 10 % of the ROI in detail, at most 2 % error in cycles/op.
   slurm    (needs slurm-wlm and munge) the same small QEMU sweep (8 points)
       through the local pool and through the single-node Slurm of
       configs/slurm/single-node.sh, runs forgotten before each: wall time
       of each, and Slurm's overhead per job over the local pool.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|slurm] [--arch A] [--keep]
+    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|slurm] [--arch A]
+                               [--keep]
 """
 
 import argparse
+import dataclasses
 import os
 import shutil
 import statistics
@@ -145,6 +152,47 @@ def boot_once() -> None:
               f"{w.get('functional_insts', 0):,} instructions, ROI {r['gem5']['summary']['insts']:,}")
 
 
+def simpoint_speed(arches) -> None:
+    """configs/sweeps/simpoint.toml per arch: the full detailed ROI against
+    SimPoint's estimate of it, in host time and simulated instructions."""
+    from analysis import sampling as report_sampling
+    from configs import executor, sweep
+    from configs.gem5 import locate
+    from lab.errors import UserError
+
+    sw = sweep.load(Path(__file__).resolve().parents[1] / "configs" / "sweeps"
+                    / "simpoint.toml")
+    for arch in arches:
+        try:
+            locate.require(arch)
+        except UserError as e:
+            print(f"{arch}: skipped: {e}")
+            continue
+        mine = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == arch])
+        outcomes, wall = timed(executor.execute, mine, executor.plan(mine), os.cpu_count())
+        failed = [o for o in outcomes if o.error]
+        if failed:
+            print(f"{arch}: {len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
+            continue
+        by = {("simpoint" if o.record["gem5"].get("sampling") else "none"): o.record
+              for o in outcomes}
+        c = report_sampling.compare(by["simpoint"], by["none"])
+        h = c["host"]
+        info = by["simpoint"]["gem5"]["sampling"]
+        print(f"{arch} {by['none']['point']['workload']} ({wall:.0f} s now; cached steps cost "
+              f"nothing): ROI {c['full_insts']:,} instructions in detail on O3 (full), "
+              f"{info['detailed_insts']:,} with SimPoint ({100 * c['detailed_share']:.1f} %, "
+              f"k={c['k']} of {c['intervals']} intervals) plus "
+              f"{info['functional_insts']:,} functional warm-up")
+        print(f"  host seconds: full process {h['full_process']:,.0f} (its ROI on O3 "
+              f"{h['full_roi']:,.0f}); SimPoint {h['sampling_total']:,.0f} "
+              f"(" + ", ".join(f"{k} {v:,.0f}" for k, v in h["steps"].items() if k != "wall")
+              + f"); speed-up {h['full_process'] / h['sampling_total']:.1f}x end to end, "
+              f"{h['full_roi'] / h['intervals']:.1f}x on the detailed part")
+        print(f"  cycles/op: SimPoint {c['cycles'][0]:,.0f}, full {c['cycles'][1]:,.0f}, "
+              f"error {100 * c['cycles'][2]:+.2f} %; {report_sampling.verdict(c)}")
+
+
 def slurm_overhead() -> None:
     import subprocess
 
@@ -183,7 +231,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
-                    choices=("foundation", "plugin", "gem5", "boot-once", "slurm"))
+                    choices=("foundation", "plugin", "gem5", "boot-once", "simpoint", "slurm"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     args = ap.parse_args()
@@ -195,6 +243,9 @@ def main() -> int:
         return 0
     if args.mode == "slurm":
         slurm_overhead()
+        return 0
+    if args.mode == "simpoint":
+        simpoint_speed(args.arch or ["x86_64", "arm64"])
         return 0
     if args.mode == "gem5":
         gem5_figures(args.arch or ["x86_64", "arm64"])

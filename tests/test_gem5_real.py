@@ -5,6 +5,8 @@ is missing. A full-system boot takes minutes per arch (about 4.5 min to
 the ROI for x86 here), so the ROI is a few hundred statx calls.
 """
 
+from pathlib import Path
+
 import pytest
 
 from analysis import roi_trace
@@ -119,3 +121,107 @@ def test_boot_once_hands_jobs_over_and_warms_the_caches():
     assert hot["gem5"]["summary"]["l1d_misses"] < cold["gem5"]["summary"]["l1d_misses"]
     assert abs(hot["gem5"]["summary"]["insts"] - cold["gem5"]["summary"]["insts"]) \
         < 0.02 * cold["gem5"]["summary"]["insts"]
+
+
+def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint():
+    """SimPoint on gem5 (issue 12) on x86, on the boot-once checkpoint the
+    test above made: gem5's probe writes the ROI's vectors, checkpoints
+    land at exact instruction positions (the replay reaches workbegin at
+    the instruction the set-up run did), each point runs warmed on O3,
+    and the weighted estimate stands beside the full ROI. A killed step
+    reruns alone."""
+    import json
+    import shutil
+
+    from configs.gem5 import sampling
+    g = _gem5_or_skip("x86_64")
+    layers = spec.layers_for("x86_64")
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=layers)
+    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
+    cache = spec.load_cache("classic-l1l2")
+    # About 2M instructions of ROI: 1,500 statx calls.
+    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1500, "warmup": 20}},
+                           "<gem5 simpoint test>")
+    handoff = assemble.build_image("x86_64", job, handoff=True)
+    settings = sampling.Settings(interval=100_000, max_k=4, functional_warmup=300_000,
+                                 detailed_warmup=20_000)
+    sampled = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+                                  timeout=3 * 3600, warming="functional", simpoint=settings)
+    full = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+                               timeout=3 * 3600, warming="functional")
+    info = sampled["gem5"]["sampling"]
+    assert sampled["result"]["checksum"] == full["result"]["checksum"]
+    assert sampled["result"]["ops"] == 1500
+    assert info["settings"] == settings.as_record()
+    bbv = json.loads((runs.run_dir(sampled["key"]).parent.parent / "gem5-simpoint"
+                      / Path(info["root"]).name / f"bbv-{settings.interval}" / "info.json"
+                      ).read_text())
+    lengths = bbv["interval_lengths"]
+    # Whole intervals inside the ROI only; each ends at the first block end
+    # at or past the setting (less the previous one's overshoot).
+    assert sum(lengths) <= info["roi_insts"] < sum(lengths) + 2 * settings.interval
+    assert all(abs(n - settings.interval) < 1000 for n in lengths)
+    assert 1 <= info["k"] <= 4 and len(info["points"]) == info["k"]
+    for p in info["points"]:
+        # O3 commits up to its commit width in the cycle that reaches the
+        # count, so an interval may overshoot by a few instructions.
+        assert p["length"] <= p["summary"]["insts"] < p["length"] + 8
+    assert sum(p["weight"] for p in info["points"]) == pytest.approx(1.0)
+    assert info["detailed_insts"] == sum(p["length"] + 20_000 for p in info["points"])
+    # The estimate against the full ROI: a statx loop is one phase, so the
+    # sampling error is small, but it is a sample of a noisy quantity (the
+    # timer interrupts land in some intervals and not others): 5 %.
+    est, whole = sampled["gem5"]["summary"], full["gem5"]["summary"]
+    assert abs(est["cycles"] / whole["cycles"] - 1) < 0.05
+    # The atomic core's ROI and O3's commit the same program; O3's takes
+    # more timer ticks, whose interrupts add instructions: within 2 %.
+    assert abs(info["roi_insts"] / whole["insts"] - 1) < 0.02
+    # A step killed halfway leaves no directory; only it reruns.
+    step = Path(info["root"]) / f"bbv-{settings.interval}" / f"k{settings.max_k}"
+    measured = next(p for p in step.glob("w*/*/sp-*") if p.is_dir())
+    shutil.rmtree(measured)
+    shutil.rmtree(runs.run_dir(sampled["key"]))
+    again = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+                                timeout=3 * 3600, warming="functional", simpoint=settings)
+    secs = again["gem5"]["sampling"]["host_seconds"]
+    assert secs["roi_start"] == info["host_seconds"]["roi_start"]  # read, not rerun
+    assert secs["checkpoints"] == info["host_seconds"]["checkpoints"]
+    assert again["gem5"]["summary"] == est  # gem5 is deterministic
+
+
+def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, monkeypatch):
+    """Where the user has SimPoint 3.2, its selection of the same vectors is
+    measured on its own points and set beside ours. SimPoint is in no
+    registry, so a stand-in of its command line picks two points here;
+    the gem5 runs behind both estimates are real."""
+    from configs.gem5 import sampling
+    g = _gem5_or_skip("x86_64")
+    layers = spec.layers_for("x86_64")
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=layers)
+    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
+    cache = spec.load_cache("classic-l1l2")
+    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1500, "warmup": 20}},
+                           "<gem5 simpoint test>")
+    handoff = assemble.build_image("x86_64", job, handoff=True)
+    settings = sampling.Settings(interval=100_000, max_k=4, functional_warmup=300_000,
+                                 detailed_warmup=20_000)
+    rec = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence", timeout=3 * 3600,
+                              warming="functional", simpoint=settings)
+    info = rec["gem5"]["sampling"]
+    ref = info["reference"]
+    n = info["intervals"]
+    # The stand-in's choice: the first interval of each half, half the weight each.
+    assert ref["k"] == 2 and [p["interval"] for p in ref["points"]] == [0, n // 2]
+    assert ref["label_agreement"] is not None and 0 <= ref["label_agreement"] <= 1
+    est = ref["summary"]["cycles"] / info["roi_insts"]
+    by_point = [p["summary"]["cycles"] / p["summary"]["insts"] for p in ref["points"]]
+    weights = [p["weight"] for p in ref["points"]]
+    assert est == pytest.approx(sum(w * c for w, c in zip(weights, by_point)), rel=1e-6)
+    # Ours is the estimate it is without the reference (its own points,
+    # measured again under the new selection folder: gem5 is deterministic).
+    monkeypatch.delenv("SIMPOINT_HOME")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no 'simpoint' on PATH either
+    without = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+                                  timeout=3 * 3600, warming="functional", simpoint=settings)
+    assert without["gem5"]["sampling"]["reference"] is None
+    assert rec["gem5"]["summary"] == without["gem5"]["summary"]

@@ -76,3 +76,20 @@ def test_a_real_roi_is_clustered(tmp_path):
     assert 1 <= sel.k <= simpoint.MAX_K
     assert sum(w for w, _ in sel.weights) == pytest.approx(1.0)
     assert all(0 <= i < len(vectors) for i, _ in sel.simpoints)
+
+
+def test_the_reference_binarys_files_are_read_back(tmp_path, simpoint_stand_in):
+    """The plumbing around a user's SimPoint 3.2 (its command line and its
+    three output files), with a stand-in: SimPoint is in no registry."""
+    assert simpoint.reference_binary() == str(simpoint_stand_in / "bin" / "simpoint")
+    vectors, truth = _phased((0, 1), per_phase=4)
+    bb = tmp_path / "x.bb"
+    bb.write_text("".join("T" + "".join(f":{j + 1}:{int(c)} " for j, c in enumerate(row) if c)
+                          + "\n" for row in vectors))
+    sp, wt = simpoint.reference(bb, tmp_path / "x", max_k=5)
+    ref = simpoint.read_selection(sp, wt, tmp_path / "x.ref.labels")
+    assert ref == {"simpoints": [(0, 0), (4, 1)], "weights": [(0.5, 0), (0.5, 1)], "k": 2,
+                   "labels": [0, 0, 0, 0, 1, 1, 1, 1]}
+    # Our clustering finds the same two phases: every pair agrees.
+    assert simpoint.label_agreement(simpoint.choose(vectors).labels, ref["labels"]) == 1.0
+    assert simpoint.label_agreement([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(1 / 3)

@@ -5,6 +5,8 @@ import json
 import multiprocessing
 import sqlite3
 
+import pytest
+
 from analysis import store
 
 
@@ -107,21 +109,31 @@ def test_a_version_0_store_is_migrated_without_loss(tmp_path):
     assert len(store.rows(store.connect(db), "s")) == 2
 
 
-def test_a_version_2_store_gains_the_warming_column(tmp_path):
+WARMING_COLUMN = "    warming TEXT,                    -- gem5: none (cold ROI checkpoint) | functional\n"
+SAMPLING_COLUMN = "    sampling TEXT,                   -- gem5: none (whole ROI) | simpoint (weighted points)\n"
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_older_stores_gain_the_warming_and_sampling_columns(tmp_path, version):
     import sqlite3
-    db = tmp_path / "v2.sqlite"
+    db = tmp_path / f"v{version}.sqlite"
     old = sqlite3.connect(str(db))
-    old.executescript(store.SCHEMA.replace(
-        "    warming TEXT,                    -- gem5: none (cold ROI checkpoint) | functional\n",
-        ""))
+    schema = store.SCHEMA.replace(SAMPLING_COLUMN, "")
+    assert schema != store.SCHEMA
+    old.executescript(schema.replace(WARMING_COLUMN, "") if version == 2 else schema)
     old.execute("INSERT INTO runs (sweep, key, status, backend) VALUES ('s', 'g1', 'ok', 'gem5')")
     old.execute("INSERT INTO runs (sweep, key, status, backend) VALUES ('s', 'q1', 'ok', 'qemu')")
-    old.execute("PRAGMA user_version=2")
+    if version == 3:
+        old.execute("UPDATE runs SET warming='functional' WHERE key='g1'")
+    old.execute(f"PRAGMA user_version={version}")
     old.commit()
     old.close()
     conn = store.connect(db)
     rows = {r["key"]: r for r in store.rows(conn, "s")}
-    # Every gem5 run before the column was a cold one; QEMU runs have none.
-    assert rows["g1"]["warming"] == "none" and rows["q1"]["warming"] is None
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.VERSION == 3
+    # Every gem5 run before the warming column was a cold one, and every one
+    # before the sampling column simulated its whole ROI; QEMU runs have none.
+    assert rows["g1"]["warming"] == ("none" if version == 2 else "functional")
+    assert rows["g1"]["sampling"] == "none"
+    assert rows["q1"]["warming"] is None and rows["q1"]["sampling"] is None
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.VERSION == 4
     conn.close()

@@ -46,19 +46,24 @@ class Gem5Run:
     outdir: Path
     markers: dict
     console_text: str
+    log: str  # gem5's own output, for errors that name it
 
 
-def command(gem5, arch: str, outdir: Path, spec_path: Path, options=()) -> list:
-    return [str(gem5.binary(arch)), f"--outdir={outdir}", *options, str(gspec.SCRIPT),
+def command(gem5, arch: str, outdir: Path, spec_path: Path, options=(),
+            script: Path = gspec.SCRIPT) -> list:
+    return [str(gem5.binary(arch)), f"--outdir={outdir}", *options, str(script),
             str(spec_path)]
 
 
-def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=()) -> Gem5Run:
+def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
+        script: Path = gspec.SCRIPT) -> Gem5Run:
+    """One gem5 process of `script` (fs_roi.py unless told) on `spec`, its
+    output in `outdir`; Gem5Failed where it did not do its job."""
     outdir.mkdir(parents=True, exist_ok=True)
     spec_path = outdir / "spec.json"
     spec_path.write_text(json.dumps(spec, indent=2, sort_keys=True))
     log = outdir / "gem5.log"
-    cmd = command(gem5, arch, outdir, spec_path, options)
+    cmd = command(gem5, arch, outdir, spec_path, options, script)
     start = time.monotonic()
     with open(log, "w") as f:
         f.write("$ " + " ".join(cmd) + "\n")
@@ -85,7 +90,7 @@ def _run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=()) 
                          str(term if console_text else log))
     if rc != 0:
         raise Gem5Failed(f"gem5 exited with {rc}: {tools.last_lines(text)[:200]}", str(log))
-    return Gem5Run(round(seconds, 1), outdir, markers, console_text)
+    return Gem5Run(round(seconds, 1), outdir, markers, console_text, str(log))
 
 
 def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float,
@@ -103,27 +108,27 @@ def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: flo
             spec = gspec.boot_spec(arch, kernel, image, smap_model, cache_preset, gem5, warming)
             spec["checkpoint_dir"] = str(tmp / "cpt")
             try:
-                run = _run(gem5, arch, spec, tmp / "boot", timeout)
-                if not (tmp / "cpt").is_dir() or "checkpoint" not in run.markers:
+                booted = run(gem5, arch, spec, tmp / "boot", timeout)
+                if not (tmp / "cpt").is_dir() or "checkpoint" not in booted.markers:
                     raise Gem5Failed("the boot ended without a checkpoint (did the "
                                      + ("workload reach its ROI?)" if warming == "none"
                                         else "guest's init reach its handoff?)"),
                                      str(tmp / "boot" / gspec.BOARD[arch]["console_file"]))
             except Gem5Failed as e:
                 # The staging dir is removed on the way out: keep the logs.
-                raise Gem5Failed(f"gem5 boot: {e}", _keep_logs(Path(e.log), final)) from None
+                raise Gem5Failed(f"gem5 boot: {e}", keep_logs(Path(e.log), final)) from None
             # The ROI run reads it from its final place.
             spec["checkpoint_dir"] = str(final / "cpt")
             # init prints BOOT and CPUFLAGS before the ROI begins, so they
             # are in the boot's console, not the ROI's: keep them here.
-            guest = console.parse(run.console_text)
-            info = {"key": key, "boot_seconds": run.seconds,
+            guest = console.parse(booted.console_text)
+            info = {"key": key, "boot_seconds": booted.seconds,
                     "boot_insts": boot_instructions(tmp / "boot" / "stats.txt"),
                     "warming": warming,
-                    "tick": marker_tick(run.markers, "checkpoint"), "spec": spec,
+                    "tick": marker_tick(booted.markers, "checkpoint"), "spec": spec,
                     "command": command(gem5, arch, final / "boot", final / "boot/spec.json"),
                     "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
-                    "boot_log": _boot_lines(run.console_text)}
+                    "boot_log": _boot_lines(booted.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
         return info
 
@@ -142,13 +147,19 @@ def marker_tick(markers: dict, name: str) -> int:
     return int(markers[name].split()[0])
 
 
+def fu_latency(markers: dict) -> dict:
+    """Op class -> cycles, as the gem5 process reported its FU pool."""
+    return {k: int(v) for k, v in (kv.split("=", 1)
+                                   for kv in markers.get("fu-latency", "").split())}
+
+
 def marker_fields(markers: dict, name: str) -> dict:
     """The key=value fields of a marker line, as numbers."""
     return {k: float(v) for k, v in (f.split("=", 1) for f in markers.get(name, "").split()
                                      if "=" in f)}
 
 
-def _keep_logs(log: Path, final: Path) -> str:
+def keep_logs(log: Path, final: Path) -> str:
     """Copy a failed boot's output files to gem5-checkpoints/failed/."""
     if not log.is_file():
         return str(log)
@@ -182,17 +193,17 @@ def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
         if trace:  # the gem5 script turns the flags on at the ROI's start
             spec["trace_flags"] = TRACE_FLAGS.split(",")
             options = (f"--debug-file={TRACE_FILE}",)
-    run = _run(gem5, arch, spec, outdir, timeout, options)
-    report = console.parse(run.console_text)
+    ran = run(gem5, arch, spec, outdir, timeout, options)
+    report = console.parse(ran.console_text)
     term = str(outdir / gspec.BOARD[arch]["console_file"])
-    if "roi-end" not in run.markers:
+    if "roi-end" not in ran.markers:
         raise Gem5Failed("the ROI never ended (no m5 workend)", term)
     why = report.failure()
     if why:
         raise Gem5Failed(why, term)
     if not (outdir / "stats.txt").is_file():
         raise Gem5Failed("gem5 wrote no stats.txt", str(outdir / "gem5.log"))
-    return run, report, boot
+    return ran, report, boot
 
 
 def trace_roi(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float) -> Path:
@@ -208,7 +219,7 @@ def trace_roi(gem5, arch, kernel, image, smap_model, cache_preset, timeout: floa
     spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset,
                           gspec.load_cpu("atomic", arch), gem5)
     with cache.staging_dir(final) as tmp:
-        _run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
+        run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
         if not (tmp / TRACE_FILE).is_file():
             raise Gem5Failed("gem5 wrote no instruction trace", str(tmp / "gem5.log"))
     return final / TRACE_FILE

@@ -1,0 +1,96 @@
+"""SimPoint's error and speed: each sampled gem5 row beside its full run.
+
+A sampled row (sampling "simpoint", configs/gem5/sampling.py) estimates
+its ROI from simulation points; its full twin is the row of the same job,
+kernel, CPU preset, cache and model that simulated the whole ROI on O3
+after the same functional warming. The error is the estimate's against
+the full run's, per op; the cost is the share of the ROI's instructions
+simulated in detail (each point's detailed warm-up and interval) and the
+host time against the full run's. Target (issue 12): at most 10 % of the
+ROI in detail with at most 2 % error in cycles per op.
+"""
+
+import json
+from collections import defaultdict
+
+TARGET_SHARE = 0.10
+TARGET_ERROR = 0.02
+COUNTERS = (("cycles", "cycles/op"), ("l1d_misses", "L1D misses/op"),
+            ("l2_misses", "L2 misses/op"), ("branch_mispredicts", "mispredicts/op"))
+
+
+def _job(row: dict) -> tuple:
+    job = json.loads(row["record"])["provenance"]["image"]["job"]
+    return tuple(sorted(job["params"].items()))
+
+
+def pairs(rows: list) -> list:
+    """[(sampled record, full record)] with both in `rows`."""
+    by = defaultdict(dict)
+    for r in rows:
+        if r["backend"] != "gem5" or r.get("warming") != "functional" or not r.get("record"):
+            continue
+        key = (r["arch"], r["workload"], r["variant"], r["smap_model"], r["profile"],
+               r["cache"], _job(r))
+        by[key][r.get("sampling") or "none"] = json.loads(r["record"])
+    return [(w["simpoint"], w["none"]) for _, w in sorted(by.items())
+            if "simpoint" in w and "none" in w]
+
+
+def compare(sampled: dict, full: dict) -> dict:
+    """The estimate against the full ROI: error per counter, detailed
+    share, host seconds, and the measured facts that bound the error."""
+    s, f = sampled["gem5"]["summary"], full["gem5"]["summary"]
+    info = sampled["gem5"]["sampling"]
+    ops_s, ops_f = sampled["result"]["ops"], full["result"]["ops"]
+    out = {"point": sampled["point"], "k": info["k"], "intervals": info["intervals"],
+           "interval": info["settings"]["interval"], "roi_insts": info["roi_insts"],
+           "full_insts": f["insts"],
+           "detailed_share": info["detailed_insts"] / info["roi_insts"]}
+    for key, _ in COUNTERS:
+        if s.get(key) is not None and f.get(key):
+            out[key] = (s[key] / ops_s, f[key] / ops_f, s[key] / ops_s / (f[key] / ops_f) - 1)
+    # The estimate's own spread: how far apart the points' CPIs are. A
+    # ROI whose intervals all cost the same cannot be mis-sampled much.
+    cpis = [p["summary"]["cycles"] / p["summary"]["insts"] for p in info["points"]]
+    out["cpi_range"] = (min(cpis), max(cpis))
+    out["ipc"] = (s.get("ipc"), f.get("ipc"))
+    hs = info["host_seconds"]
+    full_roi = (full["gem5"].get("warming") or {}).get("host_seconds", {}).get("roi")
+    out["host"] = {"full_process": full["gem5"]["roi_seconds"], "full_roi": full_roi,
+                   "sampling_wall": hs["wall"], "sampling_total": round(sum(
+                       v for k, v in hs.items() if k != "wall"), 1),
+                   "intervals": hs["intervals"], "steps": hs}
+    return out
+
+
+def verdict(c: dict) -> str:
+    err = abs(c["cycles"][2]) if "cycles" in c else None
+    missed = []
+    if c["detailed_share"] > TARGET_SHARE:
+        missed.append(f"detailed share {100 * c['detailed_share']:.1f} % > "
+                      f"{100 * TARGET_SHARE:.0f} %")
+    if err is None or err > TARGET_ERROR:
+        missed.append("error " + ("unknown" if err is None else
+                                  f"{100 * err:.2f} % > {100 * TARGET_ERROR:.0f} %"))
+    return "meets the target" if not missed else "misses: " + "; ".join(missed)
+
+
+def table(rows: list) -> tuple:
+    header = ["arch", "variant", "workload", "CPU preset", "k / intervals",
+              "detailed share", "cycles/op SimPoint", "cycles/op full", "error",
+              "L1D misses/op error", "host s (full ROI / SimPoint)", "verdict"]
+    body = []
+    for sampled, full in pairs(rows):
+        c = compare(sampled, full)
+        p = c["point"]
+        cyc = c.get("cycles")
+        l1d = c.get("l1d_misses")
+        h = c["host"]
+        body.append([p["arch"], p["variant"], p["workload"], p["profile"],
+                     f"{c['k']} / {c['intervals']}", f"{100 * c['detailed_share']:.1f} %",
+                     f"{cyc[0]:,.0f}" if cyc else "-", f"{cyc[1]:,.0f}" if cyc else "-",
+                     f"{100 * cyc[2]:+.2f} %" if cyc else "-",
+                     f"{100 * l1d[2]:+.1f} %" if l1d else "-",
+                     f"{h['full_process']:,.0f} / {h['sampling_total']:,.0f}", verdict(c)])
+    return header, body

@@ -1,0 +1,184 @@
+# SimPoint on gem5 full system: run by gem5.opt, never imported by the host.
+#
+#   gem5.opt --outdir=OUT configs/gem5/fs_simpoint.py SPEC.json
+#
+# The same board as fs_roi.py's boot-once scheme (its switchable atomic ->
+# O3 processor, so every checkpoint here restores into the board that took
+# it), restored from the boot-once checkpoint with the job handed over.
+# Instruction positions are counted on the atomic core from that restore;
+# gem5 is deterministic, so each mode below replays the same instructions.
+# Four modes, one gem5 process each (configs/gem5/sampling.py runs them):
+#   "roi-start":  run the job's set-up and warm passes on the atomic core;
+#       at m5 workbegin say how many instructions that took (R0), save a
+#       checkpoint at the ROI's first instruction, stop.
+#   "bbv":        restore that checkpoint with gem5's SimPoint probe on the
+#       atomic core, so its basic-block vectors cover exactly the ROI from
+#       its first instruction; stop at m5 workend (the ROI's last partial
+#       interval is not written: the probe writes whole intervals only).
+#   "checkpoints": from the boot-once restore, stop at each position
+#       (R0 + interval start - warm-up) and save a checkpoint there; check
+#       on the way that workbegin comes at R0, the replay's proof.
+#   "measure":    restore one of those, warm the caches on the atomic core
+#       (functional warm-up), switch to O3, run the detailed warm-up, reset
+#       the statistics, run the interval's instructions, dump, stop.
+
+import json
+import sys
+from pathlib import Path
+
+import m5
+from gem5.simulate.exit_event import ExitEvent
+from gem5.simulate.simulator import Simulator
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fs_roi  # noqa: E402  (the board, beside this script)
+from fs_roi import say  # noqa: E402
+
+STOP_SLACK = 16  # instructions a stop at an instruction count may overshoot
+
+
+def atomic_core(board):
+    return board.get_processor().get_cores()[0].get_simobject()
+
+
+def fail(what: str) -> bool:
+    say(f"error {what}")
+    return True
+
+
+def run_roi_start(spec: dict, board) -> int:
+    def at_workbegin():
+        say(f"roi-start {simulator.get_current_tick()} insts={atomic_core(board).totalInsts()}")
+        simulator.save_checkpoint(Path(spec["save_dir"]))
+        return True
+
+    simulator = Simulator(board=board, on_exit_event={
+        ExitEvent.SWITCHCPU: lambda: False,  # stays on the atomic core
+        ExitEvent.WORKBEGIN: at_workbegin,
+        ExitEvent.EXIT: lambda: fail("the guest exited before its ROI began")})
+    simulator.run()
+    return 0
+
+
+def run_bbv(spec: dict, board) -> int:
+    ended = []
+
+    def at_workend():
+        # The probe goes on counting to the guest's exit (its result line
+        # holds the ops and the checksum); the host keeps only the
+        # intervals that end by this instruction.
+        ended.append(atomic_core(board).totalInsts())
+        say(f"roi-end {simulator.get_current_tick()} insts={ended[0]}")
+        return False
+
+    simulator = Simulator(board=board, on_exit_event={
+        ExitEvent.SWITCHCPU: lambda: False,
+        ExitEvent.WORKEND: at_workend,
+        ExitEvent.EXIT: lambda: True if ended else fail("the guest exited before workend")})
+    simulator.run()
+    return 0
+
+
+def run_checkpoints(spec: dict, board) -> int:
+    positions = spec["positions"]  # ascending, instructions since the restore
+    saved = []
+
+    def at_max_insts():
+        # gem5 stops when the count is reached, but the atomic core ends the
+        # instruction it is in (and a checkpoint drains to an instruction
+        # boundary): the checkpoint lies at most a few instructions on.
+        target = positions[len(saved)]
+        simulator.save_checkpoint(Path(spec["save_dirs"][len(saved)]))
+        where = atomic_core(board).totalInsts()
+        if not 0 <= where - target <= STOP_SLACK:
+            return fail(f"checkpoint at instruction {where}, not {target}")
+        saved.append(where)
+        say(f"checkpoint-{len(saved) - 1} {simulator.get_current_tick()} insts={where}")
+        if len(saved) == len(positions):
+            return True
+        simulator.schedule_max_insts(positions[len(saved)] - where)
+        return False
+
+    def at_workbegin():
+        where = atomic_core(board).totalInsts()
+        say(f"roi-start {simulator.get_current_tick()} insts={where}")
+        if where != spec["roi_start_insts"]:
+            return fail(f"the replay reached workbegin at instruction {where}, "
+                        f"not {spec['roi_start_insts']}: gem5 did not replay the same run")
+        return False
+
+    simulator = Simulator(board=board, on_exit_event={
+        ExitEvent.SWITCHCPU: lambda: False,
+        ExitEvent.WORKBEGIN: at_workbegin,
+        ExitEvent.WORKEND: lambda: fail("the ROI ended before the last simulation point"),
+        ExitEvent.MAX_INSTS: at_max_insts,
+        ExitEvent.EXIT: lambda: fail("the guest exited before the last simulation point")})
+    # Scheduled before the first run(): gem5 takes it as the core's
+    # max_insts_any_thread parameter.
+    simulator.schedule_max_insts(positions[0])
+    simulator.run()
+    return 0
+
+
+def run_measure(spec: dict, board) -> int:
+    functional, detailed, length = (spec["functional_insts"], spec["detailed_insts"],
+                                     spec["interval_insts"])
+    phase = ["functional"]
+
+    def detailed_core():
+        return board.get_processor().get_cores()[0].get_simobject()
+
+    def start_interval():
+        m5.stats.reset()  # the interval's statistics start here, and only here
+        phase[0] = "interval"
+        say(f"interval-begin {simulator.get_current_tick()}")
+        simulator.schedule_max_insts(length)
+
+    def at_max_insts():
+        if phase[0] == "functional":
+            say(f"switched {simulator.get_current_tick()} insts={atomic_core(board).totalInsts()}")
+            board.get_processor().switch()
+            if detailed:
+                phase[0] = "detailed"
+                simulator.schedule_max_insts(detailed)
+            else:
+                start_interval()
+            return False
+        if phase[0] == "detailed":
+            start_interval()
+            return False
+        m5.stats.dump()
+        say(f"interval-end {simulator.get_current_tick()} insts={detailed_core().totalInsts()}")
+        return True
+
+    simulator = Simulator(board=board, on_exit_event={
+        # The ROI's markers may fall inside a warm-up or an interval: the
+        # interval is counted in instructions, not bounded by them.
+        ExitEvent.SWITCHCPU: lambda: False,
+        ExitEvent.WORKBEGIN: lambda: False,
+        ExitEvent.WORKEND: lambda: False,
+        ExitEvent.MAX_INSTS: at_max_insts,
+        ExitEvent.EXIT: lambda: fail(f"the guest exited during the {phase[0]} phase")})
+    simulator.schedule_max_insts(functional)
+    simulator.run()
+    return 0
+
+
+MODES = {"roi-start": run_roi_start, "bbv": run_bbv, "checkpoints": run_checkpoints,
+         "measure": run_measure}
+
+
+def main() -> int:
+    spec = json.loads(Path(sys.argv[-1]).read_text())
+    board = fs_roi.make_board(spec)  # mode "roi": every mode restores a checkpoint
+    if spec["simpoint_mode"] == "bbv":
+        # gem5's SimPoint probe on the atomic core: basic-block vectors in
+        # SimPoint's .bb format, every `interval` instructions (at the end
+        # of the basic block that reaches it), into OUT/simpoint.bb.gz.
+        atomic_core(board).addSimPointProbe(spec["interval"])
+    return MODES[spec["simpoint_mode"]](spec, board)
+
+
+# gem5 runs config scripts with __name__ == "__m5_main__".
+if __name__ in ("__m5_main__", "__main__"):
+    sys.exit(main())

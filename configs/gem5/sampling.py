@@ -1,0 +1,367 @@
+"""SimPoint sampling of a gem5 ROI: vectors, clustering, checkpoints, weighted O3.
+
+A sampled point is the boot-once scheme's point (same boot checkpoint,
+same job handed over), measured on simulation points instead of the
+whole ROI. Steps, each a gem5 process of configs/gem5/fs_simpoint.py
+except the clustering, and each cached by content under
+cache/gem5-simpoint/<root key>/ so a killed sweep resumes at the step it
+was in (every step's directory appears by atomic rename, whole):
+  roi-start/             the job's set-up on the atomic core; R0, the
+                         instructions from the restore to the ROI, and a
+                         checkpoint at the ROI's first instruction
+  bbv-<interval>/        gem5's SimPoint probe over the ROI: roi.bb
+  .../k<max_k>/          SimPoint 3.2's method (configs/simpoint.py):
+                         roi.simpoints, roi.weights; the reference
+                         binary's too where the user has one
+  .../w<f>-<d>/          a checkpoint per simulation point, <f> + <d>
+                         instructions before its interval starts
+  .../<cpu key>/sp-<i>/  per point: <f> functional warm-up on the atomic
+                         core, <d> detailed on O3, then the interval on O3
+The estimate: every ROI total (cycles, misses, ...) is the ROI's
+instruction count times the weighted mean, over the simulation points, of
+that number per instruction of the interval (SimPoint's CPI estimate,
+applied to each counter).
+"""
+
+import gzip
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from configs import console, simpoint
+from configs.gem5 import backend as gem5_backend
+from configs.gem5 import spec as gspec
+from configs.gem5 import stats as gem5_stats
+from lab import cache, inputs
+from lab.errors import UserError
+
+SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
+SAMPLING = ("none", "simpoint")
+BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same vectors
+# Counters the estimate scales from the intervals to the ROI; the rest of
+# the summary (host rates, JSON bookkeeping) has no per-instruction sense.
+SCALED = ("cycles", "ops", "branch_mispredicts", "squashed_insts", "memory_order_violations",
+          "smap_faults", "l1d_misses", "l1i_misses", "l2_misses", "serializing_insts",
+          "serialize_stall_cycles", "sim_ticks")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The sweep's simpoint_* settings, recorded in every sampled result."""
+    interval: int = 500_000         # instructions per basic-block vector
+    max_k: int = simpoint.MAX_K     # most clusters SimPoint may choose
+    functional_warmup: int = 2_000_000  # atomic-core instructions before each point
+    detailed_warmup: int = 100_000  # O3 instructions before each point's interval
+
+    def check(self, where: str) -> "Settings":
+        inputs.number(self.interval, f"{where}simpoint_interval", integer=True, minimum=1000)
+        inputs.number(self.max_k, f"{where}simpoint_max_k", integer=True, minimum=1)
+        # At least one atomic instruction: the switch to O3 happens at an
+        # instruction count, and gem5 counts from the restore.
+        inputs.number(self.functional_warmup, f"{where}simpoint_functional_warmup",
+                      integer=True, minimum=1)
+        inputs.number(self.detailed_warmup, f"{where}simpoint_detailed_warmup",
+                      integer=True, minimum=0)
+        return self
+
+    def as_record(self) -> dict:
+        return asdict(self)
+
+
+def reference_identity() -> str:
+    """The user's SimPoint 3.2 binary by content ("" where there is none)."""
+    binary = simpoint.reference_binary()
+    return cache.file_sha256(Path(binary)) if binary else ""
+
+
+def check_sampling(sampling: str) -> str:
+    if sampling not in SAMPLING:
+        raise UserError(f"unknown sampling '{sampling}': choose one of {', '.join(SAMPLING)}")
+    return sampling
+
+
+def root_key(boot_key: str, job, gem5, arch: str) -> str:
+    """What every step's state depends on: the boot checkpoint (which holds
+    kernel, image, command line, caches and fs_roi.py), the job handed
+    over, gem5 and this file's gem5 script."""
+    return cache.content_key({"checkpoint": boot_key, "job_conf": job.job_conf(),
+                              "gem5": gem5.identity(arch),
+                              "script": cache.file_sha256(SCRIPT)})
+
+
+class _Steps:
+    """One sampled ROI's steps, sharing its specs and cache folder."""
+
+    def __init__(self, gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
+                 settings: Settings, timeout: float):
+        self.gem5, self.arch, self.timeout, self.settings = gem5, arch, timeout, settings
+        self.boot = gem5_backend.checkpoint(gem5, arch, kernel, image, smap_model,
+                                            cache_preset, timeout, "functional")
+        self.root = cache.cache_root() / "gem5-simpoint" / root_key(
+            self.boot["key"], job, gem5, arch)
+        self.job_file = self.root / gem5_backend.JOB_FILE
+        if not self.job_file.is_file():
+            cache.write_atomic(self.job_file, job.job_conf())
+
+        def spec(cpu_preset):
+            s = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset, cpu_preset, gem5,
+                               "functional")
+            s["job_file"] = str(self.job_file)
+            return s
+        # The atomic steps' board carries the arch's default O3 preset as its
+        # switched-out core, so they serve every preset; only "measure"
+        # runs on the point's own.
+        self.atomic_spec = spec(gspec.load_cpu(f"{arch}-o3-default", arch))
+        self.detailed_spec = spec(cpu)
+        self.cpu = cpu
+        self.host_seconds = {}
+
+    # One step: a gem5 process in a staging dir renamed to `final` whole.
+    def _step(self, final: Path, name: str, spec: dict, check) -> dict:
+        info_path = final / "info.json"
+        if info_path.is_file():
+            return json.loads(info_path.read_text())
+        with cache.locked(final.parent / f"{final.name}.lock"):
+            if info_path.is_file():
+                return json.loads(info_path.read_text())
+            with cache.staging_dir(final) as tmp:
+                spec = json.loads(json.dumps(spec).replace("@STAGING@", str(tmp)))
+                try:
+                    run = gem5_backend.run(self.gem5, self.arch, spec, tmp / "gem5", self.timeout,
+                                           script=SCRIPT)
+                    info = dict(check(run, tmp), host_seconds=run.seconds,
+                                command=gem5_backend.command(self.gem5, self.arch, final / "gem5",
+                                                             final / "gem5/spec.json",
+                                                             script=SCRIPT))
+                except gem5_backend.Gem5Failed as e:
+                    raise gem5_backend.Gem5Failed(
+                        f"SimPoint {name}: {e}", gem5_backend.keep_logs(Path(e.log), final)) from None
+                cache.write_json_atomic(tmp / "info.json", info)
+        return json.loads(info_path.read_text())
+
+    def roi_start(self) -> dict:
+        spec = dict(self.atomic_spec, simpoint_mode="roi-start", save_dir="@STAGING@/cpt")
+
+        def check(run, tmp):
+            if "roi-start" not in run.markers or not (tmp / "cpt").is_dir():
+                raise gem5_backend.Gem5Failed("no checkpoint at the ROI's start", run.log)
+            return {"roi_start_insts": int(gem5_backend.marker_fields(run.markers,
+                                                                      "roi-start")["insts"])}
+        return self._step(self.root / "roi-start", "roi start", spec, check)
+
+    def bbv_dir(self) -> Path:
+        return self.root / f"bbv-{self.settings.interval}"
+
+    def bbv(self) -> dict:
+        spec = dict(self.atomic_spec, simpoint_mode="bbv", interval=self.settings.interval,
+                    checkpoint_dir=str(self.root / "roi-start" / "cpt"))
+
+        def check(run, tmp):
+            raw = tmp / "gem5" / "simpoint.bb.gz"
+            if "roi-end" not in run.markers or not raw.is_file():
+                raise gem5_backend.Gem5Failed("no basic-block vectors of the ROI", run.log)
+            roi_insts = int(gem5_backend.marker_fields(run.markers, "roi-end")["insts"])
+            kept, lengths, end = [], [], 0
+            with gzip.open(raw, "rt") as f:
+                for line in f:
+                    if not line.startswith("T"):
+                        continue
+                    n = sum(int(item.split(":")[2]) for item in line[1:].split())
+                    if end + n > roi_insts:
+                        break  # reaches past workend: after the ROI
+                    kept.append(line)
+                    lengths.append(n)
+                    end += n
+            if not kept:
+                raise gem5_backend.Gem5Failed(
+                    f"the ROI ({roi_insts:,} instructions) is shorter than one interval "
+                    f"({self.settings.interval:,}): lower simpoint_interval", run.log)
+            (tmp / "roi.bb").write_text("".join(kept))
+            report = console.parse(run.console_text)
+            why = report.failure()
+            if why:
+                raise gem5_backend.Gem5Failed(why, run.log)
+            return {"roi_insts": roi_insts, "interval_lengths": lengths,
+                    "result": report.result}
+        return self._step(self.bbv_dir(), "basic-block vectors", spec, check)
+
+    def selection_dir(self) -> Path:
+        # The reference binary's choice is part of what is cached below.
+        ref = reference_identity()
+        return self.bbv_dir() / (f"k{self.settings.max_k}" + (f"-ref{ref[:12]}" if ref else ""))
+
+    def select(self) -> dict:
+        """SimPoint's choice, built in and, where the user has it, the
+        reference binary's, on the same vectors (host only: no gem5)."""
+        final = self.selection_dir()
+        if (final / "selection.json").is_file():
+            return json.loads((final / "selection.json").read_text())
+        bb = self.bbv_dir() / "roi.bb"
+        vectors = simpoint.read_bb(bb)
+        with cache.staging_dir(final) as tmp:
+            start = time.monotonic()
+            sel = simpoint.choose(vectors, max_k=self.settings.max_k)
+            sel.write(tmp / "roi")
+            out = {"k": sel.k, "labels": sel.labels, "simpoints": sel.simpoints,
+                   "weights": sel.weights, "bic": {str(k): v for k, v in sel.bic.items()},
+                   "host_seconds": round(time.monotonic() - start, 2)}
+            if simpoint.reference_binary():
+                ref_sp, ref_wt = simpoint.reference(bb, tmp / "roi", self.settings.max_k)
+                ref = simpoint.read_selection(ref_sp, ref_wt, tmp / "roi.ref.labels")
+                if "labels" in ref:
+                    ref["label_agreement"] = simpoint.label_agreement(sel.labels, ref["labels"])
+                out["reference"] = ref
+            cache.write_json_atomic(tmp / "selection.json", out)
+        return json.loads((final / "selection.json").read_text())
+
+    def warm_dir(self, which: str = BUILT_IN) -> Path:
+        s = self.settings
+        base = self.selection_dir() / ("" if which == BUILT_IN else which)
+        return base / f"w{s.functional_warmup}-{s.detailed_warmup}"
+
+    def checkpoints(self, start: dict, points: list, which: str = BUILT_IN) -> dict:
+        at = [p["checkpoint_insts"] for p in points]
+        spec = dict(self.atomic_spec, simpoint_mode="checkpoints", positions=at,
+                    roi_start_insts=start["roi_start_insts"],
+                    save_dirs=[f"@STAGING@/cpt-{p['interval']}" for p in points])
+
+        def check(run, tmp):
+            actual = {}
+            for j, p in enumerate(points):
+                if not (tmp / f"cpt-{p['interval']}").is_dir():
+                    raise gem5_backend.Gem5Failed(
+                        f"no checkpoint for interval {p['interval']}", run.log)
+                actual[str(p["interval"])] = int(gem5_backend.marker_fields(
+                    run.markers, f"checkpoint-{j}")["insts"])
+            # Where each checkpoint really is: a stop may overshoot its
+            # target by an instruction or two (fs_simpoint.STOP_SLACK).
+            return {"positions": at, "actual": actual}
+        return self._step(self.warm_dir(which), "checkpoints", spec, check)
+
+    def measure(self, point: dict, actual: int, which: str = BUILT_IN) -> dict:
+        """Point `point` on O3, from its checkpoint at instruction `actual`."""
+        s = self.settings
+        # The functional warm-up ends where the detailed one must begin,
+        # whatever the checkpoint's overshoot.
+        functional = point["checkpoint_insts"] + s.functional_warmup - actual
+        spec = dict(self.detailed_spec, simpoint_mode="measure",
+                    checkpoint_dir=str(self.warm_dir(which) / f"cpt-{point['interval']}"),
+                    functional_insts=functional, detailed_insts=s.detailed_warmup,
+                    interval_insts=point["length"])
+        cpu_key = cache.content_key({"cpu": self.cpu.as_record(), "spec": self.detailed_spec})
+
+        def check(run, tmp):
+            if "interval-end" not in run.markers:
+                raise gem5_backend.Gem5Failed("the interval never ended", run.log)
+            summary = gem5_stats.roi_summary(tmp / "gem5")
+            return {"summary": summary, "stats_file": str(final / "gem5" / "stats.txt"),
+                    "fu_latency": gem5_backend.fu_latency(run.markers)}
+        final = self.warm_dir(which) / cpu_key / f"sp-{point['interval']}"
+        return self._step(final, f"interval {point['interval']}", spec, check)
+
+
+def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
+                settings: Settings, timeout: float, workers: int = 0,
+                say=lambda what: None) -> dict:
+    """The SimPoint estimate of one point's ROI, and how it was made."""
+    steps = _Steps(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job, settings,
+                   timeout)
+    start = time.monotonic()
+    say("set-up to the ROI")
+    roi_start = steps.roi_start()
+    say("basic-block vectors")
+    bbv = steps.bbv()
+    sel = steps.select()
+    # The built-in selection, and the reference binary's where it ran: each
+    # measured on its own points, so the report can set their errors side
+    # by side.
+    estimates = {}
+    for which, chosen in [(BUILT_IN, sel)] + ([(REFERENCE, sel["reference"])]
+                                              if sel.get("reference") else []):
+        estimates[which] = _measure(steps, which, chosen, roi_start, bbv, workers, say)
+    mine = estimates[BUILT_IN]
+    if REFERENCE in estimates:
+        ref = estimates[REFERENCE]
+        ref.update(k=sel["reference"]["k"],
+                   label_agreement=sel["reference"].get("label_agreement"))
+    return {
+        "summary": mine["summary"], "result": bbv["result"], "fu_latency": mine["fu_latency"],
+        "boot": steps.boot,
+        "sampling": {
+            "method": "simpoint", "settings": settings.as_record(), "root": str(steps.root),
+            "k": sel["k"], "intervals": len(bbv["interval_lengths"]),
+            "roi_insts": bbv["roi_insts"], "roi_start_insts": roi_start["roi_start_insts"],
+            "points": mine["points"],
+            "detailed_insts": mine["detailed_insts"],
+            "functional_insts": mine["functional_insts"],
+            "reference": estimates.get(REFERENCE),
+            "host_seconds": {"roi_start": roi_start["host_seconds"],
+                             "bbv": bbv["host_seconds"], "clustering": sel["host_seconds"],
+                             "checkpoints": mine["host_seconds"]["checkpoints"],
+                             "intervals": mine["host_seconds"]["intervals"],
+                             "wall": round(time.monotonic() - start, 1)},
+        },
+    }
+
+
+def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: int,
+             say) -> dict:
+    """One selection's points: checkpoints, each interval on O3, the estimate."""
+    settings = steps.settings
+    points = plan_points(settings, roi_start["roi_start_insts"], bbv["interval_lengths"], sel)
+    say(f"{which}: checkpoints of {len(points)} simulation points (k={sel['k']})")
+    taken = steps.checkpoints(roi_start, points, which)
+    say(f"{which}: {len(points)} intervals on {steps.cpu.name}")
+    workers = workers or min(len(points), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        measured = list(pool.map(
+            lambda p: steps.measure(p, taken["actual"][str(p["interval"])], which), points))
+    for p, m in zip(points, measured):
+        p["summary"] = m["summary"]
+        p["host_seconds"] = m["host_seconds"]
+    return {"points": points, "summary": weighted_summary(points, bbv["roi_insts"]),
+            "fu_latency": measured[0]["fu_latency"],
+            "detailed_insts": sum(settings.detailed_warmup + p["length"] for p in points),
+            "functional_insts": settings.functional_warmup * len(points),
+            "host_seconds": {"checkpoints": taken["host_seconds"],
+                             "intervals": round(sum(p["host_seconds"] for p in points), 1)}}
+
+
+def plan_points(settings: Settings, roi_start_insts: int, lengths: list, sel: dict) -> list:
+    """Per simulation point: its interval, cluster, weight, the ROI
+    position its interval starts at (the lengths of the intervals before
+    it: the probe ends an interval at a basic block's end, so lengths
+    vary around the setting), and its checkpoint's position, in
+    instructions since the boot-once restore, warm-up before it."""
+    starts = [0]
+    for n in lengths[:-1]:
+        starts.append(starts[-1] + n)
+    back = settings.functional_warmup + settings.detailed_warmup
+    out = []
+    for (i, c), (w, _) in zip(sel["simpoints"], sel["weights"]):
+        at = roi_start_insts + starts[i] - back
+        if at < 0:
+            raise UserError(f"the warm-up ({back:,} instructions) reaches back before the "
+                            f"boot-once restore: lower simpoint_functional_warmup")
+        out.append({"interval": i, "cluster": c, "weight": w, "roi_position": starts[i],
+                    "length": lengths[i], "checkpoint_insts": at})
+    return sorted(out, key=lambda p: p["checkpoint_insts"])
+
+
+def weighted_summary(points: list, roi_insts: int) -> dict:
+    """ROI totals from the points: the ROI's instructions times the
+    weighted mean of each counter per instruction of the intervals."""
+    out = {"insts": roi_insts}
+    for key in SCALED:
+        if any(p["summary"].get(key) is None for p in points):
+            out[key] = None
+            continue
+        per_inst = sum(p["weight"] * p["summary"][key] / p["summary"]["insts"] for p in points)
+        out[key] = round(per_inst * roi_insts)
+    out["ipc"] = roi_insts / out["cycles"] if out.get("cycles") else None
+    for key in gem5_stats.SUMMARY_KEYS - set(out):
+        out[key] = None  # no ROI-wide meaning (host rates, simulated seconds)
+    return out

@@ -1,0 +1,152 @@
+"""SimPoint on gem5 (issue 12) without gem5: settings, where checkpoints go,
+the weighted estimate, the sweep axis, keys, and the report's comparison.
+The gem5 steps themselves run in test_gem5_real."""
+
+from pathlib import Path
+
+import pytest
+
+from analysis import sampling as report_sampling
+from analysis import store
+from configs import runs, sweep
+from configs.gem5 import locate, spec
+from configs.gem5 import sampling
+from lab.errors import UserError
+from workloads import script
+
+
+class Fake:
+    def __init__(self, key, **paths):
+        self.key = key
+        self.arch = "x86_64"
+        self.__dict__.update(paths)
+
+
+KERNEL = Fake("k1", vmlinux=Path("/k/vmlinux"))
+IMAGE = Fake("i1", ext2=Path("/i/rootfs.ext2"))
+GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
+CACHE = spec.load_cache("classic-l1l2")
+
+
+def test_checkpoints_sit_the_warm_up_before_each_interval():
+    s = sampling.Settings(interval=100, max_k=3, functional_warmup=30, detailed_warmup=10)
+    # Intervals end at a basic block's end: lengths vary around 100.
+    lengths = [103, 98, 101, 99]
+    sel = {"simpoints": [(2, 0), (0, 1)], "weights": [(0.75, 0), (0.25, 1)]}
+    pts = sampling.plan_points(s, 1000, lengths, sel)
+    # Sorted by position; interval 2 starts after 103 + 98 instructions.
+    assert [(p["interval"], p["roi_position"], p["length"], p["checkpoint_insts"])
+            for p in pts] == [(0, 0, 103, 1000 - 40), (2, 201, 101, 1000 + 201 - 40)]
+    assert [(p["cluster"], p["weight"]) for p in pts] == [(1, 0.25), (0, 0.75)]
+    with pytest.raises(UserError, match="reaches back before the boot-once restore"):
+        sampling.plan_points(s, 39, lengths, sel)
+
+
+def test_the_estimate_is_the_rois_instructions_times_the_weighted_rate():
+    pts = [{"weight": 0.25, "summary": {"insts": 1000, "cycles": 4000, "l1d_misses": 10}},
+           {"weight": 0.75, "summary": {"insts": 1002, "cycles": 1002, "l1d_misses": None}}]
+    est = sampling.weighted_summary(pts, 100_000)
+    # CPI 4 with weight 1/4 and CPI 1 with weight 3/4: 1.75 per instruction.
+    assert est["cycles"] == 175_000 and est["insts"] == 100_000
+    assert est["ipc"] == pytest.approx(100_000 / 175_000)
+    # A counter one point lacks has no estimate, not a partial one.
+    assert est["l1d_misses"] is None
+    assert est["host_seconds"] is None
+
+
+@pytest.mark.parametrize("field,value,says", [
+    ("interval", 10, "simpoint_interval"), ("max_k", 0, "simpoint_max_k"),
+    ("functional_warmup", 0, "simpoint_functional_warmup"),
+    ("detailed_warmup", -1, "simpoint_detailed_warmup")])
+def test_bad_settings_name_the_setting(field, value, says):
+    with pytest.raises(UserError, match=says):
+        sampling.Settings(**{field: value}).check("fixed.")
+
+
+def _sweep(tmp_path, fixed="", axes='sampling = ["none", "simpoint"]\n'):
+    f = tmp_path / "s.toml"
+    f.write_text(f'[fixed]\nbackend = "gem5"\ncross_check = false\n{fixed}\n[axes]\n'
+                 'arch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n' + axes)
+    return f
+
+
+def test_sampling_is_a_gem5_axis_with_its_settings(tmp_path):
+    points = sweep.load(_sweep(tmp_path, "simpoint_interval = 200000")).points
+    assert [p.simpoint for p in points] == [None, sampling.Settings(interval=200_000)]
+    assert "sampling=simpoint" in points[1].label()
+    with pytest.raises(UserError, match="needs warming \"functional\" only"):
+        sweep.load(_sweep(tmp_path, 'warming = "none"'))
+    with pytest.raises(UserError, match="cannot be sampled"):
+        sweep.load(_sweep(tmp_path, 'commit_profile = true\nsampling = "simpoint"', ""))
+    with pytest.raises(UserError, match="simpoint_max_k"):
+        sweep.load(_sweep(tmp_path, "simpoint_max_k = 0"))
+    with pytest.raises(UserError, match=r"axes.sampling\[0\]: unknown value 'smarts'"):
+        sweep.load(_sweep(tmp_path, "", 'sampling = ["smarts"]\n'))
+
+
+def test_a_sampled_point_has_its_own_key_per_setting():
+    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
+    job = script.load(script.default_script("statx-loop"))
+
+    def key(simpoint):
+        return runs.gem5_key(KERNEL, IMAGE, GEM5, cpu, CACHE, "none", False, "functional",
+                             job, simpoint)
+    full, a, b = key(None), key(sampling.Settings()), key(sampling.Settings(max_k=4))
+    assert len({full, a, b}) == 3
+    # A full point's key is the one it had before sampling existed.
+    assert full == runs.gem5_key(KERNEL, IMAGE, GEM5, cpu, CACHE, "none", False,
+                                 "functional", job)
+
+
+def _record(sampled: bool, cycles: int, ops: int = 100) -> dict:
+    g = {"summary": {"cycles": cycles, "insts": 50_000, "l1d_misses": 1000,
+                     "l2_misses": None, "branch_mispredicts": 10, "ipc": 50_000 / cycles},
+         "roi_seconds": 300.0 if not sampled else 90.0,
+         "warming": {"scheme": "functional", "host_seconds": {"roi": 250.0}}}
+    if sampled:
+        g["sampling"] = {
+            "method": "simpoint", "k": 2, "intervals": 100, "roi_insts": 50_000,
+            "settings": sampling.Settings(interval=500).as_record(),
+            "detailed_insts": 2_400,
+            "points": [{"summary": {"cycles": 1200, "insts": 500}},
+                       {"summary": {"cycles": 900, "insts": 500}}],
+            "host_seconds": {"roi_start": 20.0, "bbv": 10.0, "clustering": 1.0,
+                             "checkpoints": 12.0, "intervals": 40.0, "wall": 60.0}}
+    return {"key": "s" if sampled else "f",
+            "point": {"arch": "x86_64", "variant": "stock", "workload": "lstat-storm",
+                      "backend": "gem5", "profile": "p", "cache": "c", "smap_model": "smap"},
+            "result": {"ops": ops, "errors": 0, "checksum": "x"},
+            "gem5": g,
+            "provenance": {"image": {"job": {"params": {"run.passes": 2}}},
+                           "kernel": {"source": {"version": "6.1"}},
+                           "simulator": {"name": "gem5", "version": "24"}}}
+
+
+def _rows(*records):
+    """Store rows as store.rows() gives them, through a real store."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = store.connect(Path(tmp) / "r.sqlite")
+        for r in records:
+            store.add_record(conn, "t", r)
+        out = [dict(row) for row in store.rows(conn, "t")]
+        conn.close()
+    return out
+
+
+def test_the_report_puts_each_estimate_beside_its_full_run():
+    rows = _rows(_record(True, 101_000), _record(False, 100_000))
+    assert sorted(store.scheme(r) for r in rows) == ["functional", "functional+simpoint"]
+    (c,) = [report_sampling.compare(s, f) for s, f in report_sampling.pairs(rows)]
+    assert c["cycles"] == (1010.0, 1000.0, pytest.approx(0.01))
+    assert c["detailed_share"] == pytest.approx(0.048)
+    assert c["cpi_range"] == (1.8, 2.4)
+    assert c["host"]["sampling_total"] == 83.0 and c["host"]["full_roi"] == 250.0
+    assert report_sampling.verdict(c) == "meets the target"
+    header, body = report_sampling.table(rows)
+    assert body[0][header.index("error")] == "+1.00 %"
+    # 3 % off: named, with its size.
+    c2 = report_sampling.compare(_record(True, 103_000), _record(False, 100_000))
+    assert report_sampling.verdict(c2) == "misses: error 3.00 % > 2 %"
+    # Alone, a sampled row has nothing to be compared with.
+    assert report_sampling.table(_rows(_record(True, 101_000)))[1] == []
