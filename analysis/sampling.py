@@ -55,6 +55,11 @@ def compare(sampled: dict, full: dict) -> dict:
     cpis = [p["summary"]["cycles"] / p["summary"]["insts"] for p in info["points"]]
     out["cpi_range"] = (min(cpis), max(cpis))
     out["ipc"] = (s.get("ipc"), f.get("ipc"))
+    ref = info.get("reference")
+    if ref:  # the user's SimPoint 3.2 on the same vectors, measured on its own points
+        out["reference"] = {"k": ref["k"], "label_agreement": ref.get("label_agreement"),
+                            "error": ref["summary"]["cycles"] / ops_s / (f["cycles"] / ops_f) - 1,
+                            "detailed_share": ref["detailed_insts"] / info["roi_insts"]}
     hs = info["host_seconds"]
     full_roi = (full["gem5"].get("warming") or {}).get("host_seconds", {}).get("roi")
     out["host"] = {"full_process": full["gem5"]["roi_seconds"], "full_roi": full_roi,
@@ -76,10 +81,19 @@ def verdict(c: dict) -> str:
     return "meets the target" if not missed else "misses: " + "; ".join(missed)
 
 
+def _reference(ref) -> str:
+    if not ref:
+        return "not found (SIMPOINT_HOME)"
+    agree = ref["label_agreement"]
+    return (f"k={ref['k']}, " + ("-" if agree is None else f"{100 * agree:.0f} %")
+            + f", {100 * ref['error']:+.2f} %")
+
+
 def table(rows: list) -> tuple:
     header = ["arch", "variant", "workload", "CPU preset", "k / intervals",
               "detailed share", "cycles/op SimPoint", "cycles/op full", "error",
-              "L1D misses/op error", "host s (full ROI / SimPoint)", "verdict"]
+              "L1D misses/op error", "host s (full ROI / SimPoint)",
+              "SimPoint 3.2 binary (k, labels agreeing, error)", "verdict"]
     body = []
     for sampled, full in pairs(rows):
         c = compare(sampled, full)
@@ -92,5 +106,6 @@ def table(rows: list) -> tuple:
                      f"{cyc[0]:,.0f}" if cyc else "-", f"{cyc[1]:,.0f}" if cyc else "-",
                      f"{100 * cyc[2]:+.2f} %" if cyc else "-",
                      f"{100 * l1d[2]:+.1f} %" if l1d else "-",
-                     f"{h['full_process']:,.0f} / {h['sampling_total']:,.0f}", verdict(c)])
+                     f"{h['full_process']:,.0f} / {h['sampling_total']:,.0f}",
+                     _reference(c.get("reference")), verdict(c)])
     return header, body

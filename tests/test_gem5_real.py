@@ -123,7 +123,7 @@ def test_boot_once_hands_jobs_over_and_warms_the_caches():
         < 0.02 * cold["gem5"]["summary"]["insts"]
 
 
-def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint():
+def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     """SimPoint on gem5 (issue 12) on x86, on the boot-once checkpoint the
     test above made: gem5's probe writes the ROI's vectors, checkpoints
     land at exact instruction positions (the replay reaches workbegin at
@@ -145,6 +145,10 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint():
     handoff = assemble.build_image("x86_64", job, handoff=True)
     settings = sampling.Settings(interval=100_000, max_k=4, functional_warmup=300_000,
                                  detailed_warmup=20_000)
+    # Set-up checkpoints every 400,000 instructions (the default's 10M is
+    # more than this job's whole set-up), so the checkpoints are replayed
+    # from one of them.
+    monkeypatch.setattr(sampling, "SETUP_STRIDE", 400_000)
     sampled = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
                                   timeout=3 * 3600, warming="functional", simpoint=settings)
     full = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
@@ -167,6 +171,12 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint():
         # count, so an interval may overshoot by a few instructions.
         assert p["length"] <= p["summary"]["insts"] < p["length"] + 8
     assert sum(p["weight"] for p in info["points"]) == pytest.approx(1.0)
+    # Replayed from the last set-up checkpoint before the first position
+    # (their saves changed nothing: the replay reached workbegin at R0).
+    first = min(p["checkpoint_insts"] for p in info["points"])
+    assert info["setup_checkpoints"] and info["replayed_from"] == max(
+        q for q in info["setup_checkpoints"] if q <= first)
+    assert all(abs(q % 400_000) < 16 for q in info["setup_checkpoints"])
     assert info["detailed_insts"] == sum(p["length"] + 20_000 for p in info["points"])
     # The estimate against the full ROI: a statx loop is one phase, so the
     # sampling error is small, but it is a sample of a noisy quantity (the

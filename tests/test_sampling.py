@@ -148,5 +148,16 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     # 3 % off: named, with its size.
     c2 = report_sampling.compare(_record(True, 103_000), _record(False, 100_000))
     assert report_sampling.verdict(c2) == "misses: error 3.00 % > 2 %"
+    assert body[0][header.index("SimPoint 3.2 binary (k, labels agreeing, error)")] == \
+        "not found (SIMPOINT_HOME)"
+    # The reference binary's choice, where it ran, with its own error.
+    with_ref = _record(True, 101_000)
+    with_ref["gem5"]["sampling"]["reference"] = {
+        "k": 3, "label_agreement": 0.9, "detailed_insts": 1_800,
+        "summary": {"cycles": 98_000}}
+    c3 = report_sampling.compare(with_ref, _record(False, 100_000))
+    assert c3["reference"] == {"k": 3, "label_agreement": 0.9, "error": pytest.approx(-0.02),
+                               "detailed_share": pytest.approx(0.036)}
+    assert report_sampling._reference(c3["reference"]) == "k=3, 90 %, -2.00 %"
     # Alone, a sampled row has nothing to be compared with.
     assert report_sampling.table(_rows(_record(True, 101_000)))[1] == []

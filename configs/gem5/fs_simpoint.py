@@ -8,14 +8,16 @@
 # Instruction positions are counted on the atomic core from that restore;
 # gem5 is deterministic, so each mode below replays the same instructions.
 # Four modes, one gem5 process each (configs/gem5/sampling.py runs them):
-#   "roi-start":  run the job's set-up and warm passes on the atomic core;
-#       at m5 workbegin say how many instructions that took (R0), save a
-#       checkpoint at the ROI's first instruction, stop.
+#   "roi-start":  run the job's set-up and warm passes on the atomic core,
+#       with a checkpoint every `stride` instructions; at m5 workbegin say
+#       how many instructions that took (R0), save a checkpoint at the
+#       ROI's first instruction, stop.
 #   "bbv":        restore that checkpoint with gem5's SimPoint probe on the
 #       atomic core, so its basic-block vectors cover exactly the ROI from
-#       its first instruction; stop at m5 workend (the ROI's last partial
-#       interval is not written: the probe writes whole intervals only).
-#   "checkpoints": from the boot-once restore, stop at each position
+#       its first instruction, on to the guest's exit (its result line);
+#       the host keeps the whole intervals that end by m5 workend.
+#   "checkpoints": from the last set-up checkpoint before the first
+#       position (or the boot-once restore), stop at each position
 #       (R0 + interval start - warm-up) and save a checkpoint there; check
 #       on the way that workbegin comes at R0, the replay's proof.
 #   "measure":    restore one of those, warm the caches on the atomic core
@@ -23,6 +25,7 @@
 #       the statistics, run the interval's instructions, dump, stop.
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -47,15 +50,35 @@ def fail(what: str) -> bool:
 
 
 def run_roi_start(spec: dict, board) -> int:
+    # Checkpoints every `stride` instructions on the way, so that a later
+    # step whose warm-up reaches back before the ROI restores one of the
+    # last of them instead of replaying the whole set-up (the host keeps
+    # only those; the workbegin check of "checkpoints" proves the saves
+    # change nothing).
+    stride = spec["stride"]
+
+    def at_max_insts():
+        # Named by where it is once saved (the save drains to an instruction
+        # boundary), which is where a restore counts from.
+        saving = Path(spec["save_dir"]) / "pre-saving"
+        simulator.save_checkpoint(saving)
+        where = atomic_core(board).totalInsts()
+        os.rename(saving, saving.with_name(f"pre-{where}"))
+        say(f"pre-{where} {simulator.get_current_tick()} insts={where}")
+        simulator.schedule_max_insts(stride)
+        return False
+
     def at_workbegin():
         say(f"roi-start {simulator.get_current_tick()} insts={atomic_core(board).totalInsts()}")
-        simulator.save_checkpoint(Path(spec["save_dir"]))
+        simulator.save_checkpoint(Path(spec["save_dir"]) / "cpt")
         return True
 
     simulator = Simulator(board=board, on_exit_event={
         ExitEvent.SWITCHCPU: lambda: False,  # stays on the atomic core
+        ExitEvent.MAX_INSTS: at_max_insts,
         ExitEvent.WORKBEGIN: at_workbegin,
         ExitEvent.EXIT: lambda: fail("the guest exited before its ROI began")})
+    simulator.schedule_max_insts(stride)
     simulator.run()
     return 0
 

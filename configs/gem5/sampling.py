@@ -26,6 +26,7 @@ applied to each counter).
 import gzip
 import json
 import os
+import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -40,6 +41,13 @@ from lab.errors import UserError
 
 SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
 SAMPLING = ("none", "simpoint")
+# The set-up to the ROI saves a checkpoint every SETUP_STRIDE instructions
+# and keeps those within SETUP_KEPT of the ROI (each about 8 MB): a
+# warm-up up to SETUP_KEPT - SETUP_STRIDE long then replays at most a
+# stride of set-up, not all of it (206M instructions, 6 minutes, for the
+# kernel-tree storm).
+SETUP_STRIDE = 10_000_000
+SETUP_KEPT = 50_000_000
 BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same vectors
 # Counters the estimate scales from the intervals to the ROI; the rest of
 # the summary (host rates, JSON bookkeeping) has no per-instruction sense.
@@ -143,13 +151,22 @@ class _Steps:
         return json.loads(info_path.read_text())
 
     def roi_start(self) -> dict:
-        spec = dict(self.atomic_spec, simpoint_mode="roi-start", save_dir="@STAGING@/cpt")
+        spec = dict(self.atomic_spec, simpoint_mode="roi-start", save_dir="@STAGING@",
+                    stride=SETUP_STRIDE)
 
         def check(run, tmp):
             if "roi-start" not in run.markers or not (tmp / "cpt").is_dir():
                 raise gem5_backend.Gem5Failed("no checkpoint at the ROI's start", run.log)
-            return {"roi_start_insts": int(gem5_backend.marker_fields(run.markers,
-                                                                      "roi-start")["insts"])}
+            r0 = int(gem5_backend.marker_fields(run.markers, "roi-start")["insts"])
+            # Keep the set-up checkpoints a warm-up can reach back to.
+            kept = []
+            for d in tmp.glob("pre-*"):
+                at = int(d.name[4:])
+                if at >= r0 - SETUP_KEPT:
+                    kept.append(at)
+                else:
+                    shutil.rmtree(d)
+            return {"roi_start_insts": r0, "setup_checkpoints": sorted(kept)}
         return self._step(self.root / "roi-start", "roi start", spec, check)
 
     def bbv_dir(self) -> Path:
@@ -224,9 +241,15 @@ class _Steps:
 
     def checkpoints(self, start: dict, points: list, which: str = BUILT_IN) -> dict:
         at = [p["checkpoint_insts"] for p in points]
-        spec = dict(self.atomic_spec, simpoint_mode="checkpoints", positions=at,
-                    roi_start_insts=start["roi_start_insts"],
+        # Replay from the last set-up checkpoint before the first position,
+        # not from the boot-once restore: positions count from it.
+        base = max([q for q in start["setup_checkpoints"] if q <= at[0]], default=0)
+        spec = dict(self.atomic_spec, simpoint_mode="checkpoints",
+                    positions=[a - base for a in at],
+                    roi_start_insts=start["roi_start_insts"] - base,
                     save_dirs=[f"@STAGING@/cpt-{p['interval']}" for p in points])
+        if base:
+            spec["checkpoint_dir"] = str(self.root / "roi-start" / f"pre-{base}")
 
         def check(run, tmp):
             actual = {}
@@ -234,11 +257,11 @@ class _Steps:
                 if not (tmp / f"cpt-{p['interval']}").is_dir():
                     raise gem5_backend.Gem5Failed(
                         f"no checkpoint for interval {p['interval']}", run.log)
-                actual[str(p["interval"])] = int(gem5_backend.marker_fields(
+                actual[str(p["interval"])] = base + int(gem5_backend.marker_fields(
                     run.markers, f"checkpoint-{j}")["insts"])
             # Where each checkpoint really is: a stop may overshoot its
             # target by an instruction or two (fs_simpoint.STOP_SLACK).
-            return {"positions": at, "actual": actual}
+            return {"positions": at, "actual": actual, "replayed_from": base}
         return self._step(self.warm_dir(which), "checkpoints", spec, check)
 
     def measure(self, point: dict, actual: int, which: str = BUILT_IN) -> dict:
@@ -297,6 +320,8 @@ def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
             "points": mine["points"],
             "detailed_insts": mine["detailed_insts"],
             "functional_insts": mine["functional_insts"],
+            "replayed_from": mine["replayed_from"],
+            "setup_checkpoints": roi_start["setup_checkpoints"],
             "reference": estimates.get(REFERENCE),
             "host_seconds": {"roi_start": roi_start["host_seconds"],
                              "bbv": bbv["host_seconds"], "clustering": sel["host_seconds"],
@@ -326,6 +351,9 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
             "fu_latency": measured[0]["fu_latency"],
             "detailed_insts": sum(settings.detailed_warmup + p["length"] for p in points),
             "functional_insts": settings.functional_warmup * len(points),
+            # The set-up checkpoint the positions were replayed from (0:
+            # the boot-once restore).
+            "replayed_from": taken["replayed_from"],
             "host_seconds": {"checkpoints": taken["host_seconds"],
                              "intervals": round(sum(p["host_seconds"] for p in points), 1)}}
 
