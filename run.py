@@ -215,7 +215,7 @@ def _run_gem5(args, job) -> int:
     if gem5_sampling.check_sampling(args.sampling) == "simpoint":
         simpoint = gem5_sampling.Settings(
             args.simpoint_interval, args.simpoint_max_k, args.simpoint_functional_warmup,
-            args.simpoint_detailed_warmup).check("--")
+            args.simpoint_detailed_warmup, args.simpoint_measure_all).check("--")
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
                                  args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force,
                                  commit_profile=args.commit_profile, warming=warming,
@@ -501,6 +501,9 @@ def parser() -> argparse.ArgumentParser:
         attr = name.replace("-", "_")
         sp.add_argument(f"--simpoint-{name}", type=int, default=getattr(defaults, attr),
                         help=f"with --sampling simpoint: {help_text}")
+    sp.add_argument("--simpoint-measure-all", action="store_true",
+                    help="with --sampling simpoint: validate by measuring every interval "
+                         "too (splits the error into sampling's and the rest)")
     sp.add_argument("--force", action="store_true", help="rerun even if finished")
     sp.add_argument("--json", action="store_true", help="print the whole record")
     sp = sub.add_parser("crosscheck", help="gem5 against QEMU for one point, symbol by "

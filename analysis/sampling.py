@@ -55,6 +55,11 @@ def compare(sampled: dict, full: dict) -> dict:
     cpis = [p["summary"]["cycles"] / p["summary"]["insts"] for p in info["points"]]
     out["cpi_range"] = (min(cpis), max(cpis))
     out["ipc"] = (s.get("ipc"), f.get("ipc"))
+    every = info.get("all_intervals")
+    if every:  # the error split: sampling's, and what measuring every interval still has
+        all_c = every["summary"]["cycles"]
+        out["split"] = {"all_intervals": all_c / ops_s / (f["cycles"] / ops_f) - 1,
+                        "sampling": s["cycles"] / all_c - 1}
     ref = info.get("reference")
     if ref:  # the user's SimPoint 3.2 on the same vectors, measured on its own points
         out["reference"] = {"k": ref["k"], "label_agreement": ref.get("label_agreement"),
@@ -92,7 +97,7 @@ def _reference(ref) -> str:
 def table(rows: list) -> tuple:
     header = ["arch", "variant", "workload", "CPU preset", "k / intervals",
               "detailed share", "cycles/op SimPoint", "cycles/op full", "error",
-              "L1D misses/op error", "host s (full ROI / SimPoint)",
+              "error split (all intervals / sampling)", "L1D misses/op error", "host s (full ROI / SimPoint)",
               "SimPoint 3.2 binary (k, labels agreeing, error)", "verdict"]
     body = []
     for sampled, full in pairs(rows):
@@ -105,6 +110,8 @@ def table(rows: list) -> tuple:
                      f"{c['k']} / {c['intervals']}", f"{100 * c['detailed_share']:.1f} %",
                      f"{cyc[0]:,.0f}" if cyc else "-", f"{cyc[1]:,.0f}" if cyc else "-",
                      f"{100 * cyc[2]:+.2f} %" if cyc else "-",
+                     (f"{100 * c['split']['all_intervals']:+.2f} % / "
+                      f"{100 * c['split']['sampling']:+.2f} %") if "split" in c else "-",
                      f"{100 * l1d[2]:+.1f} %" if l1d else "-",
                      f"{h['full_process']:,.0f} / {h['sampling_total']:,.0f}",
                      _reference(c.get("reference")), verdict(c)])

@@ -57,7 +57,8 @@ def test_the_estimate_is_the_rois_instructions_times_the_weighted_rate():
 @pytest.mark.parametrize("field,value,says", [
     ("interval", 10, "simpoint_interval"), ("max_k", 0, "simpoint_max_k"),
     ("functional_warmup", 0, "simpoint_functional_warmup"),
-    ("detailed_warmup", -1, "simpoint_detailed_warmup")])
+    ("detailed_warmup", -1, "simpoint_detailed_warmup"),
+    ("measure_all", "yes", "simpoint_measure_all must be true or false")])
 def test_bad_settings_name_the_setting(field, value, says):
     with pytest.raises(UserError, match=says):
         sampling.Settings(**{field: value}).check("fixed.")
@@ -159,5 +160,13 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     assert c3["reference"] == {"k": 3, "label_agreement": 0.9, "error": pytest.approx(-0.02),
                                "detailed_share": pytest.approx(0.036)}
     assert report_sampling._reference(c3["reference"]) == "k=3, 90 %, -2.00 %"
+    assert body[0][header.index("error split (all intervals / sampling)")] == "-"
+    # With every interval measured too, the error splits in two: what
+    # sampling adds (SimPoint against all intervals) and the rest.
+    checked = _record(True, 103_000)
+    checked["gem5"]["sampling"]["all_intervals"] = {"summary": {"cycles": 101_000}}
+    c4 = report_sampling.compare(checked, _record(False, 100_000))
+    assert c4["split"] == {"all_intervals": pytest.approx(0.01),
+                           "sampling": pytest.approx(103 / 101 - 1)}
     # Alone, a sampled row has nothing to be compared with.
     assert report_sampling.table(_rows(_record(True, 101_000)))[1] == []

@@ -49,6 +49,7 @@ SAMPLING = ("none", "simpoint")
 SETUP_STRIDE = 10_000_000
 SETUP_KEPT = 50_000_000
 BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same vectors
+ALL = "all-intervals"  # every interval, weighted by its length (measure_all)
 # Counters the estimate scales from the intervals to the ROI; the rest of
 # the summary (host rates, JSON bookkeeping) has no per-instruction sense.
 SCALED = ("cycles", "ops", "branch_mispredicts", "squashed_insts", "memory_order_violations",
@@ -63,6 +64,11 @@ class Settings:
     max_k: int = simpoint.MAX_K     # most clusters SimPoint may choose
     functional_warmup: int = 2_000_000  # atomic-core instructions before each point
     detailed_warmup: int = 100_000  # O3 instructions before each point's interval
+    # Validation: also measure every interval the same way, which splits
+    # the estimate's error into what sampling costs (SimPoint against all
+    # intervals) and what it does not (all intervals against the full ROI:
+    # warm-up, the switch, the tail). Costs a detailed run of the ROI.
+    measure_all: bool = False
 
     def check(self, where: str) -> "Settings":
         inputs.number(self.interval, f"{where}simpoint_interval", integer=True, minimum=1000)
@@ -73,6 +79,9 @@ class Settings:
                       integer=True, minimum=1)
         inputs.number(self.detailed_warmup, f"{where}simpoint_detailed_warmup",
                       integer=True, minimum=0)
+        if not isinstance(self.measure_all, bool):
+            raise UserError(f"{where}simpoint_measure_all must be true or false, "
+                            f"got {self.measure_all!r}")
         return self
 
     def as_record(self) -> dict:
@@ -305,6 +314,16 @@ def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
     for which, chosen in [(BUILT_IN, sel)] + ([(REFERENCE, sel["reference"])]
                                               if sel.get("reference") else []):
         estimates[which] = _measure(steps, which, chosen, roi_start, bbv, workers, say)
+    if settings.measure_all:
+        lengths = bbv["interval_lengths"]
+        every = {"k": len(lengths), "simpoints": [(i, i) for i in range(len(lengths))],
+                 "weights": [(n / sum(lengths), i) for i, n in enumerate(lengths)]}
+        estimates[ALL] = _measure(steps, ALL, every, roi_start, bbv, workers, say)
+        # Per interval, only what the report needs (there are many).
+        estimates[ALL]["points"] = [
+            {"interval": p["interval"], "insts": p["summary"]["insts"],
+             "cycles": p["summary"]["cycles"], "l1d_misses": p["summary"]["l1d_misses"]}
+            for p in estimates[ALL]["points"]]
     mine = estimates[BUILT_IN]
     if REFERENCE in estimates:
         ref = estimates[REFERENCE]
@@ -323,6 +342,7 @@ def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
             "replayed_from": mine["replayed_from"],
             "setup_checkpoints": roi_start["setup_checkpoints"],
             "reference": estimates.get(REFERENCE),
+            "all_intervals": estimates.get(ALL),
             "host_seconds": {"roi_start": roi_start["host_seconds"],
                              "bbv": bbv["host_seconds"], "clustering": sel["host_seconds"],
                              "checkpoints": mine["host_seconds"]["checkpoints"],
