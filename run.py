@@ -232,6 +232,17 @@ def _run_gem5(args, job) -> int:
         v = summary.get(k)
         per = f"  ({v / ops:,.1f} per op)" if v is not None and k != "ipc" and ops else ""
         print(f"  {k:20} {v if v is not None else '-'}{per}")
+    sampled = record["gem5"].get("sampling")
+    if sampled:
+        share = sampled["detailed_insts"] / sampled["roi_insts"]
+        print(f"SimPoint estimate: k={sampled['k']} of {sampled['intervals']} intervals of "
+              f"{sampled['settings']['interval']:,}; {share:.1%} of the ROI's "
+              f"{sampled['roi_insts']:,} instructions in detail; host seconds "
+              + ", ".join(f"{k} {v:,.0f}" for k, v in sampled["host_seconds"].items()))
+        for p in sampled["points"]:
+            ps = p["summary"]
+            print(f"  interval {p['interval']:5}  weight {p['weight']:.3f}  "
+                  f"CPI {ps['cycles'] / ps['insts']:.3f}")
     prof = record["gem5"].get("commit_profile")
     if prof:
         print(f"cycles by kernel function (commit profile, {prof['trace']}):")

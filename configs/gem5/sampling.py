@@ -7,20 +7,23 @@ except the clustering, and each cached by content under
 cache/gem5-simpoint/<root key>/ so a killed sweep resumes at the step it
 was in (every step's directory appears by atomic rename, whole):
   roi-start/             the job's set-up on the atomic core; R0, the
-                         instructions from the restore to the ROI, and a
-                         checkpoint at the ROI's first instruction
+                         instructions from the restore to the ROI, a
+                         checkpoint at the ROI's first instruction, and
+                         set-up checkpoints (pre-<insts>) before it
   bbv-<interval>/        gem5's SimPoint probe over the ROI: roi.bb
-  .../k<max_k>/          SimPoint 3.2's method (configs/simpoint.py):
+  .../k<max_k>[-ref..]/  SimPoint 3.2's method (configs/simpoint.py):
                          roi.simpoints, roi.weights; the reference
                          binary's too where the user has one
   .../w<f>-<d>/          a checkpoint per simulation point, <f> + <d>
-                         instructions before its interval starts
+                         instructions before its interval starts (the
+                         reference's points under reference/, every
+                         interval's under all-intervals/)
   .../<cpu key>/sp-<i>/  per point: <f> functional warm-up on the atomic
                          core, <d> detailed on O3, then the interval on O3
 The estimate: every ROI total (cycles, misses, ...) is the ROI's
 instruction count times the weighted mean, over the simulation points, of
 that number per instruction of the interval (SimPoint's CPI estimate,
-applied to each counter).
+applied to each counter). docs/simpoint.md has the measured error and cost.
 """
 
 import gzip
@@ -340,6 +343,9 @@ def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
             "detailed_insts": mine["detailed_insts"],
             "functional_insts": mine["functional_insts"],
             "replayed_from": mine["replayed_from"],
+            # Each gem5 process's own command (the intervals' are in points).
+            "commands": {"roi_start": roi_start["command"], "bbv": bbv["command"],
+                         "checkpoints": mine["command"]},
             "setup_checkpoints": roi_start["setup_checkpoints"],
             "reference": estimates.get(REFERENCE),
             "all_intervals": estimates.get(ALL),
@@ -365,15 +371,14 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
         measured = list(pool.map(
             lambda p: steps.measure(p, taken["actual"][str(p["interval"])], which), points))
     for p, m in zip(points, measured):
-        p["summary"] = m["summary"]
-        p["host_seconds"] = m["host_seconds"]
+        p.update(summary=m["summary"], host_seconds=m["host_seconds"], command=m["command"])
     return {"points": points, "summary": weighted_summary(points, bbv["roi_insts"]),
             "fu_latency": measured[0]["fu_latency"],
             "detailed_insts": sum(settings.detailed_warmup + p["length"] for p in points),
             "functional_insts": settings.functional_warmup * len(points),
             # The set-up checkpoint the positions were replayed from (0:
             # the boot-once restore).
-            "replayed_from": taken["replayed_from"],
+            "replayed_from": taken["replayed_from"], "command": taken["command"],
             "host_seconds": {"checkpoints": taken["host_seconds"],
                              "intervals": round(sum(p["host_seconds"] for p in points), 1)}}
 
