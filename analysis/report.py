@@ -85,6 +85,10 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
         if body:
             sections.append(("SimPoint: the weighted estimate against the full ROI, and "
                              "what it cost (analysis/sampling.py)", header, body, [], None))
+            header, body = sampling.diagnosis_table(rows)
+            if body:
+                sections.append(("SimPoint: what limits the estimate, measured on every "
+                                 "interval (simpoint_measure_all)", header, body, [], None))
         check = crosscheck.cross_check(rows)
         if check[1]:
             sections.append(("Cross-check: gem5 committed instructions vs QEMU plugin count "

@@ -60,6 +60,12 @@ def compare(sampled: dict, full: dict) -> dict:
         all_c = every["summary"]["cycles"]
         out["split"] = {"all_intervals": all_c / ops_s / (f["cycles"] / ops_f) - 1,
                         "sampling": s["cycles"] / all_c - 1}
+        diag = every.get("diagnosis")
+        if diag:
+            out["diagnosis"] = dict(diag, what_if_max_k=[
+                dict(w, error=w["cycles"] / ops_s / (f["cycles"] / ops_f) - 1,
+                     detailed_share=w["detailed_insts"] / info["roi_insts"])
+                for w in diag["what_if_max_k"]])
     ref = info.get("reference")
     if ref:  # the user's SimPoint 3.2 on the same vectors, measured on its own points
         out["reference"] = {"k": ref["k"], "label_agreement": ref.get("label_agreement"),
@@ -115,4 +121,29 @@ def table(rows: list) -> tuple:
                      f"{100 * l1d[2]:+.1f} %" if l1d else "-",
                      f"{h['full_process']:,.0f} / {h['sampling_total']:,.0f}",
                      _reference(c.get("reference")), verdict(c)])
+    return header, body
+
+
+def diagnosis_table(rows: list) -> tuple:
+    """Where every interval was measured (measure_all): how much of the
+    per-interval CPI spread the clustering explains, the estimate's
+    spread that the rest predicts, and each max_k's estimate and cost."""
+    header = ["point", "CPI of the intervals", "CPI spread explained by the clusters",
+              "expected sampling spread (1 sigma)", "max_k", "k chosen", "detailed share",
+              "error"]
+    body = []
+    for sampled, full in pairs(rows):
+        c = compare(sampled, full)
+        d = c.get("diagnosis")
+        if not d:
+            continue
+        p = c["point"]
+        label = f"{p['arch']}/{p['variant']}/{p['workload']} {p['profile']}"
+        for n, w in enumerate(d["what_if_max_k"]):
+            body.append([label if n == 0 else "",
+                         f"{d['cpi_range'][0]:.2f} to {d['cpi_range'][1]:.2f}" if n == 0 else "",
+                         f"{100 * d['cpi_variance_explained']:.0f} %" if n == 0 else "",
+                         f"{100 * d['expected_sampling_spread']:.1f} %" if n == 0 else "",
+                         str(w["max_k"]), str(w["k"]), f"{100 * w['detailed_share']:.1f} %",
+                         f"{100 * w['error']:+.2f} %"])
     return header, body

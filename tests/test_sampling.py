@@ -168,5 +168,37 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     c4 = report_sampling.compare(checked, _record(False, 100_000))
     assert c4["split"] == {"all_intervals": pytest.approx(0.01),
                            "sampling": pytest.approx(103 / 101 - 1)}
+    # Where every interval was measured, the diagnosis: each max_k's error.
+    checked["gem5"]["sampling"]["all_intervals"]["diagnosis"] = {
+        "cpi_range": [1.5, 2.5], "cpi_variance_explained": 0.7,
+        "expected_sampling_spread": 0.012,
+        "what_if_max_k": [{"max_k": 1, "k": 1, "cycles": 99_000, "detailed_insts": 600},
+                          {"max_k": 2, "k": 2, "cycles": 102_000, "detailed_insts": 1_200}]}
+    header, body = report_sampling.diagnosis_table(_rows(checked, _record(False, 100_000)))
+    assert [b[4:] for b in body] == [["1", "1", "1.2 %", "-1.00 %"], ["2", "2", "2.4 %", "+2.00 %"]]
+    assert body[0][2:4] == ["70 %", "1.2 %"] and body[1][:4] == ["", "", "", ""]
     # Alone, a sampled row has nothing to be compared with.
     assert report_sampling.table(_rows(_record(True, 101_000)))[1] == []
+
+
+def test_the_diagnosis_on_phases_the_vectors_see():
+    """Three phases the vectors tell apart, each with its own CPI: the
+    clusters explain all the CPI spread, one point per cluster predicts no
+    sampling spread, and max_k >= 3 estimates the mean CPI exactly."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    mixes = [rng.integers(1, 100, 40) * (rng.random(40) < 0.3) for _ in range(3)]
+    phases = [0] * 10 + [1] * 10 + [2] * 20
+    vectors = np.array([mixes[p] * rng.uniform(0.99, 1.01, 40) * 1000 for p in phases])
+    cpi = {0: 1.0, 1: 2.0, 2: 4.0}
+    every = [{"interval": i, "summary": {"insts": 1000, "cycles": 1000 * cpi[p]}}
+             for i, p in enumerate(phases)]
+    sel = {"labels": phases}
+    d = sampling.diagnose(vectors, sel, every, 40_000, sampling.Settings(interval=1000))
+    assert d["cpi_range"] == [1.0, 4.0]
+    assert d["cpi_variance_explained"] == pytest.approx(1.0)
+    assert d["expected_sampling_spread"] == pytest.approx(0.0)
+    exact = 40_000 * (10 * 1 + 10 * 2 + 20 * 4) / 40
+    assert [(w["max_k"], w["k"], w["cycles"]) for w in d["what_if_max_k"] if w["max_k"] >= 3] \
+        == [(m, 3, exact) for m in (3, 4, 6, 8, 10, 15, 20)]
+    assert d["what_if_max_k"][0]["detailed_insts"] == 1000 + 100_000

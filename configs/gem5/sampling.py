@@ -322,6 +322,9 @@ def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
         every = {"k": len(lengths), "simpoints": [(i, i) for i in range(len(lengths))],
                  "weights": [(n / sum(lengths), i) for i, n in enumerate(lengths)]}
         estimates[ALL] = _measure(steps, ALL, every, roi_start, bbv, workers, say)
+        estimates[ALL]["diagnosis"] = diagnose(
+            simpoint.read_bb(steps.bbv_dir() / "roi.bb"), sel, estimates[ALL]["points"],
+            bbv["roi_insts"], settings)
         # Per interval, only what the report needs (there are many).
         estimates[ALL]["points"] = [
             {"interval": p["interval"], "insts": p["summary"]["insts"],
@@ -381,6 +384,40 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
             "replayed_from": taken["replayed_from"], "command": taken["command"],
             "host_seconds": {"checkpoints": taken["host_seconds"],
                              "intervals": round(sum(p["host_seconds"] for p in points), 1)}}
+
+
+WHAT_IF_MAX_K = (1, 2, 3, 4, 6, 8, 10, 15, 20)
+
+
+def diagnose(vectors, sel: dict, every: list, roi_insts: int, settings: Settings) -> dict:
+    """What limits the estimate, measured on every interval's own result:
+    how much of the per-interval CPI spread the clustering explains, the
+    spread of the estimate that the rest predicts, and the estimate each
+    max_k would have given (every candidate point was measured)."""
+    import numpy as np
+    cpi = np.array([p["summary"]["cycles"] / p["summary"]["insts"]
+                    for p in sorted(every, key=lambda p: p["interval"])])
+    labels = np.array(sel["labels"])
+    within = {c: cpi[labels == c] for c in set(sel["labels"])}
+    total = float(((cpi - cpi.mean()) ** 2).sum())
+    unexplained = sum(float(((v - v.mean()) ** 2).sum()) for v in within.values())
+    # One interval stands for each cluster: its CPI is a draw from the
+    # cluster's, so the estimate varies by sqrt(sum of w^2 var) around
+    # the clusters' weighted mean.
+    spread = sum((len(v) / len(cpi)) ** 2 * float(v.var()) for v in within.values()) ** 0.5
+    what_if = []
+    for max_k in WHAT_IF_MAX_K:
+        if max_k > len(cpi):
+            break
+        choice = simpoint.choose(vectors, max_k=max_k)
+        est = sum(w * cpi[i] for (i, _), (w, _) in zip(choice.simpoints, choice.weights))
+        what_if.append({"max_k": max_k, "k": choice.k, "cycles": round(est * roi_insts),
+                        "detailed_insts": choice.k * (settings.interval
+                                                      + settings.detailed_warmup)})
+    return {"cpi_range": [float(cpi.min()), float(cpi.max())],
+            "cpi_variance_explained": 1 - unexplained / total if total else 1.0,
+            "expected_sampling_spread": spread / float(cpi.mean()),
+            "what_if_max_k": what_if}
 
 
 def plan_points(settings: Settings, roi_start_insts: int, lengths: list, sel: dict) -> list:
