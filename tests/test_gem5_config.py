@@ -210,6 +210,16 @@ def test_stats_missing_names_are_none_not_guesses():
     assert s["cycles"] == 10 and s["insts"] is None and s["l1d_misses"] is None
 
 
+def test_a_cache_that_never_missed_has_zero_misses():
+    # gem5 writes no overallMisses line for a zero count (measured: a
+    # 100,000-instruction statx interval's L1D); the cache's other lines
+    # are there, so its misses are 0, not unknown.
+    s = gem5_stats.summary({
+        "board.cache_hierarchy.l1d-cache-0.ReadReq.accesses::total": 25351.0,
+        "board.cache_hierarchy.l2-cache-0.overallMisses::total": 12.0})
+    assert s["l1d_misses"] == 0 and s["l2_misses"] == 12 and s["l1i_misses"] is None
+
+
 def test_gem5_sweep_expands_presets_models_and_twins():
     sw = sweep.load(sweep.SWEEP_DIR / "gem5.toml")
     gem5 = [p for p in sw.points if p.backend == "gem5"]

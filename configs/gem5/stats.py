@@ -74,13 +74,18 @@ def _by_suffix(stats: dict, suffixes) -> float:
 
 
 def _cache_misses(stats: dict, which: str) -> float:
-    total = None
+    """The misses of the caches named `which`; 0 where such a cache was
+    accessed but never missed (gem5 writes no line for a zero count), and
+    None where there is no such cache."""
+    total, seen = None, False
     for name, value in stats.items():
-        if name.endswith(".overallMisses::total") and "cache_hierarchy" in name:
-            owner = name.split(".")[-2].lower()
-            if owner.startswith(which):
-                total = (total or 0) + value
-    return total
+        if "cache_hierarchy" not in name:
+            continue
+        parts = name.split(".")
+        seen = seen or any(p.lower().startswith(which) for p in parts[:-1])
+        if name.endswith(".overallMisses::total") and parts[-2].lower().startswith(which):
+            total = (total or 0) + value
+    return 0 if total is None and seen else total
 
 
 def summary(stats: dict) -> dict:
