@@ -103,7 +103,7 @@ def _reference(ref) -> str:
 def table(rows: list) -> tuple:
     header = ["arch", "variant", "workload", "CPU preset", "k / intervals",
               "detailed share", "cycles/op SimPoint", "cycles/op full", "error",
-              "error split (all intervals / sampling)", "L1D misses/op error", "host s (full ROI / SimPoint)",
+              "error split (all intervals / sampling)", "L1D misses/op error", "host s (full run / SimPoint steps)",
               "SimPoint 3.2 binary (k, labels agreeing, error)", "verdict"]
     body = []
     for sampled, full in pairs(rows):
