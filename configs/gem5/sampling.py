@@ -137,7 +137,6 @@ class _Steps:
         self.atomic_spec = spec(gspec.load_cpu(f"{arch}-o3-default", arch))
         self.detailed_spec = spec(cpu)
         self.cpu = cpu
-        self.host_seconds = {}
 
     # One step: a gem5 process in a staging dir renamed to `final` whole.
     def _step(self, final: Path, name: str, spec: dict, check) -> dict:
