@@ -19,7 +19,10 @@ from analysis import store
 TOLERANCE = 0.01  # "more warming moves cycles per op by less than 1 %"
 LENGTHS = {"run.warmup": "functional warm-up (calls, atomic core)",
            "run.detailed_warmup": "detailed warm-up (calls, O3)",
-           "run.iterations": "ROI length (calls)"}
+           "run.iterations": "ROI length (calls)",
+           # The lstat storm's: passes over its tree, not calls.
+           "run.warm_passes": "functional warm-up (storm passes, atomic core)",
+           "run.passes": "ROI length (storm passes)"}
 
 
 def _params(row: dict) -> dict:

@@ -135,8 +135,9 @@ WARMUP_OUT = REPO / "docs" / "warmup"
 
 def warmup_figures(db: Path) -> None:
     """The warm-up study's figures and tables (analysis/warmup.py) from the
-    four warmup-* sweeps together, so the cold baseline sits beside the
-    warm lines; into docs/warmup/ (kept in git, like the gem5 figures)."""
+    warmup-* sweeps together (statx-loop's four, the lstat storm's two), so
+    the cold baseline sits beside the warm lines; into docs/warmup/ (kept
+    in git, like the gem5 figures)."""
     from analysis import render, report
 
     if not db.is_file():
@@ -146,7 +147,8 @@ def warmup_figures(db: Path) -> None:
         # Each sweep's points as it last planned them (an older run of an
         # edited sweep leaves rows behind).
         rows = [r for s in ("warmup-functional", "warmup-detailed", "warmup-roi",
-                            "warmup-cold") for r in store.rows(conn, s)
+                            "warmup-cold", "warmup-storm-functional", "warmup-storm-roi")
+                for r in store.rows(conn, s)
                 if r["key"] in (store.plan(conn, s) or ())]
     finally:
         conn.close()
