@@ -210,6 +210,17 @@ def test_stats_missing_names_are_none_not_guesses():
     assert s["cycles"] == 10 and s["insts"] is None and s["l1d_misses"] is None
 
 
+def test_json_statistics_have_no_miss_counts_and_are_not_read_as_zero(tmp_path):
+    # gem5's JSON holds the caches' own scalars but no formula, so no miss
+    # count: that is unknown there, not 0 (a 0 would contradict stats.txt).
+    import json
+    (tmp_path / "stats.txt").write_text(STATS)
+    (tmp_path / "stats.json").write_text(json.dumps({"cache_hierarchy": {"l1dcaches": {
+        "demandAccesses": {"type": "Scalar", "value": 9000}}}}))
+    s = gem5_stats.roi_summary(tmp_path)
+    assert s["l1d_misses"] == 1500 and "l1d_misses" not in s["from_json"]
+
+
 def test_a_cache_that_never_missed_has_zero_misses():
     # gem5 writes no overallMisses line for a zero count (measured: a
     # 100,000-instruction statx interval's L1D); the cache's other lines

@@ -73,10 +73,11 @@ def _by_suffix(stats: dict, suffixes) -> float:
     return None
 
 
-def _cache_misses(stats: dict, which: str) -> float:
+def _cache_misses(stats: dict, which: str, absent_is_zero: bool = True) -> float:
     """The misses of the caches named `which`; 0 where such a cache was
-    accessed but never missed (gem5 writes no line for a zero count), and
-    None where there is no such cache."""
+    accessed but never missed (stats.txt has no line for a zero count), and
+    None where there is no such cache, or (absent_is_zero False: gem5's
+    JSON statistics, which hold no formula at all) no miss count."""
     total, seen = None, False
     for name, value in stats.items():
         if "cache_hierarchy" not in name:
@@ -85,13 +86,15 @@ def _cache_misses(stats: dict, which: str) -> float:
         seen = seen or any(p.lower().startswith(which) for p in parts[:-1])
         if name.endswith(".overallMisses::total") and parts[-2].lower().startswith(which):
             total = (total or 0) + value
-    return 0 if total is None and seen else total
+    return 0 if total is None and seen and absent_is_zero else total
 
 
-def summary(stats: dict) -> dict:
+def summary(stats: dict, text: bool = True) -> dict:
+    """The study's numbers from one dump: stats.txt's (`text`) or gem5's
+    JSON statistics flattened by json_stats()."""
     out = {k: _by_suffix(stats, v) for k, v in CORE.items()}
     out.update({k: stats.get(v) for k, v in GLOBAL.items()})
-    out.update({k: _cache_misses(stats, v) for k, v in CACHES.items()})
+    out.update({k: _cache_misses(stats, v, absent_is_zero=text) for k, v in CACHES.items()})
     for k in ("cycles", "insts", "ops", "branch_mispredicts", "squashed_insts",
               "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses",
               "l1i_misses", "l2_misses", "serializing_insts", "serialize_stall_cycles"):
@@ -147,7 +150,8 @@ def roi_summary(run_dir: Path) -> dict:
     out = summary(blocks[0])
     if (run_dir / "stats.json").is_file():
         held = {k: v for k, v in summary(json_stats(
-            json.loads((run_dir / "stats.json").read_text()))).items() if v is not None}
+            json.loads((run_dir / "stats.json").read_text())), text=False).items()
+            if v is not None}
         for k, v in held.items():
             if v != out[k]:
                 raise ValueError(f"{run_dir}: stats.json says {k} = {v}, stats.txt {out[k]}")
