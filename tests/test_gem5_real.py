@@ -123,6 +123,23 @@ def test_boot_once_hands_jobs_over_and_warms_the_caches():
         < 0.02 * cold["gem5"]["summary"]["insts"]
 
 
+def _simpoint_inputs():
+    """The SimPoint tests' point: x86 stock with the lfence model, about 2M
+    instructions of ROI (1,500 statx calls) on the boot-once checkpoint
+    that test_boot_once_hands_jobs_over_and_warms_the_caches uses, in
+    intervals of 100,000."""
+    from configs.gem5 import sampling
+    g = _gem5_or_skip("x86_64")
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1500, "warmup": 20}},
+                           "<gem5 simpoint test>")
+    settings = sampling.Settings(interval=100_000, max_k=4, functional_warmup=300_000,
+                                 detailed_warmup=20_000)
+    return (g, kernel, spec.load_cpu("x86_64-o3-default", "x86_64"),
+            spec.load_cache("classic-l1l2"), job,
+            assemble.build_image("x86_64", job, handoff=True), settings)
+
+
 def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     """SimPoint on gem5 (issue 12) on x86, on the boot-once checkpoint the
     test above made: gem5's probe writes the ROI's vectors, checkpoints
@@ -134,17 +151,7 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     import shutil
 
     from configs.gem5 import sampling
-    g = _gem5_or_skip("x86_64")
-    layers = spec.layers_for("x86_64")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=layers)
-    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
-    cache = spec.load_cache("classic-l1l2")
-    # About 2M instructions of ROI: 1,500 statx calls.
-    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1500, "warmup": 20}},
-                           "<gem5 simpoint test>")
-    handoff = assemble.build_image("x86_64", job, handoff=True)
-    settings = sampling.Settings(interval=100_000, max_k=4, functional_warmup=300_000,
-                                 detailed_warmup=20_000)
+    g, kernel, cpu, cache, job, handoff, settings = _simpoint_inputs()
     # Set-up checkpoints every 400,000 instructions (the default's 10M is
     # more than this job's whole set-up), so the checkpoints are replayed
     # from one of them.
@@ -204,17 +211,7 @@ def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, m
     measured on its own points and set beside ours. SimPoint is in no
     registry, so a stand-in of its command line picks two points here;
     the gem5 runs behind both estimates are real."""
-    from configs.gem5 import sampling
-    g = _gem5_or_skip("x86_64")
-    layers = spec.layers_for("x86_64")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=layers)
-    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
-    cache = spec.load_cache("classic-l1l2")
-    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1500, "warmup": 20}},
-                           "<gem5 simpoint test>")
-    handoff = assemble.build_image("x86_64", job, handoff=True)
-    settings = sampling.Settings(interval=100_000, max_k=4, functional_warmup=300_000,
-                                 detailed_warmup=20_000)
+    g, kernel, cpu, cache, job, handoff, settings = _simpoint_inputs()
     rec = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence", timeout=3 * 3600,
                               warming="functional", simpoint=settings)
     info = rec["gem5"]["sampling"]

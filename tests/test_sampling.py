@@ -9,23 +9,12 @@ import pytest
 from analysis import sampling as report_sampling
 from analysis import store
 from configs import runs, sweep
-from configs.gem5 import locate, spec
+from configs.gem5 import spec
 from configs.gem5 import sampling
 from lab.errors import UserError
 from workloads import script
 
-
-class Fake:
-    def __init__(self, key, **paths):
-        self.key = key
-        self.arch = "x86_64"
-        self.__dict__.update(paths)
-
-
-KERNEL = Fake("k1", vmlinux=Path("/k/vmlinux"))
-IMAGE = Fake("i1", ext2=Path("/i/rootfs.ext2"))
-GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
-CACHE = spec.load_cache("classic-l1l2")
+from gem5_inputs import CACHE, GEM5, IMAGE, KERNEL
 
 
 def test_checkpoints_sit_the_warm_up_before_each_interval():

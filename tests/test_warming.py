@@ -3,29 +3,17 @@ is handed over, and how its statistics are read. The gem5 runs are in
 test_gem5_real."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from buildroot import assemble
 from configs import runs, sweep
-from configs.gem5 import locate, spec
+from configs.gem5 import spec
 from configs.gem5 import stats as gem5_stats
 from lab.errors import UserError
 from workloads import script
 
-
-class Fake:
-    def __init__(self, key, **paths):
-        self.key = key
-        self.arch = "x86_64"
-        self.__dict__.update(paths)
-
-
-KERNEL = Fake("k1", vmlinux=Path("/k/vmlinux"))
-IMAGE = Fake("i1", ext2=Path("/i/rootfs.ext2"))
-GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
-CACHE = spec.load_cache("classic-l1l2")
+from gem5_inputs import CACHE, GEM5, IMAGE, KERNEL
 
 
 def _job(name):
