@@ -171,6 +171,10 @@ def plot_warmup(title: str, xlabel: str, lines: dict, path: Path, cold: dict = N
     ax.set_xscale("symlog", linthresh=10)
     lowest = min(x for pts in lines.values() for x, _ in pts)
     ax.set_xlim(left=-0.5 if lowest == 0 else lowest / 2)
+    # A tick at each length swept (a few storm passes get none of their
+    # own on a log axis).
+    ax.set_xticks(sorted({x for pts in lines.values() for x, _ in pts}))
+    ax.set_xticklabels([f"{x:,}" for x in ax.get_xticks()])
     ax.set_xlabel(xlabel)
     ax.set_ylabel("cycles per op, % from the longest")
     ax.grid(alpha=0.3)
