@@ -194,8 +194,10 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     # more timer ticks, whose interrupts add instructions: within 2 %.
     assert abs(info["roi_insts"] / whole["insts"] - 1) < 0.02
     # A step killed halfway leaves no directory; only it reruns.
-    step = Path(info["root"]) / f"bbv-{settings.interval}" / f"k{settings.max_k}"
-    measured = next(p for p in step.glob("w*/*/sp-*") if p.is_dir())
+    # The first point's step folder, from its command's --outdir.
+    outdir = next(a for a in info["points"][0]["command"] if a.startswith("--outdir="))
+    measured = Path(outdir.split("=", 1)[1]).parent
+    assert measured.name == f"sp-{info['points'][0]['interval']}" and measured.is_dir()
     shutil.rmtree(measured)
     shutil.rmtree(runs.run_dir(sampled["key"]))
     again = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
@@ -204,6 +206,7 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     assert secs["roi_start"] == info["host_seconds"]["roi_start"]  # read, not rerun
     assert secs["checkpoints"] == info["host_seconds"]["checkpoints"]
     assert again["gem5"]["summary"] == est  # gem5 is deterministic
+    assert measured.is_dir()  # measured again
 
 
 def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, monkeypatch):
