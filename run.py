@@ -209,13 +209,18 @@ def _gem5_inputs(args, job, check=None, cpu=None, warming="none") -> tuple:
 def _run_gem5(args, job) -> int:
     cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
     warming = gem5_spec.check_warming(args.warming)
-    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu,
-                                                             warming=warming)
-    simpoint = None
+    simpoint = None  # checked whole before anything is built
     if gem5_sampling.check_sampling(args.sampling) == "simpoint":
         simpoint = gem5_sampling.Settings(
             args.simpoint_interval, args.simpoint_max_k, args.simpoint_functional_warmup,
-            args.simpoint_detailed_warmup, args.simpoint_measure_all).check("--")
+            args.simpoint_detailed_warmup, args.simpoint_measure_all).check("", cli=True)
+        if warming != "functional":
+            raise UserError("--sampling simpoint needs --warming functional (its checkpoints "
+                            "lie on the boot-once timeline)")
+        if args.commit_profile:
+            raise UserError("--commit-profile needs the whole ROI: it cannot be sampled")
+    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu,
+                                                             warming=warming)
     record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
                                  args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force,
                                  commit_profile=args.commit_profile, warming=warming,

@@ -33,15 +33,18 @@ on SimPoint's simulation points instead of whole (configs/gem5/sampling.py;
 warming "functional" only), with the [fixed] settings simpoint_interval
 (instructions per basic-block vector), simpoint_max_k (most clusters),
 simpoint_functional_warmup and simpoint_detailed_warmup (instructions of
-atomic-core and O3 warm-up before each point). sampling = ["none",
-"simpoint"] puts each sampled point beside its full run, the validation
-the report's SimPoint section reads.
+atomic-core and O3 warm-up before each point) and simpoint_measure_all
+(true: every interval measured too, which splits the error into
+sampling's and the rest). sampling = ["none", "simpoint"] puts each
+sampled point beside its full run, the validation the report's SimPoint
+section reads.
 
 backend, profile, cpu_preset, cache, smap_model, warming and sampling may be
 set once under [fixed] or swept as a list under [axes]; timeout, plugin,
 bbv_interval, cross_check, gem5_timeout, the simpoint_* settings and
 commit_profile (true: gem5 charges each ROI's cycles to kernel functions,
-configs/gem5/commit_profile.py) are [fixed] only. A variant that does not apply to an arch is left out of the
+configs/gem5/commit_profile.py) are [fixed] only. A variant that does not
+apply to an arch is left out of the
 product, not failed. A parameter axis multiplies only the points of its
 workload. Every error names the key path and, for unknown values, the
 valid ones; nothing runs until the whole file is valid.
@@ -212,6 +215,9 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     samplings = _choose(path, f"{where}.sampling", _list_of_strings(
         path, f"{where}.sampling", axes.get("sampling", fixed["sampling"])),
         gem5_sampling.SAMPLING)
+    if "simpoint" in samplings and fixed["commit_profile"]:
+        raise _err(path, f"{where}.sampling", "a commit profile needs the whole ROI: "
+                   "it cannot be sampled")
     if "simpoint" in samplings and "none" in warmings:
         raise _err(path, f"{where}.sampling", "sampling \"simpoint\" needs warming "
                    "\"functional\" only (its checkpoints lie on the boot-once timeline)")
@@ -335,9 +341,6 @@ def _check_fixed(path, fixed):
             raise _err(path, f"fixed.{key}", f"must be true or false, got {fixed[key]!r}")
     inputs.number(fixed["bbv_interval"], f"{path}: fixed.bbv_interval", minimum=0, integer=True)
     _simpoint(fixed).check(f"{path}: fixed.")
-    if fixed["commit_profile"] and fixed["sampling"] != "none":
-        raise _err(path, "fixed.commit_profile", "a commit profile needs the whole ROI: "
-                   "it cannot be sampled")
 
 
 def _workloads(path, values):

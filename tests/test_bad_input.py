@@ -109,6 +109,13 @@ CASES = [
      ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"], "workload must be"),
     # --- CLI flags
     ("cli-unknown-arch", [], ["run", "--arch", "sparc"], "unknown arch 'sparc'"),
+    ("cli-unknown-sampling", [], ["run", "--arch", "x86_64", "--backend", "gem5",
+                                  "--sampling", "smarts"], "unknown sampling 'smarts'"),
+    ("cli-simpoint-cold", [], ["run", "--arch", "x86_64", "--backend", "gem5", "--sampling",
+                               "simpoint", "--warming", "none"], "needs --warming functional"),
+    ("cli-simpoint-max-k", [], ["run", "--arch", "x86_64", "--backend", "gem5", "--sampling",
+                                "simpoint", "--simpoint-max-k", "0"],
+     "--simpoint-max-k must be at least 1"),
     ("cli-unknown-variant", [], ["run", "--arch", "x86_64", "--variant", "turbo"],
      "unknown variant 'turbo'"),
     ("cli-variant-path", [], ["run", "--arch", "x86_64", "--variant", "../stock"],

@@ -73,17 +73,20 @@ class Settings:
     # warm-up, the switch, the tail). Costs a detailed run of the ROI.
     measure_all: bool = False
 
-    def check(self, where: str) -> "Settings":
-        inputs.number(self.interval, f"{where}simpoint_interval", integer=True, minimum=1000)
-        inputs.number(self.max_k, f"{where}simpoint_max_k", integer=True, minimum=1)
+    def check(self, where: str, cli: bool = False) -> "Settings":
+        """Each setting valid, or one error naming it as the user wrote it:
+        `<where>simpoint_max_k` in a sweep file, `--simpoint-max-k` (cli)."""
+        def name(field):
+            return f"--simpoint-{field.replace('_', '-')}" if cli else f"{where}simpoint_{field}"
+        inputs.number(self.interval, name("interval"), integer=True, minimum=1000)
+        inputs.number(self.max_k, name("max_k"), integer=True, minimum=1)
         # At least one atomic instruction: the switch to O3 happens at an
         # instruction count, and gem5 counts from the restore.
-        inputs.number(self.functional_warmup, f"{where}simpoint_functional_warmup",
-                      integer=True, minimum=1)
-        inputs.number(self.detailed_warmup, f"{where}simpoint_detailed_warmup",
-                      integer=True, minimum=0)
+        inputs.number(self.functional_warmup, name("functional_warmup"), integer=True,
+                      minimum=1)
+        inputs.number(self.detailed_warmup, name("detailed_warmup"), integer=True, minimum=0)
         if not isinstance(self.measure_all, bool):
-            raise UserError(f"{where}simpoint_measure_all must be true or false, "
+            raise UserError(f"{name('measure_all')} must be true or false, "
                             f"got {self.measure_all!r}")
         return self
 
