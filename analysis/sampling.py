@@ -13,15 +13,12 @@ ROI in detail with at most 2 % error in cycles per op.
 import json
 from collections import defaultdict
 
+from analysis import store
+
 TARGET_SHARE = 0.10
 TARGET_ERROR = 0.02
 COUNTERS = (("cycles", "cycles/op"), ("l1d_misses", "L1D misses/op"),
             ("l2_misses", "L2 misses/op"), ("branch_mispredicts", "mispredicts/op"))
-
-
-def _job(row: dict) -> tuple:
-    job = json.loads(row["record"])["provenance"]["image"]["job"]
-    return tuple(sorted(job["params"].items()))
 
 
 def pairs(rows: list) -> list:
@@ -31,7 +28,7 @@ def pairs(rows: list) -> list:
         if r["backend"] != "gem5" or r.get("warming") != "functional" or not r.get("record"):
             continue
         key = (r["arch"], r["workload"], r["variant"], r["smap_model"], r["profile"],
-               r["cache"], _job(r))
+               r["cache"], store.job_params(r))
         by[key][r.get("sampling") or "none"] = json.loads(r["record"])
     return [(w["simpoint"], w["none"]) for _, w in sorted(by.items())
             if "simpoint" in w and "none" in w]

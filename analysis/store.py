@@ -246,6 +246,13 @@ def scheme(row) -> str:
     return warming + ("+simpoint" if row.get("sampling") == "simpoint" else "")
 
 
+def job_params(row: dict) -> tuple:
+    """The whole job a row's guest ran (every parameter, swept or not), as
+    a key: two runs of the same job match whatever their sweep swept."""
+    job = json.loads(row["record"])["provenance"]["image"]["job"]
+    return tuple(sorted(job["params"].items()))
+
+
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,
                 params: dict = None) -> None:
     """A failed point: kept so the sweep's end lists it and a rerun retries it."""

@@ -58,12 +58,6 @@ def settled(points: list) -> int:
     return None
 
 
-def _job(row: dict) -> tuple:
-    """The whole job the guest ran (every parameter, swept or not)."""
-    job = json.loads(row["record"])["provenance"]["image"]["job"]
-    return tuple(sorted(job["params"].items()))
-
-
 def cold_start(rows: list) -> list:
     """[(arch, workload, variant, smap model, cold cycles/op, warm
     cycles/op, cold over warm - 1)] where a cold and a warm run of the
@@ -73,7 +67,7 @@ def cold_start(rows: list) -> list:
         if r["backend"] != "gem5" or not _cycles_per_op(r) or not r.get("record"):
             continue
         by[(r["arch"], r["workload"], r["variant"], r["smap_model"] or "-", r["profile"],
-            r["cache"], _job(r))][store.scheme(r)] = _cycles_per_op(r)
+            r["cache"], store.job_params(r))][store.scheme(r)] = _cycles_per_op(r)
     out = []
     for (arch, workload, variant, model, *_), w in sorted(by.items()):
         if "none" in w and "functional" in w:

@@ -330,9 +330,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                 trace=str(final / gem5_backend.TRACE_FILE))
             _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
         return {
-            "point": {"arch": kernel.arch, "variant": kernel.variant,
-                      "workload": job.workload, "backend": "gem5", "profile": cpu.name,
-                      "cache": cache_preset.name, "smap_model": smap_model},
+            "point": _gem5_point(kernel, job, cpu, cache_preset, smap_model),
             "result": report.result,
             "gem5": {"stats_file": str(final / "stats.txt"),
                      "console_file": str(final / gem5_spec.BOARD[kernel.arch]["console_file"]),
@@ -345,12 +343,10 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
                      "summary": summary, **extra},
             "boot_to_result_seconds": run.seconds,
             "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
-            "provenance": _provenance(kernel, image, job if warming != "none" else None, {
-                "name": "gem5", "version": gem5.version, "home": str(gem5.home),
-                "patches": gem5.identity(kernel.arch).get("patches"),
-                "cpu_preset": cpu.as_record(), "cache_preset": cache_preset.as_record(),
-                "smap_model": smap_model,
-                "spec": json.loads((work / "spec.json").read_text())},
+            "provenance": _provenance(
+                kernel, image, job if warming != "none" else None,
+                _gem5_simulator(gem5, kernel.arch, cpu, cache_preset, smap_model,
+                                spec=json.loads((work / "spec.json").read_text())),
                 gem5_backend.command(gem5, kernel.arch, final, final / "spec.json")),
         }
 
@@ -369,9 +365,7 @@ def _execute_simpoint(kernel, image, job, gem5, cpu, cache_preset, smap_model, t
     cost = round(sum(v for k, v in sampled["sampling"]["host_seconds"].items() if k != "wall"), 1)
     boot = sampled["boot"]
     return {
-        "point": {"arch": kernel.arch, "variant": kernel.variant, "workload": job.workload,
-                  "backend": "gem5", "profile": cpu.name, "cache": cache_preset.name,
-                  "smap_model": smap_model},
+        "point": _gem5_point(kernel, job, cpu, cache_preset, smap_model),
         # The guest's result line, from the basic-block-vector run: the
         # same instructions as a detailed run's, on the atomic core. Its
         # own clock timed the ROI on that core, so its time is replaced by
@@ -388,14 +382,27 @@ def _execute_simpoint(kernel, image, job, gem5, cpu, cache_preset, smap_model, t
                  "sampling": sampled["sampling"]},
         "boot_to_result_seconds": cost,
         "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
-        "provenance": _provenance(kernel, image, job, {
-            "name": "gem5", "version": gem5.version, "home": str(gem5.home),
-            "patches": gem5.identity(kernel.arch).get("patches"),
-            "cpu_preset": cpu.as_record(), "cache_preset": cache_preset.as_record(),
-            "smap_model": smap_model, "simpoint": settings.as_record()},
+        "provenance": _provenance(
+            kernel, image, job,
+            _gem5_simulator(gem5, kernel.arch, cpu, cache_preset, smap_model,
+                            simpoint=settings.as_record()),
             # Each step's own command is in gem5.sampling's step records.
             [str(gem5.binary(kernel.arch)), str(sampling_mod.SCRIPT)]),
     }
+
+
+def _gem5_point(kernel, job, cpu, cache_preset, smap_model) -> dict:
+    """A gem5 record's point: what the store's columns are made of."""
+    return {"arch": kernel.arch, "variant": kernel.variant, "workload": job.workload,
+            "backend": "gem5", "profile": cpu.name, "cache": cache_preset.name,
+            "smap_model": smap_model}
+
+
+def _gem5_simulator(gem5, arch, cpu, cache_preset, smap_model, **more) -> dict:
+    """A gem5 record's simulator provenance, and what its kind of run adds."""
+    return {"name": "gem5", "version": gem5.version, "home": str(gem5.home),
+            "patches": gem5.identity(arch).get("patches"), "cpu_preset": cpu.as_record(),
+            "cache_preset": cache_preset.as_record(), "smap_model": smap_model, **more}
 
 
 # The profile charges every cycle from the restore to the last commit,
