@@ -9,7 +9,8 @@ APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
 	python3 python3-pytest python3-matplotlib python3-sklearn mkdocs git \
-	slurm-wlm munge
+	slurm-wlm munge \
+	rsync file unzip dpkg-dev fakeroot
 
 .PHONY: run test deps benchmark docs
 run: deps

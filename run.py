@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
 from analysis import figures, report, roi_trace, scorecard, store, table  # noqa: E402
-from buildroot import assemble  # noqa: E402
+from buildroot import assemble, buildroot_image  # noqa: E402
 from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
 from configs.slurm import executor as slurm_executor  # noqa: E402
@@ -51,6 +51,7 @@ DEFAULT_RESULTS = REPO / "results"
 DEFAULT_SWEEP = REPO / "configs" / "sweeps" / "default.toml"
 STORE_NAME = "results.sqlite"
 DEFAULT_WORKLOAD = "lstat-storm"
+IMAGE_BUILDERS = ("assembler", "buildroot")
 
 
 def _job(args) -> script.Job:
@@ -143,6 +144,15 @@ def cmd_doctor(args) -> int:
         return simpoint.reference_binary() or ("not found (optional: SIMPOINT_HOME or "
                                                "'simpoint' on PATH for the reference binary)")
     check("SimPoint 3.2", simpoint_reference)
+
+    def buildroot_tree():
+        # Optional: the offline assembler is the default image builder.
+        try:
+            path, ident = buildroot_image.tree()
+        except UserError as e:
+            return f"not found (optional, for --builder buildroot): {e}"
+        return f"Buildroot {ident['version']} at {path}"
+    check("Buildroot", buildroot_tree)
     for status, name, detail in checks:
         print(f"{status:8} {name:22} {detail}")
     missing = [c for c in checks if c[0] != "ok"]
@@ -157,8 +167,35 @@ def cmd_build_kernel(args) -> int:
     return 0
 
 
+def _image(args, job, handoff: bool = False):
+    """The root filesystem of `job`, from the builder the user chose: the
+    offline assembler (default) or a real Buildroot build."""
+    if getattr(args, "builder", "assembler") == "buildroot":
+        return buildroot_image.build_image(args.arch, job, args.br_toolchain, handoff)
+    return assemble.build_image(args.arch, job, handoff)
+
+
+def _check_builder(args) -> None:
+    if not hasattr(args, "builder"):
+        return  # commands without --builder use the assembler
+    if args.builder not in IMAGE_BUILDERS:
+        raise UserError(f"unknown --builder '{args.builder}': choose one of "
+                        f"{', '.join(IMAGE_BUILDERS)}")
+    buildroot_image.check_toolchain(args.br_toolchain)
+
+
 def cmd_build_image(args) -> int:
-    img = assemble.build_image(args.arch, _job(args))
+    job = _job(args)
+    _check_builder(args)
+    if args.br_kernel:
+        if args.builder != "buildroot":
+            raise UserError("--br-kernel needs --builder buildroot")
+        kbuild.plan(args.arch, args.br_kernel)  # the variant, checked before building
+        img, kernel = buildroot_image.build(args.arch, job, args.br_toolchain,
+                                            variant=args.br_kernel)
+        print(kernel.path)
+    else:
+        img = _image(args, job)
     print(img.path)
     return 0
 
@@ -166,14 +203,24 @@ def cmd_build_image(args) -> int:
 def cmd_run(args) -> int:
     job = _job(args)
     runs.resolve(args.arch, args.backend, args.profile)  # validate before building
+    if args.br_kernel and args.backend == "gem5":
+        raise UserError("--br-kernel is for the QEMU backend: gem5 runs its own kernel "
+                        "layers (kernels/layers), which the Buildroot fragment does not carry")
     if args.backend == "gem5":
         return _run_gem5(args, job)
     if args.commit_profile:
         raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
                         "instructions per function, not cycles")
+    _check_builder(args)
     kbuild.plan(args.arch, args.variant)
-    kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
-    image = assemble.build_image(args.arch, job)
+    if args.br_kernel:
+        if args.builder != "buildroot":
+            raise UserError("--br-kernel needs --builder buildroot")
+        image, kernel = buildroot_image.build(args.arch, job, args.br_toolchain,
+                                              variant=args.variant)
+    else:
+        kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
+        image = _image(args, job)
     record = runs.run_point(kernel, image, job, args.backend, args.profile,
                             args.timeout or 300, args.force, args.plugin)
     if args.json:
@@ -196,13 +243,14 @@ def _gem5_inputs(args, job, check=None, cpu=None, warming="none") -> tuple:
     if check:
         check(model)
     caches = gem5_spec.load_cache(args.cache)
+    _check_builder(args)
     kbuild.plan(args.arch, args.variant, layers)
     g = gem5_locate.require(args.arch, args.gem5)
     why = gem5_spec.needs_series(args.arch, model, cpu)
     if why:
         g.require_series(args.arch, why)
     kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
-    image = assemble.build_image(args.arch, job, handoff=warming != "none")
+    image = _image(args, job, handoff=warming != "none")
     return model, caches, g, kernel, image
 
 
@@ -484,12 +532,28 @@ def parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("build-kernel", help="build (or find cached) one kernel")
     kernel_args(sp)
+    def image_args(sp):
+        sp.add_argument("--builder", default="assembler",
+                        help="assembler (default: offline, from Debian packages) or "
+                             "buildroot (a real Buildroot build of buildroot/)")
+        sp.add_argument("--br-toolchain", default="debian",
+                        help="with --builder buildroot: debian (offline, default) or "
+                             "bootlin (the defconfig's; Buildroot downloads it)")
+
     sp = sub.add_parser("build-image", help="assemble one root filesystem")
     sp.add_argument("--arch", required=True)
     workload_args(sp)
+    image_args(sp)
+    sp.add_argument("--br-kernel", metavar="VARIANT", default="",
+                    help="with --builder buildroot: the same Buildroot build also makes "
+                         "this kernel variant (prints its path first)")
     sp = sub.add_parser("run", help="boot one kernel + workload and print its result")
     kernel_args(sp)
     workload_args(sp)
+    image_args(sp)
+    sp.add_argument("--br-kernel", action="store_true",
+                    help="with --builder buildroot (QEMU): the kernel from the same "
+                         "Buildroot build instead of kernels/")
     sp.add_argument("--backend", default="qemu", help="qemu or gem5")
     sp.add_argument("--profile", default="", help="QEMU CPU profile (default per arch)")
     sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")

@@ -58,7 +58,7 @@ class ImageArtifact:
         return json.loads((self.path / "manifest.json").read_text())
 
 
-def _sources_digest() -> str:
+def sources_digest() -> str:
     """One hash over every file the image is compiled or copied from."""
     h = hashlib.sha256()
     roots = [WORKLOADS_DIR / "src", WORKLOADS_DIR / "include",
@@ -92,7 +92,7 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
     inputs = {
         "assembler": ASSEMBLER_VERSION,
         "arch": arch,
-        "sources": _sources_digest(),
+        "sources": sources_digest(),
         "compiler": tools.first_line([CC[arch], "--version"]),
         "libc": _libc_version(arch),  # the workloads are linked statically
         "job_conf": None if handoff else job.job_conf(),

@@ -1,4 +1,4 @@
-"""A minimal writer for the kernel's initramfs format (cpio "newc").
+"""A minimal writer and reader for the kernel's initramfs format (cpio "newc").
 
 Written here rather than calling cpio(1) so that the archive is
 byte-for-byte reproducible (fixed owners, times and inode numbers) and can
@@ -6,7 +6,9 @@ hold /dev/console without root privileges: an entry is only a header.
 Format: Documentation/driver-api/early-userspace/buffer-format.rst.
 """
 
+import hashlib
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 _MAGIC = b"070701"
@@ -77,3 +79,44 @@ def write_tree(root: Path, out_path: Path, devices=()) -> None:
         for name, major, minor in devices:
             w.add_char_device(name, major, minor)
         w.finish()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One archive member as the kernel unpacks it; `content` is the
+    sha256 of a file's bytes or a symlink's target text."""
+    mode: int
+    uid: int
+    gid: int
+    content: str = ""
+    rdev: tuple = (0, 0)
+
+    def kind(self) -> str:
+        return stat.filemode(self.mode)[0]
+
+
+def read_tree(path: Path) -> dict:
+    """{path without a leading './': Entry} of a newc archive (ours or
+    cpio(1)'s), for comparing two images."""
+    data = Path(path).read_bytes()
+    entries, pos = {}, 0
+    while True:
+        if data[pos:pos + 6] != _MAGIC:
+            raise ValueError(f"{path}: not a newc cpio archive at byte {pos}")
+        f = [int(data[pos + 6 + 8 * i:pos + 14 + 8 * i], 16) for i in range(13)]
+        mode, uid, gid, size, namesize = f[1], f[2], f[3], f[6], f[11]
+        pos += 110
+        name = data[pos:pos + namesize - 1].decode()
+        pos += namesize
+        pos += -pos % 4
+        body = data[pos:pos + size]
+        pos += size
+        pos += -pos % 4
+        if name == "TRAILER!!!":
+            return entries
+        name = name[2:] if name.startswith("./") else name
+        if name in (".", ""):
+            continue
+        content = hashlib.sha256(body).hexdigest() if stat.S_ISREG(mode) else (
+            body.decode() if stat.S_ISLNK(mode) else "")
+        entries[name] = Entry(mode, uid, gid, content, (f[9], f[10]))

@@ -127,6 +127,7 @@ def _provenance(kernel, image, handed_over, simulator: dict, command: list) -> d
                    "config_fragments": kmanifest["config"],
                    "toolchain": kmanifest["toolchain"]},
         "image": {"key": image.key, "compiler": imanifest["compiler"],
+                  "builder": imanifest.get("builder", "assembler"),
                   "job": handed_over.as_record() if handed_over else imanifest["job"],
                   "job_handed_over": bool(handed_over)},
         "simulator": simulator,

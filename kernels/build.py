@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernels import config, source, variants
-from lab import cache, tools
+from lab import cache, kconfig, tools
 from lab.errors import UserError
 from lab.progress import Progress
 
@@ -115,7 +115,7 @@ def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
         "builder": BUILDER_VERSION,
         "source": src.as_record(),
         "arch": arch,
-        "config": config.render(config.requested(arch)),
+        "config": kconfig.render(config.requested(arch)),
         "variant": variant.as_record(),
         "toolchain": tools.first_line([ARCH_INFO[arch]["cc"], "--version"]),
         "binutils": tools.first_line([binutils(arch), "--version"]),
@@ -161,7 +161,7 @@ def build_kernel(arch: str, variant_name: str, jobs: int = 0,
             started = time.time()
             _make(arch, variant_name, tree, obj, out / "build.log", jobs)
             _collect(arch, obj, out)
-            lost = config.verify(config.requested(arch), (out / "config").read_text())
+            lost = kconfig.verify(config.requested(arch), (out / "config").read_text())
             if lost:
                 raise UserError(f"kernel config lost requested options: {'; '.join(lost)} "
                                 f"(see {config.CONFIG_DIR})")
@@ -273,7 +273,7 @@ def _configure(arch: str, tree: Path, obj: Path) -> None:
     """allnoconfig + our fragments. The new .config replaces the old only
     if it differs, so an unchanged config costs no recompilation."""
     fragment = obj / "uaccess.fragment"
-    cache.write_atomic(fragment, config.render(config.requested(arch)))
+    cache.write_atomic(fragment, kconfig.render(config.requested(arch)))
     candidate = obj / ".config.candidate"
     env = dict(_env(), KCONFIG_ALLCONFIG=str(fragment), KCONFIG_CONFIG=str(candidate))
     run = subprocess.run(_kmake(arch, tree, obj) + ["allnoconfig"], env=env,

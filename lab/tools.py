@@ -20,6 +20,11 @@ PACKAGE_OF = {
     "qemu-system-x86_64": "qemu-system-x86",
     "qemu-system-aarch64": "qemu-system-arm",
     "dpkg-query": "dpkg",
+    "rsync": "rsync",
+    "readelf": "binutils",
+    "cpio": "cpio",
+    "file": "file",
+    "unzip": "unzip",
 }
 
 

@@ -1,6 +1,7 @@
 import pytest
 
 from kernels import config
+from lab import kconfig
 from lab.errors import UserError
 
 
@@ -21,7 +22,7 @@ def test_later_fragment_wins():
 
 def test_render_round_trips():
     vals = {"CONFIG_Z": "y", "CONFIG_A": "n", "CONFIG_M": "42"}
-    assert config.parse(config.render(vals)) == vals
+    assert config.parse(kconfig.render(vals)) == vals
 
 
 def test_arch_fragments_override_base():
@@ -38,7 +39,7 @@ def test_arch_fragments_override_base():
 def test_verify_names_lost_requests():
     wanted = {"CONFIG_A": "y", "CONFIG_B": "n", "CONFIG_C": "y"}
     dot = "CONFIG_A=y\nCONFIG_B=y\n"
-    assert config.verify(wanted, dot) == ["CONFIG_B=n (kernel has y)",
+    assert kconfig.verify(wanted, dot) == ["CONFIG_B=n (kernel has y)",
                                           "CONFIG_C=y (kernel has n)"]
 
 

@@ -1,0 +1,288 @@
+"""The Buildroot path: the external tree's defconfigs, the post-build
+script, the offline toolchain, the defconfig check, and (slow, cached)
+real Buildroot builds of both arches compared with the assembler's image.
+
+The real builds need the Buildroot tree (../shared/third-party or
+BUILDROOT_HOME) and, the first time on a machine, the Debian mirror for
+the host-package sources; they skip, naming what is missing, elsewhere.
+"""
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from buildroot import (assemble, buildroot_image, compare_images, cpio, kernel_fragment,
+                       toolchain)
+from configs import runs
+from kernels import build as kbuild
+from lab import kconfig
+from lab.errors import UserError
+from workloads import script
+
+REPO = Path(__file__).resolve().parent.parent
+TINY = REPO / "tests" / "data" / "tiny-storm.toml"
+EXTERNAL = buildroot_image.EXTERNAL
+POST_BUILD = EXTERNAL / "board" / "uaccess" / "post-build.sh"
+ARCHES = ("x86_64", "arm64")
+
+
+def _have_tree() -> bool:
+    return bool(os.environ.get("BUILDROOT_HOME")) or \
+        (buildroot_image.THIRD_PARTY / buildroot_image.TARBALL).is_file()
+
+
+needs_tree = pytest.mark.skipif(
+    not _have_tree(), reason=f"no Buildroot tree: set BUILDROOT_HOME or put "
+    f"{buildroot_image.TARBALL} in {buildroot_image.THIRD_PARTY}")
+needs_qemu = pytest.mark.skipif(
+    not all(shutil.which(p) for p in ("qemu-system-x86_64", "qemu-system-aarch64")),
+    reason="QEMU is missing: run 'make deps'")
+needs_cross = pytest.mark.skipif(
+    shutil.which("aarch64-linux-gnu-gcc") is None,
+    reason="the arm64 cross compiler is missing: run 'make deps'")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_defconfig_parses_and_asks_for_no_static_libs(arch):
+    """BR2_STATIC_LIBS needs a non-glibc C library; asking for it with a
+    glibc toolchain is what once went unnoticed."""
+    path = EXTERNAL / "configs" / buildroot_image.DEFCONFIG[arch]
+    wanted = kconfig.parse(path.read_text(), str(path), prefix="BR2_")
+    assert "BR2_STATIC_LIBS" not in wanted
+    assert wanted["BR2_ROOTFS_POST_BUILD_SCRIPT"].endswith('/board/uaccess/post-build.sh"')
+    assert wanted["BR2_PACKAGE_UACCESS_WORKLOADS"] == "y"
+
+
+def _elf(path: Path, dynamic: bool) -> None:
+    src = path.with_suffix(".c")
+    src.write_text("int main(void) { return 0; }\n")
+    subprocess.run(["gcc", "-o", str(path), str(src)] + ([] if dynamic else ["-static"]),
+                   check=True)
+    src.unlink()
+
+
+def _target(tmp_path) -> Path:
+    t = tmp_path / "target"
+    for d in ("usr/bin", "usr/lib", "etc/uaccess"):
+        (t / d).mkdir(parents=True)
+    (t / "lib").mkdir()
+    _elf(t / "usr" / "bin" / "tool", dynamic=False)
+    (t / "lib" / "libc.so.6").write_bytes(b"\x7fELF fake library")
+    (t / "lib" / "libm.so").symlink_to("libm.so.6")
+    (t / "lib64").symlink_to("lib")
+    (t / "etc" / "nsswitch.conf").write_text("passwd: files\n")
+    (t / "etc" / "uaccess" / "job.conf").write_text("workload=default\n")
+    (t / "usr" / "share" / "uaccess").mkdir(parents=True)
+    (t / "usr" / "share" / "uaccess" / "kernel-tree.paths").write_text("stale\n")
+    return t
+
+
+def test_post_build_removes_shared_libraries_and_installs_the_job(tmp_path):
+    t = _target(tmp_path)
+    job = tmp_path / "job"
+    (job / "etc" / "uaccess").mkdir(parents=True)
+    (job / "etc" / "uaccess" / "job.conf").write_text("workload=statx-loop\n")
+    subprocess.run(["sh", str(POST_BUILD), str(t), str(job)], check=True)
+    left = sorted(str(p.relative_to(t)) for p in t.rglob("*"))
+    assert left == ["etc", "etc/uaccess", "etc/uaccess/job.conf", "usr", "usr/bin",
+                    "usr/bin/tool", "usr/share"]
+    assert (t / "etc" / "uaccess" / "job.conf").read_text() == "workload=statx-loop\n"
+
+
+def test_post_build_without_a_job_keeps_the_overlay_job(tmp_path):
+    t = _target(tmp_path)
+    subprocess.run(["sh", str(POST_BUILD), str(t)], check=True)
+    assert (t / "etc" / "uaccess" / "job.conf").read_text() == "workload=default\n"
+
+
+def test_post_build_refuses_a_dynamically_linked_program(tmp_path):
+    t = _target(tmp_path)
+    _elf(t / "usr" / "bin" / "dyn", dynamic=True)
+    run = subprocess.run(["sh", str(POST_BUILD), str(t)], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "usr/bin/dyn is dynamically linked" in run.stderr
+
+
+def test_cpio_reader_reads_what_the_writer_wrote(tmp_path):
+    root = tmp_path / "root"
+    (root / "usr" / "bin").mkdir(parents=True)
+    (root / "usr" / "bin" / "tool").write_bytes(b"abc")
+    (root / "usr" / "bin" / "tool").chmod(0o755)
+    (root / "init").symlink_to("/usr/bin/tool")
+    out = tmp_path / "a.cpio"
+    cpio.write_tree(root, out, devices=[("dev/console", 5, 1)])
+    tree = cpio.read_tree(out)
+    assert sorted(tree) == ["dev/console", "init", "usr", "usr/bin", "usr/bin/tool"]
+    tool = tree["usr/bin/tool"]
+    assert stat.S_IMODE(tool.mode) == 0o755 and tool.kind() == "-"
+    assert tool.content == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert tree["init"].content == "/usr/bin/tool"
+    assert tree["dev/console"].rdev == (5, 1) and tree["dev/console"].kind() == "c"
+
+
+def test_differences_name_mode_content_and_presence(tmp_path):
+    def archive(name, files, console_mode):
+        root = tmp_path / name
+        root.mkdir()
+        for rel, data in files.items():
+            (root / rel).write_bytes(data)
+        out = tmp_path / f"{name}.cpio"
+        with open(out, "wb") as f:
+            w = cpio.CpioWriter(f)
+            for rel, data in sorted(files.items()):
+                w.add_file(rel, data, 0o755)
+            w.add_char_device("dev/console", 5, 1, console_mode)
+            w.finish()
+        return out
+    a = archive("a", {"init": b"1", "only-a": b"x"}, 0o622)
+    b = archive("b", {"init": b"2"}, 0o600)
+    diff = compare_images.differences(a, b)
+    assert sorted(diff) == ["dev/console", "init", "only-a"]
+    assert diff["only-a"].endswith("| assembler: absent")
+    assert "0o622" in diff["dev/console"] and "0o600" in diff["dev/console"]
+
+
+@pytest.mark.parametrize("arch", [pytest.param("x86_64"),
+                                  pytest.param("arm64", marks=needs_cross)])
+def test_offline_toolchain_finds_libc_only_in_its_own_sysroot(arch):
+    """Buildroot takes the sysroot from where the compiler finds libc.a:
+    Debian's gcc as installed answers with a host path."""
+    tc = toolchain.ensure(arch)
+    gcc = tc / "bin" / f"{toolchain.PREFIX[arch]}-gcc"
+    libc = subprocess.run([str(gcc), "-print-file-name=libc.a"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert Path(libc).resolve().is_relative_to((tc / "sysroot").resolve())
+    dirs = subprocess.run([str(gcc), "-print-search-dirs"], capture_output=True, text=True,
+                          check=True).stdout
+    libraries = dirs.split("libraries: =", 1)[1].split(":")
+    assert all(Path(d).resolve().is_relative_to(tc.resolve()) for d in libraries
+               if Path(d).exists()), libraries
+
+
+@needs_tree
+def test_a_dropped_request_is_named(tmp_path, monkeypatch):
+    """The check after `make defconfig`, on the real Buildroot tree: a
+    request Kconfig cannot honour (static libraries with glibc) fails the
+    build before it starts, naming the option."""
+    br_tree, _ = buildroot_image.tree()
+    work = tmp_path / "out"
+    work.mkdir()
+    real = buildroot_image._fragment
+    monkeypatch.setattr(buildroot_image, "_fragment",
+                        lambda *a: real(*a) + "BR2_STATIC_LIBS=y\n")
+    with pytest.raises(UserError, match=r"dropped 1 requested option\(s\) of "
+                       r"uaccess_x86_64_defconfig: BR2_STATIC_LIBS=y \(Buildroot has n\)"):
+        buildroot_image._configure("x86_64", "debian", br_tree, work)
+
+
+def test_missing_tree_is_one_line(monkeypatch, tmp_path):
+    monkeypatch.delenv("BUILDROOT_HOME", raising=False)
+    monkeypatch.setattr(buildroot_image, "THIRD_PARTY", tmp_path)
+    with pytest.raises(UserError, match=r"no Buildroot tree: set BUILDROOT_HOME"):
+        buildroot_image.tree()
+
+
+def test_a_wrong_buildroot_home_is_one_line_and_writes_nothing(tmp_path):
+    cache = tmp_path / "cache"
+    env = dict(os.environ, UACCESS_CACHE=str(cache), BUILDROOT_HOME=str(tmp_path))
+    run = subprocess.run([sys.executable, str(REPO / "run.py"), "build-image", "--arch",
+                          "x86_64", "--builder", "buildroot"], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        f"run.py: BUILDROOT_HOME={tmp_path} is not a Buildroot tree (no Makefile and "
+        f"support/scripts): point it at one, or unset it to use "
+        f"{buildroot_image.THIRD_PARTY / buildroot_image.TARBALL}"]
+    assert not cache.exists() or not any(cache.rglob("*"))
+
+
+def test_unknown_toolchain_route():
+    with pytest.raises(UserError, match=r"unknown Buildroot toolchain 'gnu'"):
+        buildroot_image.check_toolchain("gnu")
+
+
+# ------------------------------------------------ real Buildroot builds --
+@pytest.fixture(scope="module")
+def default_job():
+    return script.load(script.default_script("lstat-storm"))
+
+
+@needs_tree
+@pytest.mark.parametrize("arch", [pytest.param("x86_64"),
+                                  pytest.param("arm64", marks=needs_cross)])
+def test_buildroot_image_matches_the_assemblers(arch, default_job):
+    """A real, offline Buildroot build of the external tree (cached: a cold
+    build is several minutes per arch), compared entry by entry with the
+    assembler's image of the same job. Every difference must be one that
+    compare_images.EXPECTED explains, and every explained one must occur."""
+    br = buildroot_image.build_image(arch, default_job)
+    asm = assemble.build_image(arch, default_job)
+    assert compare_images.unexplained(arch, br.cpio, asm.cpio) == {}
+    manifest = br.manifest()
+    assert manifest["builder"] == "buildroot" and manifest["buildroot"]["version"] == "2024.02.13"
+    # Only static programs: no shared library, no dynamic loader.
+    assert not any(".so" in path for path in manifest["files"])
+    assert br.ext2.stat().st_size > 0
+
+
+@needs_tree
+@needs_qemu
+@pytest.mark.parametrize("arch", [pytest.param("x86_64"),
+                                  pytest.param("arm64", marks=needs_cross)])
+def test_both_images_boot_to_the_same_checksum_and_counts(arch):
+    """The stock kernel boots each builder's image of the same small storm
+    under QEMU (forced, with the plugin). The workload's checksum covers
+    what every stat call returned: equal. The counts compared are the
+    exact ones, those only user-access code executes: x86's stac (clac
+    and rep movs also run on interrupt paths, and timer interrupts land
+    in the ROI at host-dependent points: they vary from boot to boot of
+    one image), arm64's LDTR/STTR and PAN writes. On x86 the programs are
+    the same bytes, so their user instructions are equal too; on arm64
+    they are not (compare_images.ARM64_WHY)."""
+    job = script.load(TINY)
+    kernel = kbuild.build_kernel(arch, "stock")
+    recs = {name: runs.run_point(kernel, image, job, "qemu", "", 180, force=True, plugin=True)
+            for name, image in (("buildroot", buildroot_image.build_image(arch, job)),
+                                ("assembler", assemble.build_image(arch, job)))}
+    br, asm = recs["buildroot"], recs["assembler"]
+    assert br["result"]["errors"] == 0 and br["result"]["ops"] == asm["result"]["ops"] > 0
+    assert br["result"]["checksum"] == asm["result"]["checksum"]
+    if arch == "x86_64":
+        assert br["counts"]["x86"]["stac"] == asm["counts"]["x86"]["stac"] > 0
+        assert br["counts"]["insns"]["user"] == asm["counts"]["insns"]["user"]
+    else:
+        assert br["counts"]["arm64"] == asm["counts"]["arm64"]
+        assert br["counts"]["arm64"]["sttr"] > 0
+    assert br["provenance"]["image"]["builder"] == "buildroot"
+    assert asm["provenance"]["image"]["builder"] == "assembler"
+
+
+@needs_tree
+@needs_qemu
+@pytest.mark.parametrize("variant", ["statx-putuser", "stock"])
+def test_buildroot_kernel_boots_like_the_kernels_builders(variant):
+    """One Buildroot build makes an x86 kernel variant (the pinned source,
+    its patch series) and the image. Cached: a cold build adds its host
+    tools and a kernel build (about nine minutes), another variant about
+    four. Its .config is the kernels/ builder's but for the line that names
+    the compiler (Buildroot compiles through its wrapper), and it boots to
+    the same checksum and the same exact counts (see the test above)."""
+    job = script.load(TINY)
+    image, kernel = buildroot_image.build("x86_64", job, variant=variant)
+    ours = kbuild.build_kernel("x86_64", variant)
+    diff = kernel_fragment.config_differences(kernel.path / "config", ours.path / "config")
+    assert sorted(diff) == list(kernel_fragment.COMPILER_LINES), diff
+    manifest = kernel.manifest()
+    assert manifest["builder"] == "buildroot" and manifest["variant"]["name"] == variant
+    br = runs.run_point(kernel, image, job, "qemu", "", 180, force=True, plugin=True)
+    ref = runs.run_point(ours, assemble.build_image("x86_64", job), job, "qemu", "", 180,
+                         force=True, plugin=True)
+    assert br["result"]["checksum"] == ref["result"]["checksum"]
+    assert br["counts"]["x86"]["stac"] == ref["counts"]["x86"]["stac"] > 0
+    assert br["counts"]["insns"]["user"] == ref["counts"]["insns"]["user"]
+    assert br["provenance"]["kernel"]["key"] == kernel.key != ours.key
