@@ -114,7 +114,9 @@ def fakeroot_version() -> str:
 
 
 def override_file(path: Path, with_kernel: bool = False) -> None:
-    """Write the BR2_PACKAGE_OVERRIDE_FILE that points Buildroot at them."""
+    """Write the BR2_PACKAGE_OVERRIDE_FILE that points Buildroot at them
+    (fetching any that are missing first)."""
+    ensure(with_kernel=with_kernel)
     index = json.loads((root() / "index.json").read_text())
     empty = root() / "empty"
     empty.mkdir(parents=True, exist_ok=True)
