@@ -530,8 +530,6 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--script", help="a workload script (TOML); default: "
                         "workloads/scripts/<workload>.toml")
 
-    sp = sub.add_parser("build-kernel", help="build (or find cached) one kernel")
-    kernel_args(sp)
     def image_args(sp):
         sp.add_argument("--builder", default="assembler",
                         help="assembler (default: offline, from Debian packages) or "
@@ -540,7 +538,9 @@ def parser() -> argparse.ArgumentParser:
                         help="with --builder buildroot: debian (offline, default) or "
                              "bootlin (the defconfig's; Buildroot downloads it)")
 
-    sp = sub.add_parser("build-image", help="assemble one root filesystem")
+    sp = sub.add_parser("build-kernel", help="build (or find cached) one kernel")
+    kernel_args(sp)
+    sp = sub.add_parser("build-image", help="build (or find cached) one root filesystem")
     sp.add_argument("--arch", required=True)
     workload_args(sp)
     image_args(sp)
