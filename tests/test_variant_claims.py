@@ -66,6 +66,15 @@ def total(rec: dict, *path) -> int:
     return value
 
 
+def lfences_are(rec: dict, per_call: int) -> bool:
+    """lfence is exact per call but for interrupts: one taken inside the
+    ROI (by host time, about one per thousand ops) runs the entry code's
+    lfence too. Seen: 2 in a storm, 4 in 2,000 fstat calls on a loaded
+    machine. So: the calls' own fences, plus fewer than 1 % more."""
+    ops = rec["result"]["ops"]
+    return per_call * ops <= total(rec, "x86", "lfence") < per_call * ops + max(ops // 100, 5)
+
+
 def per_op(rec: dict, *path) -> float:
     return total(rec, *path) / rec["result"]["ops"]
 
@@ -114,8 +123,8 @@ def test_stat_putuser_pays_per_field_and_stat_unsafe_one_window():
     # ...but user_access_begin() adds a speculation barrier that
     # copy_to_user() has not: one more lfence per call than stock's (whose
     # one is the path copy's).
-    assert total(stock, "x86", "lfence") == ops
-    assert total(unsafe, "x86", "lfence") == 2 * ops
+    assert lfences_are(stock, 1)
+    assert lfences_are(unsafe, 2)
     # stock copies its on-stack struct stat with a rep movs (REP_GOOD);
     # stat-unsafe stores the fields in place, so one copy per op is gone.
     stock_movs = per_op(stock, "x86", "rep", "movs", "executions")
@@ -165,10 +174,8 @@ def test_strncpy_unbatched_opens_a_window_per_word():
     # History: the per-read window is a bare stac/clac, as __get_user()
     # was before 2018. Stock's one lfence per lstat is the barrier of its
     # batched user_read_access_begin() in strncpy_from_user; it is gone.
-    assert total(stock, "x86", "lfence") == stock["result"]["ops"]
-    # Not exact: an interrupt taken inside the ROI (by host time, about one
-    # per thousand ops) runs the entry code's lfence too, seen as 2 in one
-    # run of this storm. No lfence belongs to the lookups themselves.
+    assert lfences_are(stock, 1)
+    # No lfence belongs to the lookups themselves: only interrupts' (above).
     assert per_op(unbatched, "x86", "lfence") < 0.01
     assert unbatched["result"]["checksum"] == stock["result"]["checksum"]
 
