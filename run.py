@@ -182,14 +182,14 @@ def _check_builder(args) -> None:
         raise UserError(f"unknown --builder '{args.builder}': choose one of "
                         f"{', '.join(IMAGE_BUILDERS)}")
     buildroot_image.check_toolchain(args.br_toolchain)
+    if getattr(args, "br_kernel", False) and args.builder != "buildroot":
+        raise UserError("--br-kernel needs --builder buildroot")
 
 
 def cmd_build_image(args) -> int:
     job = _job(args)
     _check_builder(args)
     if args.br_kernel:
-        if args.builder != "buildroot":
-            raise UserError("--br-kernel needs --builder buildroot")
         kbuild.plan(args.arch, args.br_kernel)  # the variant, checked before building
         img, kernel = buildroot_image.build(args.arch, job, args.br_toolchain,
                                             variant=args.br_kernel)
@@ -214,8 +214,6 @@ def cmd_run(args) -> int:
     _check_builder(args)
     kbuild.plan(args.arch, args.variant)
     if args.br_kernel:
-        if args.builder != "buildroot":
-            raise UserError("--br-kernel needs --builder buildroot")
         image, kernel = buildroot_image.build(args.arch, job, args.br_toolchain,
                                               variant=args.variant)
     else:
