@@ -138,10 +138,20 @@ def _populate(arch: str, job: script.Job, staging: Path, out: Path,
     (staging / "sbin").mkdir(exist_ok=True)
     (staging / "sbin" / "init").symlink_to("/init")
     shutil.rmtree(build)
+    install_job_files(job, handoff, staging)
+
+
+def install_job_files(job: script.Job, handoff: bool, root: Path) -> None:
+    """The job's own files over a tree that has the overlay's: its
+    job.conf (a handoff image keeps the overlay's) and, for kernel-tree
+    storms, the path list. Buildroot's post-build script installs the same
+    files from a folder this fills (buildroot_image.py)."""
     if not handoff:
-        (staging / "etc" / "uaccess" / "job.conf").write_text(job.job_conf())
+        conf = root / "etc" / "uaccess" / "job.conf"
+        conf.parent.mkdir(parents=True, exist_ok=True)
+        conf.write_text(job.job_conf())
     if job.needs_kernel_tree():
-        dst = staging / PATHS_IN_IMAGE
+        dst = root / PATHS_IN_IMAGE
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(linux_source.path_list(linux_source.pinned()), dst)
 

@@ -154,7 +154,7 @@ def build(arch: str, job, route: str = "debian", handoff: bool = False,
     work = cache.cache_root() / "buildroot" / "work" / f"{arch}-{route}{tag}-{work_key}"
     work.mkdir(parents=True, exist_ok=True)
     with cache.locked(work.parent / f"{work.name}.lock"):
-        _job_files(arch, job, handoff, work / JOB_DIR)
+        _job_files(job, handoff, work / JOB_DIR)
         wanted = _configure(arch, route, br_tree, work, variant)
         for pkg in LOCAL_PACKAGES:
             _make(br_tree, work, [f"{pkg}-dirclean"], work / "dirclean.log")
@@ -180,8 +180,7 @@ def build(arch: str, job, route: str = "debian", handoff: bool = False,
                      sorted(cpio.read_tree(out / "rootfs.cpio").items())}
             cache.write_json_atomic(out / "manifest.json", dict(
                 inputs, key=key, job=None if handoff else job.as_record(),
-                compiler=(inputs["toolchain"]["gcc"] if route == "debian"
-                          else "Bootlin's (downloaded by Buildroot)"),
+                compiler=_compiler(inputs),
                 defconfig=kconfig.render(wanted), build_seconds=seconds,
                 output_dir=str(work), files=files))
     return image, kernel
@@ -200,32 +199,34 @@ def _publish_kernel(kernel, inputs: dict, work: Path, seconds: float) -> None:
     run stage records it like any other."""
     with cache.staging_dir(kernel.path) as out:
         kernel_fragment.collect(kernel.arch, work, out)
-        release = next((work / "build").glob("linux-*/include/config/kernel.release"), None)
+        release = work / "build" / kernel_fragment.LINUX_BUILD_DIR / "include" / "config" / \
+            "kernel.release"
         cache.write_json_atomic(out / "manifest.json", {
             "builder": "buildroot", "key": kernel.key, "arch": kernel.arch,
             "source": inputs["kernel"]["source"], "variant": inputs["kernel"]["variant"],
             "resolved_config_sha256": inputs["kernel"]["config_sha256"],
             "config": kconfig.render(kernel_config.requested(kernel.arch)),
-            "toolchain": (inputs["toolchain"]["gcc"] if "toolchain" in inputs
-                          else "Bootlin's (downloaded by Buildroot)"),
+            "toolchain": _compiler(inputs),
             "buildroot": inputs["buildroot"], "layers": [],
             "build_seconds": seconds, "output_dir": str(work),
-            "kernel_release": release.read_text().strip() if release else ""})
+            "kernel_release": release.read_text().strip() if release.is_file() else ""})
 
 
-def _job_files(arch: str, job, handoff: bool, jobdir: Path) -> None:
-    """What the post-build script copies over the target: the same job
-    files the assembler puts in its image."""
+def _job_files(job, handoff: bool, jobdir: Path) -> None:
+    """What the post-build script copies over the target: the overlay's
+    job file, then the job's own files, as the assembler lays them out."""
     shutil.rmtree(jobdir, ignore_errors=True)
-    conf = jobdir / "etc" / "uaccess" / "job.conf"
-    conf.parent.mkdir(parents=True)
-    overlay_conf = assemble.OVERLAY / "etc" / "uaccess" / "job.conf"
-    # A handoff image keeps the overlay's job, as the assembler's does.
-    conf.write_text(overlay_conf.read_text() if handoff else job.job_conf())
-    if job.needs_kernel_tree():
-        dst = jobdir / assemble.PATHS_IN_IMAGE
-        dst.parent.mkdir(parents=True)
-        shutil.copyfile(linux_source.path_list(linux_source.pinned()), dst)
+    overlay_conf = Path("etc") / "uaccess" / "job.conf"
+    (jobdir / overlay_conf).parent.mkdir(parents=True)
+    shutil.copyfile(assemble.OVERLAY / overlay_conf, jobdir / overlay_conf)
+    assemble.install_job_files(job, handoff, jobdir)
+
+
+def _compiler(inputs: dict) -> str:
+    """The compiler's name for the image's and the kernel's manifests."""
+    if "toolchain" in inputs:
+        return inputs["toolchain"]["gcc"]
+    return "Bootlin's (downloaded by Buildroot)"
 
 
 def _fragment(arch: str, route: str, work: Path, variant: str = None) -> str:

@@ -19,6 +19,7 @@ from lab import cache, kconfig
 
 IMAGE_OPTION = {"x86_64": "BR2_LINUX_KERNEL_BZIMAGE", "arm64": "BR2_LINUX_KERNEL_IMAGE"}
 BUILT_IMAGE = {"x86_64": "bzImage", "arm64": "Image"}
+LINUX_BUILD_DIR = "linux-custom"  # Buildroot's name for a custom-tarball kernel
 # The config lines that name the compiler: Buildroot compiles through its
 # toolchain wrapper, whose --version names the relocated driver.
 COMPILER_LINES = ("CONFIG_CC_VERSION_TEXT",)
@@ -55,8 +56,7 @@ def inputs(arch: str, variant: str, config: Path) -> dict:
 
 def collect(arch: str, work: Path, out: Path) -> None:
     """Buildroot's kernel, in kernels/build.py's artifact layout."""
-    linux = next((work / "build").glob("linux-custom"), None) or \
-        next((work / "build").glob("linux-*"))
+    linux = work / "build" / LINUX_BUILD_DIR
     shutil.copyfile(linux / "vmlinux", out / "vmlinux")
     shutil.copyfile(work / "images" / BUILT_IMAGE[arch],
                     out / kbuild.ARCH_INFO[arch]["image_name"])
