@@ -39,5 +39,6 @@ done
 if [ -n "$job" ]; then
 	rm -f "$target/etc/uaccess/job.conf"
 	rm -rf "$target/usr/share/uaccess"
+	rmdir "$target/usr/share" 2>/dev/null || true
 	cp -a "$job/." "$target/"
 fi
