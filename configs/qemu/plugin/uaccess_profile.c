@@ -70,6 +70,25 @@
  *   - Counters are plain (non-atomic) and the ROI state is global: run
  *     with -smp 1 for exact numbers.
  *
+ * Interrupts. QEMU delivers timer and device interrupts by host time, so
+ * a ROI catches a different number of them on every boot, and each runs
+ * kernel code of its own (x86: the entry stub's CLAC, error_entry's
+ * LFENCE, timekeeping's REP MOVS; softirqs and RCU callbacks on the way
+ * out). The totals include that work, as the CPU executed it; the
+ * "interrupts" object says how much of it there was, so the calls' own
+ * counts are the totals less it, exactly. An interrupt begins at the first
+ * instruction of an interrupt entry symbol (x86: asm_common_interrupt,
+ * asm_spurious_interrupt, asm_sysvec_*; arm64: el{0t,1t,1h}_{64,32}_{irq,
+ * fiq}) and ends at the exception return (IRETQ, ERET) that brings the
+ * entry depth back to where it was; exception entries (asm_exc_*,
+ * el*_sync, el*_error) only move the depth, so a page fault inside an
+ * interrupt does not end it, and the calls' own exceptions stay theirs.
+ * Everything the CPU runs in between is the interrupt's, including a task
+ * the exit path switches to. The depth restarts at zero at ROI begin (a
+ * user instruction: no entry of this task is open); another task's return
+ * from an entry opened before the ROI is ignored at depth zero, but inside
+ * an interrupt it ends the interrupt early (counted as the calls' own).
+ *
  * Arguments: out=<json> (required), map=<System.map>, bbv=<file>,
  * interval=<instructions> (with bbv only; default 10000000). Anything else
  * makes qemu_plugin_install fail, so QEMU refuses to start.
@@ -165,6 +184,18 @@ struct dyn_counters {
 	uint64_t rep_pass[N_REP];
 	uint64_t rep_access[N_REP];
 	uint64_t rep_first[N_REP];
+	uint64_t facts[N_FACTS];	/* inline, on each fact instruction */
+	uint64_t insns;			/* inline, n_insns at each TB entry */
+};
+
+/* Kernel entry points (see "Interrupts" above). */
+enum entry_kind { ENTRY_NONE, ENTRY_EXCEPTION, ENTRY_INTERRUPT };
+
+/* An entry instruction, and how many of its TB's instructions (counted at
+ * TB entry, before its callback runs) lie at or after it. */
+struct entry_site {
+	enum entry_kind kind;
+	uint32_t tb_tail;
 };
 
 struct symbol {
@@ -172,6 +203,7 @@ struct symbol {
 	uint32_t name;		/* offset into sym_names */
 	uint32_t order;		/* line number, for a stable sort */
 	uint8_t rank;		/* 0..3 text (T, W, t, w), 4 anything else */
+	uint8_t entry;		/* enum entry_kind */
 };
 
 struct results {
@@ -179,6 +211,10 @@ struct results {
 	uint64_t facts[N_FACTS];
 	uint64_t rep_exec[N_REP], rep_iter[N_REP];
 	uint64_t *sym;		/* n_syms + 1 entries, last is "[unknown]" */
+	/* The part of the above that interrupts ran (all kernel mode). */
+	uint64_t irq_taken, irq_insns;
+	uint64_t irq_facts[N_FACTS];
+	uint64_t irq_rep_exec[N_REP], irq_rep_iter[N_REP];
 };
 
 /* Configuration. */
@@ -203,6 +239,14 @@ static uint64_t tb_seq;			/* x86: bumped inline in every TB */
 static uint64_t last_rep_vaddr = NO_ADDR, last_rep_seq;
 static int64_t insn_fixup_user, insn_fixup_kernel;
 static bool extra_marker_reported;
+
+/* Interrupt accounting: open kernel entries, the depth at which the
+ * outermost open interrupt began (-1: none), dyn at its start, and the
+ * sum over the ROI's finished interrupts. */
+static uint32_t entry_depth;
+static int64_t irq_depth = -1;
+static struct dyn_counters irq_start, irq_sum;
+static uint64_t irq_taken;
 
 /* BBV state: vaddr -> dense id, per-id counts of the current interval. */
 static FILE *bbv_fp;
@@ -307,6 +351,42 @@ static int sym_cmp(const void *pa, const void *pb)
 	return a->order < b->order ? -1 : (a->order > b->order);
 }
 
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && !strcmp(s + ls - lx, suffix);
+}
+
+/* Is this symbol one of the kernel's exception or interrupt entries? */
+static enum entry_kind entry_kind_of(const char *name)
+{
+	if (arch == ARCH_X86_64) {
+		if (has_prefix(name, "asm_sysvec_") ||
+		    !strcmp(name, "asm_common_interrupt") ||
+		    !strcmp(name, "asm_spurious_interrupt"))
+			return ENTRY_INTERRUPT;
+		return has_prefix(name, "asm_exc_") ? ENTRY_EXCEPTION
+						    : ENTRY_NONE;
+	}
+	/* arm64 entry.S: el0t_64_irq, el1h_64_sync, ... (not *_handler). */
+	if (!has_prefix(name, "el0t_") && !has_prefix(name, "el1t_") &&
+	    !has_prefix(name, "el1h_"))
+		return ENTRY_NONE;
+	if (has_suffix(name, "_64_irq") || has_suffix(name, "_64_fiq") ||
+	    has_suffix(name, "_32_irq") || has_suffix(name, "_32_fiq"))
+		return ENTRY_INTERRUPT;
+	if (has_suffix(name, "_64_sync") || has_suffix(name, "_64_error") ||
+	    has_suffix(name, "_32_sync") || has_suffix(name, "_32_error"))
+		return ENTRY_EXCEPTION;
+	return ENTRY_NONE;
+}
+
 static int load_map(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -363,6 +443,7 @@ static int load_map(const char *path)
 		syms[n_syms++] = (struct symbol){
 			.addr = addr, .name = (uint32_t)names_len,
 			.order = lineno, .rank = rank,
+			.entry = (uint8_t)entry_kind_of(sym_names + names_len),
 		};
 		names_len += len + 1;
 		continue;
@@ -505,6 +586,50 @@ static void a64_classify(const uint8_t *b, size_t len, int *marker, int *fact)
 
 /* ------------------------------------------------------------ run time */
 
+/* IRETQ (48 cf) or ERET (d69f03e0): the end of a kernel entry. */
+static bool is_entry_return(const uint8_t *b, size_t len)
+{
+	if (arch == ARCH_X86_64)
+		return len == 2 && b[0] == 0x48 && b[1] == 0xcf;
+	return len == 4 && b[0] == 0xe0 && b[1] == 0x03 && b[2] == 0x9f &&
+	       b[3] == 0xd6;
+}
+
+static void entry_exec(unsigned int vcpu, void *udata)
+{
+	const struct entry_site *e = udata;
+
+	(void)vcpu;
+	if (e->kind == ENTRY_INTERRUPT && irq_depth < 0 &&
+	    roi_state == ROI_ACTIVE) {
+		irq_depth = entry_depth;
+		irq_start = dyn;
+		irq_start.insns -= e->tb_tail;	/* already counted, but ours */
+		irq_taken++;
+	}
+	entry_depth++;
+}
+
+static void entry_return_exec(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	if (!entry_depth)
+		return;		/* an entry opened before the ROI began */
+	if (--entry_depth != irq_depth)
+		return;
+	/* The return's own TB was counted at its entry: it is the irq's. */
+	for (int k = 0; k < N_REP; k++) {
+		irq_sum.rep_pass[k] += dyn.rep_pass[k] - irq_start.rep_pass[k];
+		irq_sum.rep_access[k] += dyn.rep_access[k] - irq_start.rep_access[k];
+		irq_sum.rep_first[k] += dyn.rep_first[k] - irq_start.rep_first[k];
+	}
+	for (int f = 0; f < N_FACTS; f++)
+		irq_sum.facts[f] += dyn.facts[f] - irq_start.facts[f];
+	irq_sum.insns += dyn.insns - irq_start.insns;
+	irq_depth = -1;
+}
+
 static void rep_cond_exec(unsigned int vcpu, void *udata)
 {
 	const struct rep_site *s = udata;
@@ -617,6 +742,18 @@ static void bbv_finish(void)
 	bbv_fp = NULL;
 }
 
+/* Instances and iterations of one REP kind from its pass, memory access
+ * and first-pass counts (see "REP string instructions" above). */
+static void rep_counts(int k, uint64_t pass, uint64_t access, uint64_t first,
+		       uint64_t *exec, uint64_t *iter)
+{
+	*iter = access / rep_desc[k].per_iter;
+	if (rep_desc[k].conditional)
+		*exec = first;
+	else
+		*exec = pass > *iter ? pass - *iter : 0;
+}
+
 /* Sum (executions since begin) * (static facts) over every translation. */
 static void collect(struct results *r)
 {
@@ -641,16 +778,17 @@ static void collect(struct results *r)
 	r->kernel += (uint64_t)insn_fixup_kernel;
 	r->total = r->user + r->kernel;
 	for (int k = 0; k < N_REP; k++) {
-		uint64_t pass = dyn.rep_pass[k] - dyn_begin.rep_pass[k];
-		uint64_t acc = dyn.rep_access[k] - dyn_begin.rep_access[k];
-		uint64_t iter = acc / rep_desc[k].per_iter;
-
-		r->rep_iter[k] = iter;
-		if (rep_desc[k].conditional)
-			r->rep_exec[k] = dyn.rep_first[k] - dyn_begin.rep_first[k];
-		else
-			r->rep_exec[k] = pass > iter ? pass - iter : 0;
+		rep_counts(k, dyn.rep_pass[k] - dyn_begin.rep_pass[k],
+			   dyn.rep_access[k] - dyn_begin.rep_access[k],
+			   dyn.rep_first[k] - dyn_begin.rep_first[k],
+			   &r->rep_exec[k], &r->rep_iter[k]);
+		rep_counts(k, irq_sum.rep_pass[k], irq_sum.rep_access[k],
+			   irq_sum.rep_first[k], &r->irq_rep_exec[k],
+			   &r->irq_rep_iter[k]);
 	}
+	r->irq_taken = irq_taken;
+	r->irq_insns = irq_sum.insns;
+	memcpy(r->irq_facts, irq_sum.facts, sizeof(r->irq_facts));
 }
 
 static void json_str(FILE *f, const char *s)
@@ -716,6 +854,29 @@ static size_t symbol_rows(const struct results *r, struct sym_row **out)
 	return m;
 }
 
+/* The arch's user-access facts, as "x86":{...} or "arm64":{...}. */
+static void write_facts(FILE *f, const uint64_t *facts,
+			const uint64_t *rep_exec, const uint64_t *rep_iter)
+{
+	if (arch == ARCH_X86_64) {
+		fprintf(f, "\"x86\":{\"stac\":%" PRIu64 ",\"clac\":%" PRIu64
+			",\"lfence\":%" PRIu64 ",\"serialize\":%" PRIu64
+			",\"rep\":{", facts[F_STAC], facts[F_CLAC],
+			facts[F_LFENCE], facts[F_SERIALIZE]);
+		for (int k = 0; k < N_REP; k++)
+			fprintf(f, "%s\n  \"%s\":{\"executions\":%" PRIu64
+				",\"iterations\":%" PRIu64 "}", k ? "," : "",
+				rep_desc[k].name, rep_exec[k], rep_iter[k]);
+		fputs("}}", f);
+	} else {
+		fprintf(f, "\"arm64\":{\"pan_set_0\":%" PRIu64
+			",\"pan_set_1\":%" PRIu64 ",\"pan_msr_reg\":%" PRIu64
+			",\"ldtr\":%" PRIu64 ",\"sttr\":%" PRIu64 "}",
+			facts[F_PAN0], facts[F_PAN1], facts[F_PAN_REG],
+			facts[F_LDTR], facts[F_STTR]);
+	}
+}
+
 static void write_json(const struct results *r, bool begun, bool ended)
 {
 	FILE *f = fopen(out_tmp, "w");
@@ -743,23 +904,12 @@ static void write_json(const struct results *r, bool begun, bool ended)
 	fputs(n ? "\n }" : "}", f);
 	free(rows);
 
-	if (arch == ARCH_X86_64) {
-		fprintf(f, ",\n \"x86\":{\"stac\":%" PRIu64 ",\"clac\":%" PRIu64
-			",\"lfence\":%" PRIu64 ",\"serialize\":%" PRIu64
-			",\"rep\":{", r->facts[F_STAC], r->facts[F_CLAC],
-			r->facts[F_LFENCE], r->facts[F_SERIALIZE]);
-		for (int k = 0; k < N_REP; k++)
-			fprintf(f, "%s\n  \"%s\":{\"executions\":%" PRIu64
-				",\"iterations\":%" PRIu64 "}", k ? "," : "",
-				rep_desc[k].name, r->rep_exec[k], r->rep_iter[k]);
-		fputs("}}", f);
-	} else {
-		fprintf(f, ",\n \"arm64\":{\"pan_set_0\":%" PRIu64
-			",\"pan_set_1\":%" PRIu64 ",\"pan_msr_reg\":%" PRIu64
-			",\"ldtr\":%" PRIu64 ",\"sttr\":%" PRIu64 "}",
-			r->facts[F_PAN0], r->facts[F_PAN1], r->facts[F_PAN_REG],
-			r->facts[F_LDTR], r->facts[F_STTR]);
-	}
+	fputs(",\n ", f);
+	write_facts(f, r->facts, r->rep_exec, r->rep_iter);
+	fprintf(f, ",\n \"interrupts\":{\"taken\":%" PRIu64 ",\"insns\":%"
+		PRIu64 ",", r->irq_taken, r->irq_insns);
+	write_facts(f, r->irq_facts, r->irq_rep_exec, r->irq_rep_iter);
+	fputc('}', f);
 	if (bbv_path) {
 		fputs(",\n \"bbv\":{\"path\":", f);
 		json_str(f, bbv_path);
@@ -786,6 +936,8 @@ static void roi_begin(const struct marker *m)
 	for (struct tb_info *t = tb_list; t; t = t->next)
 		t->base = t->exec;
 	dyn_begin = dyn;
+	entry_depth = 0;	/* a user instruction: this task has none open */
+	irq_depth = -1;
 	/* This TB's entry was counted before the snapshot; its tail is ROI. */
 	marker_fixup(m, (int64_t)m->tb->n_insns - m->idx - 1);
 	roi_state = ROI_ACTIVE;
@@ -863,7 +1015,21 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				else
 					groups[n_groups++] =
 						(struct sym_group){ cur_sym, 1 };
+				if (cur_sym < n_syms && syms[cur_sym].entry &&
+				    pc == syms[cur_sym].addr) {
+					struct entry_site *e = xmalloc(sizeof(*e));
+
+					e->kind = (enum entry_kind)syms[cur_sym].entry;
+					e->tb_tail = (uint32_t)(n - i);
+					qemu_plugin_register_vcpu_insn_exec_cb(
+						insn, entry_exec,
+						QEMU_PLUGIN_CB_NO_REGS, e);
+				}
 			}
+			if (is_entry_return(b, len))
+				qemu_plugin_register_vcpu_insn_exec_cb(
+					insn, entry_return_exec,
+					QEMU_PLUGIN_CB_NO_REGS, NULL);
 		}
 		if (arch == ARCH_X86_64)
 			x86_classify(b, len, &marker, &fact, &rep);
@@ -874,6 +1040,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (fact >= 0) {
 			facts[fact]++;
 			has_facts = true;
+			qemu_plugin_register_vcpu_insn_exec_inline(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				&dyn.facts[fact], 1);
 		}
 		if (rep >= 0) {
 			qemu_plugin_register_vcpu_insn_exec_inline(
@@ -907,6 +1076,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &t->exec, 1);
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &dyn.insns, n);
 	if (arch == ARCH_X86_64)
 		qemu_plugin_register_vcpu_tb_exec_inline(
 			tb, QEMU_PLUGIN_INLINE_ADD_U64, &tb_seq, 1);
