@@ -37,6 +37,7 @@ class Comparison:
     qemu_only: dict       # symbol -> instructions
     both: dict            # symbol -> (gem5, qemu) where they differ
     user: tuple           # (gem5, qemu)
+    qemu_interrupts: tuple = (0, 0)  # (taken, instructions they ran)
 
     def path_differences(self, ops: int, per_op: float = 5.0) -> dict:
         """Symbols only one simulator ran, at least `per_op` instructions
@@ -70,9 +71,11 @@ def compare(gem5_counts: Counter, qemu_counts: dict) -> Comparison:
     qemu_only = {s: n for s, n in q.items() if n and not g.get(s)}
     both = {s: (g[s], q[s]) for s in g.keys() & q.keys()
             if g[s] and q[s] and g[s] != q[s] and s != USER}
+    irq = qemu_counts.get("interrupts", {})
     return Comparison(sum(g.values()), qemu_counts["insns"]["total"],
                       sum(r.get("iterations", 0) for r in rep.values()),
-                      gem5_only, qemu_only, both, (g.get(USER, 0), q[USER]))
+                      gem5_only, qemu_only, both, (g.get(USER, 0), q[USER]),
+                      (irq.get("taken", 0), irq.get("insns", 0)))
 
 
 def text(c: Comparison) -> str:
@@ -81,6 +84,8 @@ def text(c: Comparison) -> str:
              f"(gem5 commits a rep instruction once).",
              f"user mode: gem5 {c.user[0]:,}, QEMU {c.user[1]:,} (gem5's count includes "
              f"the m5 workend instruction).",
+             f"QEMU took {c.qemu_interrupts[0]:,} interrupts in its ROI (by host time), "
+             f"which ran {c.qemu_interrupts[1]:,} of its instructions.",
              f"symbols only gem5 ran: {sum(c.gem5_only.values()):,} instructions in "
              f"{len(c.gem5_only)}; only QEMU ran: {sum(c.qemu_only.values()):,} in "
              f"{len(c.qemu_only)}; both ran, counts differ: "

@@ -10,6 +10,7 @@ import pytest
 from configs import sweep
 from configs.gem5 import locate, spec
 from configs.gem5 import stats as gem5_stats
+from configs.qemu import backend as qemu_backend
 from lab.errors import UserError
 
 
@@ -57,6 +58,11 @@ def test_kernel_args_carry_backend_disk_and_model():
     assert "uaccess_smap_model=lfence" in x86 and "console=ttyS0" in x86
     arm = spec.kernel_args("arm64", "")
     assert "root=/dev/vda" in arm and not any("smap" in a for a in arm)
+    # The QEMU twin's A76 has SSBS, gem5's CPU has not: both boot with the
+    # Spectre-v4 mitigation off, so both skip the same entry-code check.
+    assert "ssbd=force-off" in arm and "ssbd=force-off" not in x86
+    twin = qemu_backend.load_profile("arm64-gem5")
+    assert "ssbd=force-off" in twin.kernel_args.split()
     with pytest.raises(UserError, match="unknown smap_model 'fast'"):
         spec.kernel_args("x86_64", "fast")
 

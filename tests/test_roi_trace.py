@@ -64,13 +64,16 @@ def test_compare_sorts_differences_by_cause():
             "this_cpu_cmpxchg16b_emu": 22}
     qemu = {"insns": {"total": 100 + 10 + 35 + 7, "user": 100},
             "symbols": {"cp_statx": 10, "copy_user": 35, "timekeeping_advance": 7},
-            "x86": {"rep": {"movs": {"executions": 1, "iterations": 32}}}}
+            "x86": {"rep": {"movs": {"executions": 1, "iterations": 32}}},
+            "interrupts": {"taken": 1, "insns": 7}}
     c = roi_trace.compare(gem5, qemu)
     assert c.gem5_only == {"this_cpu_cmpxchg16b_emu": 22}
     assert c.qemu_only == {"timekeeping_advance": 7}
     assert c.both == {"copy_user": (3, 35)}
     assert c.rep_iterations == 32 and c.user == (101, 100)
+    assert c.qemu_interrupts == (1, 7)
     assert "this_cpu_cmpxchg16b_emu" in roi_trace.text(c)
+    assert "QEMU took 1 interrupts in its ROI (by host time), which ran 7" in roi_trace.text(c)
 
 
 def test_path_differences_ignore_one_off_interrupts():

@@ -42,6 +42,9 @@ _INT_MAX = 10**9
 # 1 GiB guests of every QEMU profile and gem5 board. Less a margin for the
 # root and what init puts there.
 MAX_TREE_ENTRIES = 131_072 - 72
+# Guest milliseconds of sleep between the warm-up and the ROI, for the
+# kernel's deferred work (RCU callbacks) to run first (roi.h, roi_settle).
+_SETTLE = ("settle_ms", int, 0, 10_000, 50)
 _STORM = {
     "tree": {
         "mode": ("mode", ("synthetic", "kernel-tree"), None, None, "synthetic"),
@@ -57,6 +60,7 @@ _STORM = {
         "warm_passes": ("warm_passes", int, 0, 1000, 1),
         "order": ("order", ("walk", "shuffle"), None, None, "walk"),
         "seed": ("seed", int, 0, 2**63 - 1, 1),
+        "settle_ms": _SETTLE,
     },
     "mix": {
         "lstat": ("mix_lstat", int, 0, 1000, 1),
@@ -71,6 +75,7 @@ _LOOP = {"run": {
     # Under gem5's boot-once scheme: calls run on the detailed core after
     # the functional warm-up and before the ROI (m5 switchcpu, roi.h).
     "detailed_warmup": ("detailed_warmup", int, 0, _INT_MAX, 0),
+    "settle_ms": _SETTLE,
 }}
 _NAMELEN = {"run": dict(_LOOP["run"],
                         name_len=("name_len", "range", 1, 255, [1, 32]))}

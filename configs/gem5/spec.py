@@ -237,6 +237,15 @@ def kernel_args(arch: str, smap_model: str) -> list:
     # run-to-run noise in cycles (gem5's ArmBoard sets it by default too).
     args = [f"console={b['console']}", "panic=-1", f"lpj={b['lpj']}", "norandmaps",
             f"root={b['disk_device']}", "rw", "init=/init", "uaccess.backend=gem5"]
+    if arch == "arm64":
+        # gem5's Arm CPU has no SSBS, so with the default dynamic Spectre-v4
+        # policy Linux patches a firmware-mitigation check into every
+        # kernel entry and exit (5 instructions each way) that no core with
+        # SSBS runs, and the QEMU twin's Cortex-A76 has SSBS (QEMU offers no
+        # core with PAN but without SSBS, short of the SVE-only A64FX). With
+        # the mitigation off the check is skipped as it is with SSBS, so
+        # both simulators run the same entry code; the twin boots with it too.
+        args.append("ssbd=force-off")
     if arch != "x86_64" and smap_model not in ("", "none"):
         raise UserError(f"smap_model is x86-only (arm64 has PAN, which gem5 models); "
                         f"got '{smap_model}' for {arch}")

@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Marker kinds; the same numbers as gem5's workbegin/workend. */
 #define ROI_KIND_BEGIN 0x5a
@@ -184,6 +185,24 @@ static inline void roi_switch(void)
 {
 	if (roi_backend_ == ROI_BACKEND_GEM5)
 		M5OP_CALL2(M5OP_SWITCH_CPU, 0, 0);
+}
+
+/*
+ * Let the kernel finish the asynchronous work that the set-up and the
+ * warm-up started, before anything is measured: sleep `ms` milliseconds of
+ * guest time. The set-up closes and unlinks files, and the kernel frees
+ * what they held after an RCU grace period, from a softirq at some later
+ * timer tick. Without the pause those callbacks run wherever the next
+ * ticks fall: inside the ROI under gem5 (simulated time) and outside it
+ * under QEMU (host time), so the two simulators measured different work.
+ * Idle guest time is cheap in both (the CPU halts).
+ */
+static inline void roi_settle(long long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (ms > 0 && nanosleep(&ts, &ts) != 0)
+		;
 }
 
 static inline void roi_begin(void)

@@ -3,7 +3,8 @@
  * The cheapest stat: no path walk, so it isolates the cost of copying
  * struct stat out to user memory.
  *
- * Job keys: iterations (100000), warmup (1000), detailed_warmup (0).
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0),
+ * settle_ms (50).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
 
 	result_init(&scratch, NAME);
 	run(fd, warm, &scratch);
+	roi_settle(job_int("settle_ms", 50));
 	roi_switch();
 	run(fd, detailed, &scratch);
 

@@ -12,7 +12,8 @@
  *              name_len_max (16)
  *   kernel-tree: paths (/usr/share/uaccess/kernel-tree.paths), sample (0)
  *   symlink_ratio (0.0), passes (1), warm_passes (1), order (walk),
- *   mix_lstat (1), mix_stat (0), mix_statx (0), mix_readlink (0), seed (1)
+ *   mix_lstat (1), mix_stat (0), mix_statx (0), mix_readlink (0), seed (1),
+ *   settle_ms (50): guest sleep after the warm passes (roi.h, roi_settle)
  * Extra result fields: entries, symlinks, passes, mean_name_len.
  *
  * Everything random comes from one seed through separate PRNG streams for
@@ -761,6 +762,7 @@ int main(int argc, char **argv)
 	result_anchor_mount(&scratch, t.root);
 	for (long long p = 0; p < warm_passes; p++)
 		run_pass(plan, t.n, &scratch);
+	roi_settle(job_int("settle_ms", 50));
 
 	result_init(&res, NAME);
 	result_anchor_mount(&res, t.root);

@@ -2,7 +2,8 @@
  * readlink-loop - readlink() on one symlink, `iterations` times. The path
  * is read from user memory and the 24-byte target copied back to it.
  *
- * Job keys: iterations (100000), warmup (1000), detailed_warmup (0).
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0),
+ * settle_ms (50).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
 
 	result_init(&scratch, NAME);
 	run(warm, &scratch);
+	roi_settle(job_int("settle_ms", 50));
 	roi_switch();
 	run(detailed, &scratch);
 

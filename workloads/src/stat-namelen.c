@@ -6,8 +6,8 @@
  * One ROI covers all lengths; per-length times are taken inside it with
  * the (vDSO) monotonic clock between lengths.
  *
- * Job keys: iterations (100000), warmup (1000), detailed_warmup (0), name_len_min (1),
- *           name_len_max (32).
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0),
+ *           settle_ms (50), name_len_min (1), name_len_max (32).
  * Extra result fields: "name_lens":[min,max], "per_len_ns":[ns/op per L].
  */
 #define _GNU_SOURCE
@@ -109,6 +109,7 @@ int main(int argc, char **argv)
 	result_init(&scratch, NAME);
 	for (long long l = lmin; l <= lmax; l++)
 		run(paths[l], warm, &scratch);
+	roi_settle(job_int("settle_ms", 50));
 	roi_switch();
 	for (long long l = lmin; l <= lmax; l++)
 		run(paths[l], detailed, &scratch);

@@ -4,7 +4,8 @@
  * the (larger) struct statx and also reads the empty path string from user
  * memory.
  *
- * Job keys: iterations (100000), warmup (1000), detailed_warmup (0).
+ * Job keys: iterations (100000), warmup (1000), detailed_warmup (0),
+ * settle_ms (50).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
 	result_init(&scratch, NAME);
 	result_anchor_mount(&scratch, TARGET);
 	run(fd, warm, &scratch);
+	roi_settle(job_int("settle_ms", 50));
 	roi_switch();
 	run(fd, detailed, &scratch);
 
