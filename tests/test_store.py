@@ -43,6 +43,22 @@ def test_record_round_trip(tmp_path):
     assert store.rows(conn, "s", "failed") == []
 
 
+def test_user_access_counts_are_the_calls_own(tmp_path):
+    """The plugin's interrupt share comes out of the user-access counts
+    (exact), not out of the instructions (comparable with gem5's)."""
+    db = tmp_path / "r.sqlite"
+    rec = _record("k1", stac=20)
+    rec["counts"]["x86"]["clac"] = 23
+    rec["counts"]["interrupts"] = {"taken": 3, "insns": 700, "x86": {
+        "stac": 0, "clac": 3, "rep": {"movs": {"executions": 2, "iterations": 12}}}}
+    store.ingest_one(db, store.add_record, "s", rec)
+    row = store.rows(store.connect(db), "s")[0]
+    assert (row["stac"], row["clac"]) == (20, 20)
+    assert (row["rep_executions"], row["rep_movs_iterations"]) == (0, 18)
+    assert (row["interrupts_taken"], row["interrupt_insns"]) == (3, 700)
+    assert row["insns_total"] == 5000
+
+
 def _writer(db, prefix, n):
     for i in range(n):
         store.ingest_one(db, store.add_record, "s", _record(f"{prefix}{i}"))
