@@ -1,7 +1,9 @@
 """Kernel variants: kernels/variants/<name>/ with a quilt-style `series`.
 
 A variant is a folder; adding one needs no code. The series lists patch
-files in apply order; `#` lines are comments, and one comment of the form
+files in apply order, relative to the folder (so a variant made of part
+of another's series names that variant's files, `../pan-toggle/0001-...`,
+instead of copying them); `#` lines are comments, and one comment of the form
 `# arches: x86_64 arm64` limits the variant to those arches (default: all).
 A comment `# clears-cpu-flag: smap` says the kernel hides that CPU flag on
 purpose (nosmap), so a run checks that it is absent instead of present.

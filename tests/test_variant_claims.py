@@ -271,6 +271,26 @@ def test_pan_toggle_writes_pan_around_each_access_block():
     assert toggle["result"]["checksum"] == stock["result"]["checksum"]
 
 
+def test_pan_toggle_batching_measured_alone():
+    # pan-toggle's first patch alone (pan-toggle-unbatched) toggles PAN
+    # around every access, so strncpy_from_user() toggles it around every
+    # word of a path, as x86's strncpy-unbatched opens a window per word;
+    # the second patch (pan-toggle) batches them into one window. Words
+    # per path come from stock's LDTRs, one per word, on the same tree.
+    stock = profile("arm64", "stock", "lstat-storm")
+    unbatched = profile("arm64", "pan-toggle-unbatched", "lstat-storm")
+    batched = profile("arm64", "pan-toggle", "lstat-storm")
+    ops = stock["result"]["ops"]
+    words = own(stock, "arm64", "ldtr")
+    for write in ("pan_set_0", "pan_set_1"):
+        assert own(unbatched, "arm64", write) == words + ops  # + the copy out
+        assert own(batched, "arm64", write) == 2 * ops
+    for rec in (unbatched, batched):
+        for insn in ("ldtr", "sttr"):
+            assert own(rec, "arm64", insn) == own(stock, "arm64", insn)
+        assert rec["result"]["checksum"] == stock["result"]["checksum"]
+
+
 def test_smap_model_puts_a_fence_at_every_stac_clac_site():
     """The gem5 cost model, checked where both sides can run: on a CPU
     without SMAP, lfence stands where stac/clac would, one for one."""
