@@ -20,6 +20,7 @@ import shutil
 
 import pytest
 
+from analysis import store
 from buildroot import assemble
 from configs import runs
 from kernels import build as kbuild
@@ -71,8 +72,9 @@ def total(rec: dict, *path) -> int:
 
 
 def own(rec: dict, *path) -> int:
-    """The calls' own count: the ROI's, less what its interrupts ran."""
-    return total(rec, *path) - _count(rec["counts"]["interrupts"], path)
+    """The calls' own count: user-access facts less what the ROI's
+    interrupts ran (as the store records them); instructions as counted."""
+    return _count(store.calls_own(rec["counts"]), path)
 
 
 def per_op(rec: dict, *path) -> float:

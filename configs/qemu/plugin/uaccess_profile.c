@@ -15,12 +15,13 @@
  * translation time the plugin stores the TB's static facts: instruction
  * count, how many are kernel (virtual address bit 63 set), which System.map
  * symbol each kernel instruction belongs to (a TB may span symbols, so it
- * keeps runs of (symbol, count)), and how many STAC/CLAC, LFENCE/SERIALIZE,
- * MSR PAN, LDTR* or STTR* instructions it holds. The marker instructions
- * get an exec callback: at begin it snapshots every counter, at end it sums
- * (count - snapshot) * static facts and writes the JSON. TBs translated
- * after begin start from zero. Total instructions are corrected for the
- * part of the two marker TBs that lies outside the ROI.
+ * keeps runs of (symbol, count)). Each STAC/CLAC, LFENCE/SERIALIZE, MSR
+ * PAN, LDTR* or STTR* instruction gets an inline counter of its own kind.
+ * The marker instructions get an exec callback: at begin it snapshots
+ * every counter, at end it sums (count - snapshot) * static facts and
+ * writes the JSON. TBs translated after begin start from zero. Total
+ * instructions are corrected for the part of the two marker TBs that lies
+ * outside the ROI.
  *
  * REP string instructions (x86). QEMU 7.2 translates a REP string
  * instruction (target/i386/tcg/translate.c, gen_repz) as: "if rCX == 0 go
@@ -48,9 +49,10 @@
  *
  * What it cannot see, or gets wrong:
  *   - The TB counter runs at TB entry. If an instruction faults in the
- *     middle of a TB (a page fault, #UD, ...), the rest of that TB is
- *     counted although it did not run. Interrupts are only taken between
- *     TBs, so they do not cause this.
+ *     middle of a TB (a page fault, #UD, ...), the rest of that TB's
+ *     instructions are counted although they did not run (not its facts:
+ *     their counters sit on the instructions). Interrupts are only taken
+ *     between TBs, so they do not cause this.
  *   - Kernel/user is decided by address, not by privilege level (the x86
  *     vsyscall page at 0xffffffffff600000 would count as kernel).
  *   - Symbols come from a static System.map: a randomised (KASLR) kernel
@@ -116,7 +118,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 enum arch { ARCH_X86_64, ARCH_AARCH64 };
 
-/* Per-instruction static facts, summed as executions * count. */
+/* User-access facts: instructions counted by kind, each by an inline counter. */
 enum fact {
 	F_STAC, F_CLAC, F_LFENCE, F_SERIALIZE,	/* x86_64 */
 	F_PAN0, F_PAN1, F_PAN_REG, F_LDTR, F_STTR,	/* aarch64 */
@@ -163,8 +165,6 @@ struct tb_info {
 	uint32_t n_kernel;
 	uint32_t bb_id;		/* dense BBV id, assigned on first ROI run */
 	uint32_t n_groups;
-	bool has_facts;
-	uint32_t facts[N_FACTS];
 	struct sym_group groups[];
 };
 
@@ -754,7 +754,8 @@ static void rep_counts(int k, uint64_t pass, uint64_t access, uint64_t first,
 		*exec = pass > *iter ? pass - *iter : 0;
 }
 
-/* Sum (executions since begin) * (static facts) over every translation. */
+/* Instructions and symbols: (executions since begin) * (static facts) over
+ * every translation; user-access facts and REP: the inline counters. */
 static void collect(struct results *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -770,9 +771,6 @@ static void collect(struct results *r)
 		r->user += d * (t->n_insns - t->n_kernel);
 		for (uint32_t g = 0; g < t->n_groups; g++)
 			r->sym[t->groups[g].sym] += d * t->groups[g].n;
-		if (t->has_facts)
-			for (int f = 0; f < N_FACTS; f++)
-				r->facts[f] += d * t->facts[f];
 	}
 	r->user += (uint64_t)insn_fixup_user;
 	r->kernel += (uint64_t)insn_fixup_kernel;
@@ -786,6 +784,8 @@ static void collect(struct results *r)
 			   irq_sum.rep_first[k], &r->irq_rep_exec[k],
 			   &r->irq_rep_iter[k]);
 	}
+	for (int f = 0; f < N_FACTS; f++)
+		r->facts[f] = dyn.facts[f] - dyn_begin.facts[f];
 	r->irq_taken = irq_taken;
 	r->irq_insns = irq_sum.insns;
 	memcpy(r->irq_facts, irq_sum.facts, sizeof(r->irq_facts));
@@ -988,10 +988,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	struct sym_group stack_groups[STACK_GROUPS], *groups = stack_groups;
-	uint32_t facts[N_FACTS] = { 0 };
 	uint32_t n_groups = 0, n_kernel = 0, n_markers = 0, cur_sym = 0;
 	uint64_t sym_lo = 1, sym_next = 0;	/* empty cache */
-	bool has_facts = false;
 	struct tb_info *t;
 
 	(void)id;
@@ -1038,8 +1036,6 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (marker >= 0)
 			n_markers++;
 		if (fact >= 0) {
-			facts[fact]++;
-			has_facts = true;
 			qemu_plugin_register_vcpu_insn_exec_inline(
 				insn, QEMU_PLUGIN_INLINE_ADD_U64,
 				&dyn.facts[fact], 1);
@@ -1069,8 +1065,6 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	t->n_kernel = n_kernel;
 	t->n_groups = n_groups;
 	memcpy(t->groups, groups, n_groups * sizeof(*groups));
-	t->has_facts = has_facts;
-	memcpy(t->facts, facts, sizeof(facts));
 	if (groups != stack_groups)
 		free(groups);
 
