@@ -80,6 +80,10 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
                              *scorecard.line_table(rows), [], None))
             sections.append(("Scorecard: a mechanism's share of one function "
                              "(gem5 commit profiles)", *scorecard.share_table(rows), [], None))
+            if any(r["backend"] == "gem5" and r["arch"] == "arm64" for r in rows):
+                sections.append(("Scorecard on Arm: the seeds' changes where Arm has the "
+                                 "mechanism (no Arm hardware number)",
+                                 *scorecard.arm_table(rows), [], None))
         sections += warmup_sections(rows, out_dir)
         header, body = sampling.table(rows)
         if body:
@@ -115,7 +119,8 @@ def warmup_sections(rows: list, out_dir: Path) -> list:
         if not mine:
             continue
         fig = out_dir / "figures" / f"warmup-{name.split('.')[-1]}.png"
-        label = {k: f"{k[3]} ({k[4]})" for k in mine}
+        # (length, arch, workload, variant, model): Arm has no SMAP model.
+        label = {k: f"{k[1]} {k[3]}" + (f" ({k[4]})" if k[4] != "-" else "") for k in mine}
         figures.plot_warmup(f"gem5 cycles per op against the {xlabel}", xlabel,
                             {label[k]: v for k, v in mine.items()}, fig,
                             {label[k]: cold[k[1:]] for k in mine if k[1:] in cold})

@@ -72,24 +72,25 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
 
 
 
-def test_boot_once_hands_jobs_over_and_warms_the_caches():
-    """The boot-once scheme (issue 11) on x86: two jobs restore one boot
+@pytest.mark.parametrize("arch,model", [("x86_64", "lfence"), ("arm64", "none")])
+def test_boot_once_hands_jobs_over_and_warms_the_caches(arch, model):
+    """The boot-once scheme (issue 11), per arch: two jobs restore one boot
     checkpoint (the job comes by m5 readfile), warm on the atomic core and
     switch to O3 at the ROI; each gives the checksum of the cold scheme's
     run of the same job, and starts its ROI with warm caches."""
-    g = _gem5_or_skip("x86_64")
-    layers = spec.layers_for("x86_64")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=layers)
-    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
+    g = _gem5_or_skip(arch)
+    layers = spec.layers_for(arch)
+    kernel = kbuild.build_kernel(arch, "stock", layers=layers)
+    cpu = spec.load_cpu(f"{arch}-o3-default", arch)
     cache = spec.load_cache("classic-l1l2")
     statx = script.from_dict(JOB, "<gem5 test>")
     fstat = script.from_dict({"workload": "fstat-loop",
                               "run": {"iterations": 200, "warmup": 20,
                                       "detailed_warmup": 20}}, "<gem5 test>")
-    handoff = assemble.build_image("x86_64", statx, handoff=True)
-    assert handoff.key == assemble.build_image("x86_64", fstat, handoff=True).key
+    handoff = assemble.build_image(arch, statx, handoff=True)
+    assert handoff.key == assemble.build_image(arch, fstat, handoff=True).key
     # The statx run also charges its cycles to kernel functions.
-    warm = {job.workload: runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+    warm = {job.workload: runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, model,
                                               timeout=3 * 3600, warming="functional",
                                               commit_profile=job is statx)
             for job in (statx, fstat)}
@@ -100,8 +101,8 @@ def test_boot_once_hands_jobs_over_and_warms_the_caches():
     # The job's set-up and 20 warm calls on the atomic core; 20 more on O3.
     assert w["scheme"] == "functional" and w["functional_insts"] > 20 * 300
     assert 20 * 300 < w["detailed_insts"] < 20 * 20000
-    cold = runs.run_gem5_point(kernel, assemble.build_image("x86_64", statx), statx, g, cpu,
-                               cache, "lfence", timeout=3 * 3600)
+    cold = runs.run_gem5_point(kernel, assemble.build_image(arch, statx), statx, g, cpu,
+                               cache, model, timeout=3 * 3600)
     hot = warm["statx-loop"]
     assert hot["result"]["ops"] == 200 and hot["result"]["checksum"] == cold["result"]["checksum"]
     assert hot["gem5"]["summary"]["from_json"] == ["branch_mispredicts", "cycles", "smap_faults"]

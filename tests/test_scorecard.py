@@ -133,3 +133,24 @@ def test_a_miss_the_qemu_twins_show_in_instructions_is_the_work():
     assert cells["limitation"].startswith(
         "measured: the work differs, not only its timing: the QEMU twins run -4.0 % "
         "instructions per call (x2.71 the hardware's effect), gem5's cycles -3.0 % (x2.03)")
+
+
+def test_the_arm_view_sets_gem5_arm_beside_the_x86_hardware():
+    def arm(variant, cycles, backend="gem5", **kw):
+        return dict(_row(variant, "statx-loop", cycles, model=""), arch="arm64",
+                    backend=backend, profile="arm64-o3-default", **kw)
+    rows = [arm("statx-putuser", 150_000), arm("stock", 120_000), arm("pan-toggle", 126_000),
+            arm("statx-putuser", 0, "qemu", twin_of="classic-l1l2/-", insns_total=300_000),
+            arm("stock", 0, "qemu", twin_of="classic-l1l2/-", insns_total=240_000),
+            _row("stock", "statx-loop", 1)]  # x86 rows are not Arm's
+    header, body = scorecard.arm_table(rows)
+    copy, pan = (dict(zip(header, b)) for b in body)
+    assert copy["gem5 before -> after (cycles/op)"] == "1,500 -> 1,200"
+    assert copy["gem5 after/before"] == "0.800" and copy["QEMU insns after/before"] == "0.800"
+    assert copy["x86 hardware after/before"] == f"{1.624 / 5.530:.3f}"
+    assert copy["direction vs x86 hw"] == "agrees"
+    # pan-toggle has no seed number: cost only, and no pan-toggle twin here.
+    assert pan["gem5 after/before"] == "1.050" and pan["QEMU insns after/before"] == "-"
+    assert pan["x86 hardware after/before"] == "-" and pan["direction vs x86 hw"] == "-"
+    # Without Arm gem5 rows, each view says it was not simulated.
+    assert all(b[-1] == "not simulated" for b in scorecard.arm_table(rows[-1:])[1])
