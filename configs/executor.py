@@ -53,10 +53,26 @@ def _handoff(p) -> bool:
     return p.backend == "gem5" and p.warming not in ("", "none")
 
 
+def _gem5_for(sweep, arch: str, gem5_flag):
+    """The gem5 build for `arch`; where it is missing and the sweep has
+    other arches' points, the error says how to run those alone."""
+    try:
+        return gem5_locate.require(arch, gem5_flag)
+    except UserError as e:
+        others = sorted({q.arch for q in sweep.points} - {arch})
+        hint = (f"; to run the other points without it: --arch {' or --arch '.join(others)}"
+                if others else "")
+        raise UserError(f"{e} (the sweep has {arch} gem5 points{hint})") from None
+
+
 def plan(sweep, gem5_flag: str = None) -> list:
     """Keys for every point, without building or running anything. A gem5
     point needs gem5: if it is missing, this fails naming what and how."""
-    kernels, images, gem5s, out, seen = {}, {}, {}, [], set()
+    kernels, images, out, seen = {}, {}, [], set()
+    # gem5 first: a missing build is found before any key is computed
+    # (hashing the kernel source memoizes into the cache).
+    gem5s = {arch: _gem5_for(sweep, arch, gem5_flag)
+             for arch in dict.fromkeys(q.arch for q in sweep.points if q.backend == "gem5")}
     for p in sweep.points:
         kid = (p.arch, p.variant, p.layers)
         if kid not in kernels:
@@ -68,8 +84,6 @@ def plan(sweep, gem5_flag: str = None) -> list:
             images[ijob] = assemble.ImageArtifact(key, cache.cache_root() / "images" / key, p.arch)
         kernel, image = kernels[kid], images[ijob]
         if p.backend == "gem5":
-            if p.arch not in gem5s:
-                gem5s[p.arch] = gem5_locate.require(p.arch, gem5_flag)
             cpu = gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch),
                                         p.cpu_params)
             why = gem5_spec.needs_series(p.arch, p.smap_model, cpu)

@@ -74,6 +74,13 @@ CASES = [
      [_sweep('[fixed]\nbackend = "gem5"\n[axes]\narch = ["x86_64"]\nvariant = ["stock"]\n'
              '"cpu.numROBEntries" = [0]\n')],
      ["sweep", "{tmp}/sw.toml"], "positive integers"),
+    # gem5 missing (GEM5_HOME is unset here): the line says how to run the
+    # sweep's other arch alone.
+    ("sweep-gem5-missing-other-arch",
+     [_sweep('[fixed]\nbackend = "gem5"\n[axes]\narch = ["x86_64", "arm64"]\n'
+             'variant = ["stock"]\nworkload = ["statx-loop"]\n')],
+     ["sweep", "{tmp}/sw.toml"], "x86_64 gem5 points; to run the other points without it: "
+     "--arch arm64"),
     ("sweep-unknown-preset",
      [_sweep('[fixed]\nbackend = "gem5"\n[axes]\narch = ["x86_64"]\nvariant = ["stock"]\n'
              'cpu_preset = ["pentium"]\n')],
