@@ -93,3 +93,25 @@ def test_the_reference_binarys_files_are_read_back(tmp_path, simpoint_stand_in):
     # Our clustering finds the same two phases: every pair agrees.
     assert simpoint.label_agreement(simpoint.choose(vectors).labels, ref["labels"]) == 1.0
     assert simpoint.label_agreement([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(1 / 3)
+
+
+@pytest.mark.skipif(not simpoint.reference_binary(),
+                    reason="SimPoint 3.2 not found (SIMPOINT_HOME, or 'simpoint' on PATH); "
+                           "it is in no registry, so it is the user's to bring")
+def test_the_reference_binary_and_ours_find_the_same_phases(tmp_path):
+    """The real SimPoint 3.2, where the user has it, on vectors with three
+    known phases: the same k, the same partition of the intervals (a Rand
+    index of exactly 1) and the same weights as our clustering."""
+    vectors, truth = _phased((0, 1, 2, 0, 1))
+    bb = tmp_path / "x.bb"
+    bb.write_text("".join("T" + "".join(f":{j + 1}:{int(c)} " for j, c in enumerate(row) if c)
+                          + "\n" for row in vectors))
+    sp, wt = simpoint.reference(bb, tmp_path / "x", max_k=10)
+    ref = simpoint.read_selection(sp, wt, tmp_path / "x.ref.labels")
+    ours = simpoint.choose(vectors, max_k=10)
+    assert ref["k"] == ours.k == 3
+    assert simpoint.label_agreement(ours.labels, ref["labels"]) == 1.0
+    assert simpoint.label_agreement(truth, ref["labels"]) == 1.0
+    assert sorted(w for w, _ in ref["weights"]) == pytest.approx([0.2, 0.4, 0.4])
+    # Each of its points lies in the cluster it stands for.
+    assert all(ref["labels"][i] == c for i, c in ref["simpoints"])

@@ -11,12 +11,13 @@ was in (every step's directory appears by atomic rename, whole):
                          checkpoint at the ROI's first instruction, and
                          set-up checkpoints (pre-<insts>) before it
   bbv-<interval>/        gem5's SimPoint probe over the ROI: roi.bb
-  .../k<max_k>[-ref..]/  SimPoint 3.2's method (configs/simpoint.py):
+  .../k<max_k>/          SimPoint 3.2's method (configs/simpoint.py):
                          roi.simpoints, roi.weights; the reference
-                         binary's too where the user has one
+                         binary's, where the user has one, in ref-<its
+                         sha256>/ beside the built-in steps
   .../w<f>-<d>/          a checkpoint per simulation point, <f> + <d>
                          instructions before its interval starts (the
-                         reference's points under reference/, every
+                         reference's points under ref-<sha256>/, every
                          interval's under all-intervals/)
   .../<cpu key>/sp-<i>/  per point: <f> functional warm-up on the atomic
                          core, <d> detailed on O3, then the interval on O3
@@ -220,37 +221,46 @@ class _Steps:
         return self._step(self.bbv_dir(), "basic-block vectors", spec, check)
 
     def selection_dir(self) -> Path:
-        # The reference binary's choice is part of what is cached below.
-        ref = reference_identity()
-        return self.bbv_dir() / (f"k{self.settings.max_k}" + (f"-ref{ref[:12]}" if ref else ""))
+        return self.bbv_dir() / f"k{self.settings.max_k}"
+
+    def reference_dir(self) -> Path:
+        # Beside the built-in choice, not above it: a user who adds the
+        # binary later keeps every built-in step already measured.
+        return self.selection_dir() / f"ref-{reference_identity()[:12]}"
 
     def select(self) -> dict:
         """SimPoint's choice, built in and, where the user has it, the
         reference binary's, on the same vectors (host only: no gem5)."""
         final = self.selection_dir()
-        if (final / "selection.json").is_file():
-            return json.loads((final / "selection.json").read_text())
         bb = self.bbv_dir() / "roi.bb"
-        vectors = simpoint.read_bb(bb)
-        with cache.staging_dir(final) as tmp:
-            start = time.monotonic()
-            sel = simpoint.choose(vectors, max_k=self.settings.max_k)
-            sel.write(tmp / "roi")
-            out = {"k": sel.k, "labels": sel.labels, "simpoints": sel.simpoints,
-                   "weights": sel.weights, "bic": {str(k): v for k, v in sel.bic.items()},
-                   "host_seconds": round(time.monotonic() - start, 2)}
-            if simpoint.reference_binary():
+        if not (final / "selection.json").is_file():
+            with cache.staging_dir(final) as tmp:
+                start = time.monotonic()
+                sel = simpoint.choose(simpoint.read_bb(bb), max_k=self.settings.max_k)
+                sel.write(tmp / "roi")
+                cache.write_json_atomic(tmp / "selection.json", {
+                    "k": sel.k, "labels": sel.labels, "simpoints": sel.simpoints,
+                    "weights": sel.weights, "bic": {str(k): v for k, v in sel.bic.items()},
+                    "host_seconds": round(time.monotonic() - start, 2)})
+        out = json.loads((final / "selection.json").read_text())
+        if not simpoint.reference_binary():
+            return out
+        ref_dir = self.reference_dir()
+        if not (ref_dir / "selection.json").is_file():
+            with cache.staging_dir(ref_dir) as tmp:
                 ref_sp, ref_wt = simpoint.reference(bb, tmp / "roi", self.settings.max_k)
                 ref = simpoint.read_selection(ref_sp, ref_wt, tmp / "roi.ref.labels")
                 if "labels" in ref:
-                    ref["label_agreement"] = simpoint.label_agreement(sel.labels, ref["labels"])
-                out["reference"] = ref
-            cache.write_json_atomic(tmp / "selection.json", out)
-        return json.loads((final / "selection.json").read_text())
+                    ref["label_agreement"] = simpoint.label_agreement(out["labels"],
+                                                                      ref["labels"])
+                cache.write_json_atomic(tmp / "selection.json", ref)
+        out["reference"] = json.loads((ref_dir / "selection.json").read_text())
+        return out
 
     def warm_dir(self, which: str = BUILT_IN) -> Path:
         s = self.settings
-        base = self.selection_dir() / ("" if which == BUILT_IN else which)
+        base = {BUILT_IN: self.selection_dir(), REFERENCE: self.reference_dir()}.get(
+            which, self.selection_dir() / which)
         return base / f"w{s.functional_warmup}-{s.detailed_warmup}"
 
     def checkpoints(self, start: dict, points: list, which: str = BUILT_IN) -> dict:
