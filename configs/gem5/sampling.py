@@ -259,8 +259,8 @@ class _Steps:
 
     def warm_dir(self, which: str = BUILT_IN) -> Path:
         s = self.settings
-        base = {BUILT_IN: self.selection_dir(), REFERENCE: self.reference_dir()}.get(
-            which, self.selection_dir() / which)
+        base = (self.reference_dir() if which == REFERENCE else
+                self.selection_dir() / ("" if which == BUILT_IN else which))
         return base / f"w{s.functional_warmup}-{s.detailed_warmup}"
 
     def checkpoints(self, start: dict, points: list, which: str = BUILT_IN) -> dict:
