@@ -417,7 +417,12 @@ def cmd_sweep(args) -> int:
         if outcome.error:
             store.ingest_one(db, store.add_failure, sw.name, outcome.planned.key,
                              {"arch": p.arch, "variant": p.variant, "workload": p.workload,
-                              "backend": p.backend, "profile": p.profile},
+                              "backend": p.backend, "profile": p.profile,
+                              # Which point failed, as its result row would say.
+                              "cache": p.cache or None, "smap_model": p.smap_model,
+                              "twin_of": p.twin_of or None,
+                              "warming": (p.warming or "none") if p.backend == "gem5"
+                              else None},
                              outcome.error, outcome.log, params)
         else:
             store.ingest_one(db, store.add_record, sw.name, outcome.record, params,

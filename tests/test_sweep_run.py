@@ -94,6 +94,11 @@ workload = ["fstat-loop"]
     db = sqlite3.connect(results / "results.sqlite")
     rows = dict(db.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall())
     assert rows == {"ok": 1, "failed": 1}
+    # The failed row names its point as the finished one's row does.
+    cols = "arch, variant, workload, backend, profile, cache, smap_model, twin_of, warming"
+    ok, bad = (db.execute(f"SELECT {cols} FROM runs WHERE status=?", (s,)).fetchone()
+               for s in ("ok", "failed"))
+    assert ok == bad
     assert (results / "isolate" / "report.html").is_file()
 
 
