@@ -304,11 +304,11 @@ def lines(rows: list) -> list:
     return out
 
 
-def _twins(rows: list, smap_model: str) -> dict:
-    """(variant, workload) -> the x86 QEMU twin row with plugin counts, at
+def _twins(rows: list, smap_model: str, arch: str = "x86_64") -> dict:
+    """(variant, workload) -> the QEMU twin row with plugin counts, at
     default workload parameters, for gem5 points under `smap_model`."""
     return {(r["variant"], r["workload"]): r for r in rows
-            if r["backend"] == "qemu" and r["arch"] == "x86_64" and r.get("twin_of")
+            if r["backend"] == "qemu" and r["arch"] == arch and r.get("twin_of")
             and (r["smap_model"] or "") == smap_model and r.get("insns_total")
             and r.get("params") in (None, "", "{}")}
 
@@ -317,8 +317,11 @@ def qemu_ratio(rows: list, claim: Claim) -> float:
     """The same comparison in instructions, from the QEMU twins of the
     claim's gem5 points (same kernel, image and model; counted by the
     plugin): not time, but the work each kernel did."""
-    twins = _twins(rows, claim.smap_model)
-    b, a = twins.get(claim.before), twins.get(claim.after)
+    return _insn_ratio(_twins(rows, claim.smap_model), claim.before, claim.after)
+
+
+def _insn_ratio(twins: dict, before: tuple, after: tuple) -> float:
+    b, a = twins.get(before), twins.get(after)
     if not b or not a:
         return None
     return (a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
@@ -443,21 +446,15 @@ def arm_table(rows: list) -> tuple:
     header = ["view", "Arm mechanism", "gem5 before -> after (cycles/op)",
               "gem5 after/before", "QEMU insns after/before", "x86 hardware after/before",
               "direction vs x86 hw", "cpu preset", "warming"]
-    gem5, twins = {}, {}
-    for r in rows:
-        if r["arch"] != "arm64" or r.get("params") not in (None, "", "{}"):
-            continue
-        if r["backend"] == "gem5":
-            gem5[(r["variant"], r["workload"], r["profile"], r["cache"], store.scheme(r))] = r
-        elif r.get("twin_of") and r.get("insns_total"):
-            twins[(r["variant"], r["workload"])] = r
+    gem5 = {(r["variant"], r["workload"], r["profile"], r["cache"], store.scheme(r)): r
+            for r in rows if r["arch"] == "arm64" and r["backend"] == "gem5"
+            and r.get("params") in (None, "", "{}")}
+    twins = _twins(rows, "", "arm64")  # Arm has no STAC/CLAC model
     claims = {c.id: c for c in CLAIMS}
     body = []
     for v in ARM_VIEWS:
         hw = claims[v.claim].hw_ratio if v.claim else None
-        b, a = twins.get(v.before), twins.get(v.after)
-        q = ((a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
-             if a and b else None)
+        q = _insn_ratio(twins, v.before, v.after)
         setups = sorted({k[2:] for k in gem5})
         found = False
         for setup in setups:
