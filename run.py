@@ -409,7 +409,7 @@ def cmd_sweep(args) -> int:
         print(executor.describe(planned))
         return 0
     db = Path(args.results) / STORE_NAME
-    store.ingest_one(db, store.set_plan, sw.name, [pl.key for pl in planned])
+    store.ingest_one(db, store.set_plan, sw.name, [pl.key for pl in planned], args.arch)
 
     def record(outcome):
         p = outcome.planned.point

@@ -287,9 +287,16 @@ def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,
     _insert(conn, row, {}, {})
 
 
-def set_plan(conn, sweep: str, keys: list) -> None:
+def set_plan(conn, sweep: str, keys: list, only_arch: str = None) -> None:
     """The run keys a sweep file expands to now, so a report shows exactly
-    its points (an edited sweep file leaves older rows behind)."""
+    its points (an edited sweep file leaves older rows behind). A run of
+    one arch's points (`sweep --arch`, where gem5 is built for one ISA)
+    replaces only that arch's part of the plan: the other arch's rows stay
+    in the report."""
+    if only_arch:
+        arch_of = dict(conn.execute("SELECT key, arch FROM runs WHERE sweep=?", (sweep,)))
+        keys = set(keys) | {k for k in plan(conn, sweep) or ()
+                            if arch_of.get(k, only_arch) != only_arch}
     with conn:
         conn.execute("INSERT OR REPLACE INTO plans (sweep, keys, planned_at) VALUES (?, ?, ?)",
                      (sweep, json.dumps(sorted(keys)),

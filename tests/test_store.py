@@ -153,3 +153,24 @@ def test_older_stores_gain_the_warming_and_sampling_columns(tmp_path, version):
     assert rows["q1"]["warming"] is None and rows["q1"]["sampling"] is None
     assert conn.execute("PRAGMA user_version").fetchone()[0] == store.VERSION == 4
     conn.close()
+
+
+def test_a_one_arch_run_keeps_the_other_archs_part_of_the_plan(tmp_path):
+    # gem5 is often built for one ISA at a time, so a sweep holding both
+    # runs as `sweep --arch x86_64`, later `--arch arm64`: the second run
+    # must not drop the first arch's rows from the report.
+    db = tmp_path / "r.sqlite"
+    arm = _record("a1")
+    arm["point"]["arch"] = "arm64"
+    for r in (_record("x1"), _record("x2"), arm):
+        store.ingest_one(db, store.add_record, "s", r)
+    store.ingest_one(db, store.set_plan, "s", ["x1", "x2"], "x86_64")
+    store.ingest_one(db, store.set_plan, "s", ["a1"], "arm64")
+    conn = store.connect(db)
+    assert store.plan(conn, "s") == {"x1", "x2", "a1"}
+    # Rerunning one arch replaces that arch's part: x2 left the sweep file.
+    store.set_plan(conn, "s", ["x1"], "x86_64")
+    assert store.plan(conn, "s") == {"x1", "a1"}
+    # A run of the whole file replaces the whole plan.
+    store.set_plan(conn, "s", ["x1"])
+    assert store.plan(conn, "s") == {"x1"}
