@@ -10,8 +10,8 @@
   gem5     (needs GEM5_HOME) per arch with gem5: boot-to-ROI time on the
       atomic CPU, O3 ROI speed in committed instructions per second, and
       the harness's overhead over the bare gem5 processes. Target <= 3 %.
-  boot-once (needs GEM5_HOME) configs/sweeps/gem5-boot-once.toml (one
-      x86 kernel, three workloads, two ROI lengths each) under gem5's two
+  boot-once (needs GEM5_HOME) configs/sweeps/gem5-boot-once.toml per arch
+      (one kernel, three workloads, two ROI lengths each) under gem5's two
       schemes, run or read from the cache: boots per scheme, simulated
       instructions outside the ROIs (boots plus warming), and the boot,
       warming and ROI shares of host time. Target: boots equal the
@@ -108,16 +108,35 @@ def gem5_figures(arches) -> None:
               f"(target <= 3 %)")
 
 
-def boot_once() -> None:
+def _per_arch(sweep_file: str, arches):
+    """(arch, outcomes, wall seconds) of a gem5 sweep file's points, one
+    arch at a time, for each arch gem5 is built for (the others say why
+    they are skipped)."""
     from configs import executor, sweep
+    from configs.gem5 import locate
+    from lab.errors import UserError
 
-    sw = sweep.load(Path(__file__).resolve().parents[1] / "configs" / "sweeps"
-                    / "gem5-boot-once.toml")
-    outcomes, wall = timed(executor.execute, sw, executor.plan(sw), os.cpu_count())
+    sw = sweep.load(Path(__file__).resolve().parents[1] / "configs" / "sweeps" / sweep_file)
+    for arch in arches:
+        try:
+            locate.require(arch)
+        except UserError as e:
+            print(f"{arch}: skipped: {e}")
+            continue
+        mine = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == arch])
+        yield (arch, *timed(executor.execute, mine, executor.plan(mine), os.cpu_count()))
+
+
+def boot_once(arches) -> None:
+    for arch, outcomes, wall in _per_arch("gem5-boot-once.toml", arches):
+        _boot_once_figures(arch, outcomes, wall)
+
+
+def _boot_once_figures(arch, outcomes, wall) -> None:
     failed = [o for o in outcomes if o.error]
     if failed:
-        print(f"{len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
-    print(f"sweep: {len(outcomes)} gem5 points, {wall:.0f} s now (cached points cost nothing)")
+        print(f"{arch}: {len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
+    print(f"{arch}: {len(outcomes)} gem5 points, {wall:.0f} s now (cached points cost nothing)")
     by = {"none": [], "functional": []}
     for o in outcomes:
         if o.record:
@@ -156,20 +175,8 @@ def simpoint_speed(arches) -> None:
     """configs/sweeps/simpoint.toml per arch: the full detailed ROI against
     SimPoint's estimate of it, in host time and simulated instructions."""
     from analysis import sampling as report_sampling
-    from configs import executor, sweep
-    from configs.gem5 import locate
-    from lab.errors import UserError
 
-    sw = sweep.load(Path(__file__).resolve().parents[1] / "configs" / "sweeps"
-                    / "simpoint.toml")
-    for arch in arches:
-        try:
-            locate.require(arch)
-        except UserError as e:
-            print(f"{arch}: skipped: {e}")
-            continue
-        mine = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == arch])
-        outcomes, wall = timed(executor.execute, mine, executor.plan(mine), os.cpu_count())
+    for arch, outcomes, wall in _per_arch("simpoint.toml", arches):
         failed = [o for o in outcomes if o.error]
         if failed:
             print(f"{arch}: {len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
@@ -239,7 +246,7 @@ def main() -> int:
         plugin_overhead(args.arch or ["x86_64", "arm64"])
         return 0
     if args.mode == "boot-once":
-        boot_once()
+        boot_once(args.arch or ["x86_64", "arm64"])
         return 0
     if args.mode == "slurm":
         slurm_overhead()
