@@ -114,7 +114,6 @@ def test_the_name_length_line_is_fitted_in_gem5_cycles():
     assert base == pytest.approx(500) and slope == pytest.approx(12)
     header, body = scorecard.line_table([row])
     by_claim = {b[0]: dict(zip(header, b)) for b in body}
-    assert len(body) == len(scorecard.LINE_CLAIMS)
     cells = by_claim[next(c.what for c in scorecard.LINE_CLAIMS if c.variant == "dcache-bytecmp")]
     assert cells["gem5 (cycles)"] == "500 + 12.0 per byte"
     assert cells["slope sim/hw"] == "1.20x" and cells["verdict"] == "agrees"
@@ -127,8 +126,23 @@ def test_the_name_length_line_is_fitted_in_gem5_cycles():
     cells = dict(zip(header, next(b for b in body if b[2] == "8 cycles per name byte")))
     assert cells["gem5 (cycles)"] == "500 + 10.0 per byte"
     assert cells["slope sim/hw"] == "1.25x" and cells["verdict"] == "agrees"
-    # Claims with no row say so.
-    assert sum(b[5] == "not simulated" for b in body) == len(scorecard.LINE_CLAIMS) - 1
+    # Claims with no row say so, and a change needs both of its lines.
+    assert len(body) == len(scorecard.LINE_CLAIMS) + len(scorecard.SLOPE_CHANGES)
+    assert sum(b[5] == "not simulated" for b in body) == len(body) - 1
+
+
+def test_the_8_byte_compare_is_judged_as_a_change_of_slope():
+    # Lines of 500 + 12 n (all bytewise) and 500 + 10 n (8-byte compare)
+    # cycles: the compare saves 2 per byte, as the seed's 10 -> 8.
+    rows = [dict(_row(v, "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
+                 **{f"ns_at_len_{n}": (500 + k * n) / 2 for n in range(1, 33)})
+            for v, k in (("namei-bytewise-bytecmp", 12), ("namei-bytewise", 10))]
+    header, body = scorecard.line_table(rows)
+    what = scorecard.SLOPE_CHANGES[0][2]
+    cells = dict(zip(header, next(b for b in body if b[0] == what)))
+    assert cells["hardware"] == "10 -> 8 per byte (-2)"
+    assert cells["gem5 (cycles)"] == "12.0 -> 10.0 per byte (-2.0)"
+    assert cells["slope sim/hw"] == "1.00x" and cells["verdict"] == "agrees"
 
 
 def test_a_miss_the_qemu_twins_show_in_instructions_is_the_work():
