@@ -323,6 +323,8 @@ def cmd_crosscheck(args) -> int:
     counts = roi_trace.roi_counts(trace, SymbolMap(kernel.system_map))
     print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
     print(roi_trace.text(roi_trace.compare(counts, twin["counts"])), end="")
+    print(roi_trace.code_footprint(trace, SymbolMap(kernel.system_map),
+                                   twin["result"]["ops"]).text(), end="")
     print(f"gem5 trace: {trace}")
     print(f"QEMU record: {runs.run_dir(twin['key']) / 'record.json'}")
     return 0

@@ -28,6 +28,42 @@ def roi_counts(trace: Path, symbols: SymbolMap) -> Counter:
     return Counter(symbols.name(pc) for _, pc, _ in roi_instructions(trace))
 
 
+LINE = 64  # bytes of code per cache line: what a cold fetch brings in
+
+
+@dataclass
+class Footprint:
+    """The distinct code lines a ROI fetched, split by how often their
+    symbols ran: a symbol with fewer instructions than the ROI has ops ran
+    less than once per op (a timer tick, a wake-up), the rest is the ops'
+    own path. On a cold restore every one of those lines is a miss."""
+    lines: int
+    per_op: tuple    # (symbols, instructions, lines)
+    one_off: tuple   # (symbols, instructions, lines)
+
+    def text(self) -> str:
+        return (f"code fetched: {self.lines:,} distinct {LINE}-byte lines; symbols run on every "
+                f"op: {self.per_op[0]:,} with {self.per_op[1]:,} instructions in "
+                f"{self.per_op[2]:,} lines; less than once per op: {self.one_off[0]:,} with "
+                f"{self.one_off[1]:,} instructions in {self.one_off[2]:,} lines.\n")
+
+
+def code_footprint(trace: Path, symbols: SymbolMap, ops: int) -> Footprint:
+    counts, lines = Counter(), {}
+    for _, pc, _ in roi_instructions(trace):
+        name = symbols.name(pc)
+        counts[name] += 1
+        lines.setdefault(name, set()).add(pc // LINE)
+
+    def part(names):
+        return (len(names), sum(counts[n] for n in names),
+                len(set().union(*(lines[n] for n in names))))
+
+    one_off = {n for n, k in counts.items() if k < ops}
+    return Footprint(len(set().union(*lines.values())), part(set(counts) - one_off),
+                     part(one_off))
+
+
 @dataclass
 class Comparison:
     gem5_total: int

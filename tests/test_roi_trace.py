@@ -82,3 +82,20 @@ def test_path_differences_ignore_one_off_interrupts():
     c = roi_trace.compare(gem5, qemu)
     assert c.path_differences(200) == {"gem5:this_cpu_cmpxchg16b_emu": 4400,
                                        "QEMU:__bp_harden_el1_vectors": 16000}
+
+
+def test_code_footprint_splits_the_ops_path_from_one_off_work(tmp_path, symbols):
+    # Two ops: cp_statx runs 4 instructions on two lines and user code 3
+    # (the m5 workend included) on two: at least one per op, the ops'
+    # path. helper runs 1 instruction, less than once per op: one-off.
+    trace = tmp_path / "trace.out.gz"
+    body = [f"{100 * i}: board.processor.cores.core: {pc}    : nop"
+            for i, pc in enumerate(["0x401642", "0xffffffff81100004", "0xffffffff81100044",
+                                    "0x401642", "0xffffffff81100008", "0xffffffff81100044",
+                                    "0xffffffff81100108"], 1)]
+    with gzip.open(trace, "wt") as f:
+        f.write("\n".join(body) + "\n900: board.processor.cores.core: 0x40172c    :"
+                "   gem5Op                   :\n")
+    fp = roi_trace.code_footprint(trace, symbols, ops=2)
+    assert fp.per_op == (2, 7, 4) and fp.one_off == (1, 1, 1)
+    assert fp.lines == 5
