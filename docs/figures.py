@@ -81,6 +81,10 @@ def gem5_figures(plt, db: Path) -> None:
     try:
         rows = [r for r in store.rows(conn, GEM5_SWEEP)
                 if r["backend"] == "gem5" and r["arch"] == "x86_64"]
+        # The 2010 name-handling kernels' points run alone (seeds-namelen).
+        namelen = [r for sweep in (GEM5_SWEEP, "seeds-namelen") for r in store.rows(conn, sweep)
+                   if r["backend"] == "gem5" and r["workload"] == "stat-namelen"
+                   and (r["smap_model"] or "none") == "none"]
     finally:
         conn.close()
     GEM5_OUT.mkdir(parents=True, exist_ok=True)
@@ -109,9 +113,8 @@ def gem5_figures(plt, db: Path) -> None:
     # stat against name length: the fitted lines beside the seed's.
     fig, ax = plt.subplots(figsize=(7, 3.4))
     lens = list(range(1, 33))
-    for v in ("dcache-bytecmp", "stock"):
-        r = next((r for r in rows if r["workload"] == "stat-namelen" and r["variant"] == v),
-                 None)
+    for v in ("namei-bytewise-bytecmp", "namei-bytewise", "dcache-bytecmp", "stock"):
+        r = next((r for r in namelen if r["variant"] == v), None)
         fitted = scorecard.fit_line(r) if r else None
         if not fitted:
             continue
