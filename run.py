@@ -320,11 +320,10 @@ def cmd_crosscheck(args) -> int:
                           plugin=True, extra_args=gem5_spec.model_args(args.arch, model))
     trace = gem5_backend.trace_roi(g, args.arch, kernel, image, model, caches,
                                    args.timeout or gem5_spec.DEFAULT_TIMEOUT)
-    counts = roi_trace.roi_counts(trace, SymbolMap(kernel.system_map))
+    counts, lines = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))
     print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
     print(roi_trace.text(roi_trace.compare(counts, twin["counts"])), end="")
-    print(roi_trace.code_footprint(trace, SymbolMap(kernel.system_map),
-                                   twin["result"]["ops"]).text(), end="")
+    print(roi_trace.code_footprint(counts, lines, twin["result"]["ops"]).text(), end="")
     print(f"gem5 trace: {trace}")
     print(f"QEMU record: {runs.run_dir(twin['key']) / 'record.json'}")
     return 0

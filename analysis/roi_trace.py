@@ -22,13 +22,24 @@ from pathlib import Path
 from lab.symbols import USER, SymbolMap, roi_instructions
 
 
-def roi_counts(trace: Path, symbols: SymbolMap) -> Counter:
-    """Instructions per symbol from a ROI replay's trace: everything from
-    the restore up to and including the m5 workend that ends the ROI."""
-    return Counter(symbols.name(pc) for _, pc, _ in roi_instructions(trace))
-
-
 LINE = 64  # bytes of code per cache line: what a cold fetch brings in
+
+
+def roi_symbols(trace: Path, symbols: SymbolMap) -> tuple:
+    """(instructions per symbol, {symbol: its distinct code lines}) from a
+    ROI replay's trace, in one pass: everything from the restore up to and
+    including the m5 workend that ends the ROI."""
+    counts, lines = Counter(), {}
+    for _, pc, _ in roi_instructions(trace):
+        name = symbols.name(pc)
+        counts[name] += 1
+        lines.setdefault(name, set()).add(pc // LINE)
+    return counts, lines
+
+
+def roi_counts(trace: Path, symbols: SymbolMap) -> Counter:
+    """Instructions per symbol from a ROI replay's trace."""
+    return roi_symbols(trace, symbols)[0]
 
 
 @dataclass
@@ -48,13 +59,8 @@ class Footprint:
                 f"{self.one_off[1]:,} instructions in {self.one_off[2]:,} lines.\n")
 
 
-def code_footprint(trace: Path, symbols: SymbolMap, ops: int) -> Footprint:
-    counts, lines = Counter(), {}
-    for _, pc, _ in roi_instructions(trace):
-        name = symbols.name(pc)
-        counts[name] += 1
-        lines.setdefault(name, set()).add(pc // LINE)
-
+def code_footprint(counts: Counter, lines: dict, ops: int) -> Footprint:
+    """From roi_symbols' two halves, for a ROI of `ops` operations."""
     def part(names):
         return (len(names), sum(counts[n] for n in names),
                 len(set().union(*(lines[n] for n in names))))

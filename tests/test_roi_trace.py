@@ -96,6 +96,6 @@ def test_code_footprint_splits_the_ops_path_from_one_off_work(tmp_path, symbols)
     with gzip.open(trace, "wt") as f:
         f.write("\n".join(body) + "\n900: board.processor.cores.core: 0x40172c    :"
                 "   gem5Op                   :\n")
-    fp = roi_trace.code_footprint(trace, symbols, ops=2)
+    fp = roi_trace.code_footprint(*roi_trace.roi_symbols(trace, symbols), ops=2)
     assert fp.per_op == (2, 7, 4) and fp.one_off == (1, 1, 1)
     assert fp.lines == 5
