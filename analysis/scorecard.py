@@ -15,7 +15,7 @@ The store's rows are the input: analysis reads results, it runs nothing.
 
 from dataclasses import dataclass
 
-from analysis import store
+from analysis import probe, store
 from lab.fit import least_squares
 
 MISS = 1.5  # an effect off by more than this factor, either way, is a miss
@@ -287,6 +287,107 @@ def line_table(rows: list) -> tuple:
     return header, body
 
 
+# The CPU preset of each seed's machine (configs/gem5/presets/cpu, issue
+# 26): Westmere for 2010, Skylake for the 2015 and 2017 threads. The 2013
+# and 2024 threads name no CPU; Skylake is the nearer of the two presets
+# to both. A row on another preset is the generic machine's, kept beside.
+ERA_PRESET = {
+    "004_19de4fc19931aa23": "x86_64-westmere",
+    "003_745c0868b36e6c6e": "x86_64-skylake",
+    "000_ccfae2f7fd7a499e": "x86_64-skylake",
+    "001_5dcad19959904b29": "x86_64-skylake",
+    "002_8589ed682b9581aa": "x86_64-skylake",
+}
+
+
+def machine(seed: str, profile: str) -> str:
+    """"era" where a row ran on the seed's own preset, else "generic"."""
+    return "era" if probe.base_preset(profile or "") == ERA_PRESET.get(seed) else "generic"
+
+
+@dataclass(frozen=True)
+class BaseClaim:
+    """What one call costs on the seed's hardware, absolute: judged within
+    MISS, like an effect. Cycles where the seed gives cycles; where it
+    gives time and no clock, at CLOCK_ASSUMED with the range of clocks it
+    could have run at beside."""
+    id: str
+    seed: str
+    what: str
+    hardware: str
+    variant: str
+    workload: str
+    smap_model: str
+    hw_cycles: float = None   # the seed's own cycles
+    hw_ns: float = None       # or its time per call
+
+
+# The 2017 thread gives times, no CPU: it has SMAP (its stac/clac), so
+# Broadwell (2014) or later; x86 parts of 2014-2017 ran between about 2.0
+# GHz (server base clocks) and 4.2 GHz (i7-6700K turbo). Assumed: gem5's
+# board clock, inside that range.
+CLOCK_ASSUMED = 3.0
+CLOCK_RANGE = (2.0, 4.2)
+
+BASE_CLAIMS = (
+    BaseClaim("stat-base-westmere", "004_19de4fc19931aa23",
+              "stat, the base of the byte-by-byte line (Westmere, 2010)",
+              "640 cycles + 10 per name byte", "namei-bytewise-bytecmp", "stat-namelen",
+              "none", hw_cycles=640),
+    BaseClaim("statx-base-2017", "000_ccfae2f7fd7a499e", "statx per call (one copy, 2017)",
+              "10M statx in 1.624 s: 162.4 ns per call", "stock", "statx-loop", "smap",
+              hw_ns=162.4),
+    BaseClaim("fstat-base-2017", "000_ccfae2f7fd7a499e", "fstat per call (2017)",
+              "10M fstat in 1.464 s: 146.4 ns per call", "stock", "fstat-loop", "smap",
+              hw_ns=146.4),
+)
+
+
+def _base_cycles(c: BaseClaim, r: dict) -> float:
+    if c.workload == "stat-namelen":
+        fitted = fit_line(r)
+        return fitted[0] if fitted else None
+    return _cycles_per_op(r)
+
+
+def base_table(rows: list) -> tuple:
+    header = ["base", "seed", "hardware", "hardware cycles", "gem5 cycles", "sim/hw",
+              "verdict", "cpu preset", "machine", "warming"]
+    body = []
+    for c in BASE_CLAIMS:
+        found = [r for r in rows
+                 if r["backend"] == "gem5" and r["arch"] == "x86_64"
+                 and r["variant"] == c.variant and r["workload"] == c.workload
+                 and (r["smap_model"] or "none") == c.smap_model
+                 and r.get("params") in (None, "", "{}")]
+        if c.hw_cycles is not None:
+            hw, hw_text = c.hw_cycles, f"{c.hw_cycles:,.0f} (the seed's own)"
+        else:
+            hw = c.hw_ns * CLOCK_ASSUMED
+            lo, hi = (c.hw_ns * g for g in CLOCK_RANGE)
+            hw_text = (f"{hw:,.0f} at {CLOCK_ASSUMED:g} GHz (assumed; {lo:,.0f}-{hi:,.0f} "
+                       f"at {CLOCK_RANGE[0]:g}-{CLOCK_RANGE[1]:g} GHz)")
+        shown = False
+        for r in sorted(found, key=_setup):
+            g = _base_cycles(c, r)
+            if g is None:
+                continue
+            m = g / hw
+            verdict = _verdict(m)
+            if c.hw_ns is not None and verdict != "agrees":
+                lo, hi = (c.hw_ns * x for x in CLOCK_RANGE)
+                if lo / MISS <= g <= hi * MISS:
+                    verdict += " at 3 GHz; within 1.5x at some clock in the range"
+            body.append([c.what, c.seed, c.hardware, hw_text, f"{g:,.0f}", f"{m:.2f}x",
+                         verdict, r["profile"], machine(c.seed, r["profile"]),
+                         store.scheme(r)])
+            shown = True
+        if not shown:
+            body.append([c.what, c.seed, c.hardware, hw_text, "-", "-", "not simulated",
+                         "-", "-", "-"])
+    return header, body
+
+
 # Limitations measured for a claim that misses: claim id -> text with its
 # measurement. Empty until measured; a miss without an entry says so.
 LIMITATIONS = {}
@@ -447,8 +548,8 @@ def work_difference(ln: Line, rows: list) -> str:
 def table(rows: list) -> tuple:
     header = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
               "gem5 after/before", "QEMU insns after/before",
-              "smap_model", "cpu preset", "warming", "direction", "effect sim/hw", "verdict",
-              "limitation"]
+              "smap_model", "cpu preset", "machine", "warming", "direction", "effect sim/hw",
+              "verdict", "limitation"]
     body = []
     for ln in lines(rows):
         c = ln.claim
@@ -460,14 +561,15 @@ def table(rows: list) -> tuple:
             f"{c.hw_ratio:.3f}",
             "-" if sim is None else f"{sim:.3f}",
             "-" if qemu_ratio(rows, c) is None else f"{qemu_ratio(rows, c):.3f}",
-            c.smap_model, ln.preset, ln.warming if ln.before else "-",
+            c.smap_model, ln.preset, machine(c.seed, ln.preset) if ln.before else "-",
+            ln.warming if ln.before else "-",
             "-" if sim is None else ("agrees" if ln.agrees else "opposite"),
             "-" if m is None else f"{m:.2f}x", ln.verdict,
             (LIMITATIONS.get(c.id) or dilution(ln, rows) or work_difference(ln, rows)
              or "not measured yet")
             if missing else ""])
     for seed, what, why in PENDING:
-        body.append([what, seed, "", "", "", "-", "-", "", "", "", "", "", "pending", why])
+        body.append([what, seed, "", "", "", "-", "-", "", "", "", "", "", "", "pending", why])
     return header, body
 
 
@@ -540,7 +642,9 @@ def _markdown_table(header, body) -> list:
 
 
 def markdown(rows: list) -> str:
-    out = (_markdown_table(*table(rows)) + [""] + _markdown_table(*line_table(rows))
+    out = (_markdown_table(*table(rows)) + [""] + _markdown_table(*base_table(rows))
+           + [""] + _markdown_table(*line_table(rows))
            + [""] + _markdown_table(*share_table(rows)) + [""]
-           + _markdown_table(*arm_table(rows)))
+           + _markdown_table(*arm_table(rows)) + [""]
+           + _markdown_table(*probe.table(rows)))
     return "\n".join(out) + "\n"

@@ -190,7 +190,9 @@ _GEM5_METRICS = {"cycles": "cycles", "insts": "gem5_insts", "ops": "gem5_ops", "
                  "squashed_insts": "squashed_insts", "l1d_misses": "l1d_misses",
                  "l1i_misses": "l1i_misses", "l2_misses": "l2_misses",
                  "smap_faults": "smap_faults", "serializing_insts": "serializing_insts",
-                 "serialize_stall_cycles": "serialize_stall_cycles"}
+                 "serialize_stall_cycles": "serialize_stall_cycles",
+                 "misc_reader_waits": "misc_reader_waits", "l3_misses": "l3_misses",
+                 "host_inst_rate": "host_inst_rate"}
 
 
 def record_metrics(record: dict) -> dict:
@@ -202,6 +204,9 @@ def record_metrics(record: dict) -> dict:
     lens, per_len = res.get("name_lens"), res.get("per_len_ns")
     if lens and per_len:
         out.update({f"ns_at_len_{n}": v for n, v in zip(range(lens[0], lens[1] + 1), per_len)})
+    # probe: its figures (cycles under gem5's x86, probe_unit says).
+    out.update({k: v for k, v in res.items() if k.startswith("probe_")
+                and isinstance(v, (int, float)) and not isinstance(v, bool)})
     summary = (record.get("gem5") or {}).get("summary") or {}
     out.update({name: summary.get(k) for k, name in _GEM5_METRICS.items() if k in summary})
     out.update(profile_metrics((record.get("gem5") or {}).get("commit_profile")))

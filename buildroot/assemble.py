@@ -36,7 +36,7 @@ WORKLOADS_DIR = REPO / "workloads"
 INIT_DIR = Path(__file__).resolve().parent / "init"
 OVERLAY = Path(__file__).resolve().parent / "board" / "uaccess" / "rootfs_overlay"
 CC = {"x86_64": "gcc", "arm64": "aarch64-linux-gnu-gcc"}
-BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen")
+BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "probe")
 PATHS_IN_IMAGE = "usr/share/uaccess/kernel-tree.paths"
 
 

@@ -34,7 +34,8 @@ EXPECTED = {
 # aligns to 64 KiB: the same sources give other bytes. The boot test shows
 # both give the same checksums.
 ARM64_COMPILED = ("init", "usr/bin/lstat-storm", "usr/bin/fstat-loop",
-                  "usr/bin/statx-loop", "usr/bin/readlink-loop", "usr/bin/stat-namelen")
+                  "usr/bin/statx-loop", "usr/bin/readlink-loop", "usr/bin/stat-namelen",
+                  "usr/bin/probe")
 ARM64_WHY = ("Buildroot's wrapper adds -mcpu=cortex-a53 and -z max-page-size=4096 on "
              "aarch64; Debian's gcc tunes generically and aligns to 64 KiB")
 

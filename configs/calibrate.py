@@ -228,12 +228,23 @@ def text(m: Mechanism, points: list, f: Fit) -> str:
 
 
 def preset_text(cpu, calibrated: dict, notes: list) -> str:
-    """A CPU preset: `cpu` with the calibrated latencies, and how they were found."""
+    """A CPU preset: `cpu` with the calibrated latencies, and how they were
+    found. Every other setting of `cpu` is carried over as it was; their
+    sources are in `cpu`'s own file."""
     body = [f"# {cpu.description}, with latencies calibrated on the seeds by"
             f" ./run.py calibrate:"] + [f"# {n}" for n in notes] + [
+            f"# Every other value is CPU preset {cpu.name}'s, with its sources there.",
             f'arch = "{cpu.arch}"', f'type = "{cpu.type}"',
-            f'description = "{cpu.description}, calibrated on the seeds"', "[params]"]
-    body += [f"{k} = {v}" for k, v in sorted(cpu.params.items())]
+            f'description = "{cpu.description}, calibrated on the seeds"']
+    if cpu.kernel_entry != gem5_spec.KERNEL_ENTRY_DEFAULT:
+        body += [f'kernel_entry = "{cpu.kernel_entry}"']
+    if cpu.branch_predictor:
+        body += [f'branch_predictor = "{cpu.branch_predictor}"']
+    body += ["[params]"] + [f"{k} = {v}" for k, v in sorted(cpu.params.items())]
+    if cpu.fu_count:
+        body += ["[fu_count]"] + [f"{k} = {v}" for k, v in sorted(cpu.fu_count.items())]
     body += ["[fu_latency]"]
     body += [f"{k} = {v}" for k, v in sorted(dict(cpu.fu_latency, **calibrated).items())]
+    if cpu.documented:
+        body += ["[documented]"] + [f"{k} = {v}" for k, v in sorted(cpu.documented.items())]
     return "\n".join(body) + "\n"

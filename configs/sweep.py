@@ -188,7 +188,7 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     for key in axes:
         if key not in AXES and not key.startswith("cpu."):
             raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)}, "
-                       f"or cpu.<O3 parameter>)")
+                       f"or cpu.<O3 parameter>, cpu.kernel_entry)")
     cpu_axes = _cpu_axes(path, where, axes)
 
     arches = _choose(path, f"{where}.arch", _list_of_strings(path, f"{where}.arch",
@@ -268,12 +268,21 @@ def _qemu_points(path, common, profiles, skipped, timeout) -> list:
 
 
 def _cpu_axes(path, where, axes) -> list:
-    """[(O3 parameter, values)] from `"cpu.numROBEntries" = [64, 128]` axes."""
+    """[(O3 parameter, values)] from `"cpu.numROBEntries" = [64, 128]` axes,
+    and the kernel-entry scheme from `"cpu.kernel_entry" = ["serialize", "sdm"]`."""
     out = []
     for key, values in axes.items():
         if not key.startswith("cpu."):
             continue
         name = key[4:]
+        if name == "kernel_entry":
+            values = [values] if isinstance(values, str) else values
+            if not isinstance(values, list) or not values or not all(
+                    v in gem5_spec.KERNEL_ENTRY for v in values):
+                raise _err(path, f"{where}.{key}", f"must be a list of "
+                           f"{' or '.join(gem5_spec.KERNEL_ENTRY)}, got {values!r}")
+            out.append((name, inputs.unique(values, f"{path}: {where}.{key}")))
+            continue
         if name not in gem5_spec.O3_PARAMS:
             raise _err(path, f"{where}.{key}", f"unknown O3 parameter {name!r}")
         if isinstance(values, int) and not isinstance(values, bool):
@@ -307,6 +316,9 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                    f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
+    if arch != "x86_64":  # kernel_entry is x86's: other arches keep gem5's, once
+        combos = list(dict.fromkeys(
+            tuple(kv for kv in o if kv[0] != "kernel_entry") for o in combos))
     for cache_name, model in itertools.product(caches, arch_models):
         # cpu.<param> axes are O3 parameters: other models run once.
         for name, over, warming, sampled in [

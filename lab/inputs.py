@@ -59,9 +59,11 @@ def output_dir(path, what: str) -> Path:
     return path
 
 
-def number(value, where: str, *, positive=False, minimum=None, integer=False):
+def number(value, where: str, *, positive=False, minimum=None, integer=False,
+           maximum=None, why_maximum=""):
     """A finite number (an integer if `integer`), above 0 if `positive`,
-    at least `minimum` if given. TOML's nan and inf are refused here, so a
+    at least `minimum` and at most `maximum` (for the reason
+    `why_maximum`) if given. TOML's nan and inf are refused here, so a
     timeout of inf never means 'forever' by accident."""
     kind = "an integer" if integer else "a number"
     ok_type = (int,) if integer else (int, float)
@@ -73,6 +75,9 @@ def number(value, where: str, *, positive=False, minimum=None, integer=False):
         raise UserError(f"{where} must be above 0, got {value!r}")
     if minimum is not None and value < minimum:
         raise UserError(f"{where} must be at least {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        why = f" ({why_maximum})" if why_maximum else ""
+        raise UserError(f"{where} must be at most {maximum}{why}, got {value!r}")
     return value
 
 

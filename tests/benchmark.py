@@ -22,12 +22,21 @@
       ROI instructions simulated in detail and host seconds of the full
       run and of SimPoint (each step), and the estimate's error. Target:
       at most 10 % of the ROI in detail, at most 2 % error in cycles/op.
+  kernel-entry (needs GEM5_HOME, built with patches 0008-0009)
+      configs/sweeps/kernel-entry.toml, run or read from the cache: per
+      kernel and workload, cycles per call with gem5's drains
+      (kernel_entry serialize) and as the SDM describes SYSCALL, SYSRET
+      and SWAPGS (sdm), on the same preset and binary; rename's
+      serialize-stall cycles and serializing micro-ops per call; the
+      readers that waited (patch 0008); gem5's host instructions per
+      second on both. Target: the simulator no more than 5 % slower.
   slurm    (needs slurm-wlm and munge) the same small QEMU sweep (8 points)
       through the local pool and through the single-node Slurm of
       configs/slurm/single-node.sh, runs forgotten before each: wall time
       of each, and Slurm's overhead per job over the local pool.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|slurm] [--arch A]
+    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|kernel-entry|slurm]
+                               [--arch A]
                                [--keep]
 """
 
@@ -200,6 +209,46 @@ def simpoint_speed(arches) -> None:
               f"error {100 * c['cycles'][2]:+.2f} %; {report_sampling.verdict(c)}")
 
 
+def kernel_entry() -> None:
+    """Both kernel-entry schemes, side by side, per (variant, workload)."""
+    for arch, outcomes, wall in _per_arch("kernel-entry.toml", ["x86_64"]):
+        by = {}
+        for o in outcomes:
+            p, rec = o.planned.point, o.record
+            if p.backend != "gem5" or not rec:
+                if p.backend == "gem5":
+                    print(f"{p.variant}/{p.workload}: failed: {o.error}")
+                continue
+            entry = dict(p.cpu_params).get("kernel_entry", "serialize")
+            by.setdefault((p.variant, p.workload), {})[entry] = rec
+        print(f"{arch}: {len(outcomes)} points in {wall:.0f} s (cached points cost nothing)")
+        for (variant, workload), recs in sorted(by.items()):
+            for entry in ("serialize", "sdm"):
+                rec = recs.get(entry)
+                if not rec:
+                    print(f"  {variant}/{workload} {entry}: not run")
+                    continue
+                s, ops = rec["gem5"]["summary"], rec["result"]["ops"]
+                stall, serial = s.get("serialize_stall_cycles"), s.get("serializing_insts")
+                waits = s.get("misc_reader_waits")
+                print(f"  {variant}/{workload} kernel_entry={entry:9}: "
+                      f"{s['cycles'] / ops:,.1f} cycles/call, IPC {s['ipc']:.2f}; rename "
+                      f"serialize-stall {stall / ops if stall is not None else float('nan'):,.1f} "
+                      f"cycles/call for {serial / ops if serial is not None else float('nan'):.1f} "
+                      f"serializing micro-ops/call (misc readers that waited: "
+                      f"{'-' if waits is None else f'{waits / ops:.1f}'}/call); "
+                      f"gem5 {s['host_inst_rate'] or 0:,.0f} host insts/s; checksum "
+                      f"{rec['result']['checksum']}")
+            both = [recs.get(e) for e in ("serialize", "sdm")]
+            if all(both):
+                c = [r["gem5"]["summary"]["cycles"] / r["result"]["ops"] for r in both]
+                h = [r["gem5"]["summary"]["host_inst_rate"] for r in both]
+                same = both[0]["result"]["checksum"] == both[1]["result"]["checksum"]
+                print(f"    sdm/serialize: cycles x{c[1] / c[0]:.3f}; simulator speed "
+                      f"{100 * (h[1] / h[0] - 1):+.1f} % (target >= -5 %); checksums "
+                      f"{'equal' if same else 'DIFFER'}")
+
+
 def slurm_overhead() -> None:
     import subprocess
 
@@ -238,7 +287,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
-                    choices=("foundation", "plugin", "gem5", "boot-once", "simpoint", "slurm"))
+                    choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
+                             "kernel-entry", "slurm"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     args = ap.parse_args()
@@ -250,6 +300,9 @@ def main() -> int:
         return 0
     if args.mode == "slurm":
         slurm_overhead()
+        return 0
+    if args.mode == "kernel-entry":
+        kernel_entry()
         return 0
     if args.mode == "simpoint":
         simpoint_speed(args.arch or ["x86_64", "arm64"])

@@ -80,12 +80,25 @@ _LOOP = {"run": {
 _NAMELEN = {"run": dict(_LOOP["run"],
                         name_len=("name_len", "range", 1, 255, [1, 32]))}
 
+# probe (workloads/src/probe.c): what a simulated core delivers against a
+# CPU preset's documented figures. Sizes bound the ROI: a load costs at
+# most a memory access (a few hundred cycles), so 10^6 loads at each of
+# four levels is minutes of gem5 O3.
+_PROBE = {"run": {
+    "chase_loads": ("chase_loads", int, 1, 10**6, 4096),
+    "branch_iterations": ("branch_iterations", int, 1, 10**7, 20000),
+    "add_iterations": ("add_iterations", int, 1, 10**7, 20000),
+    "syscalls": ("syscalls", int, 1, 10**6, 2000),
+    "settle_ms": _SETTLE,
+}}
+
 SCHEMAS = {
     "lstat-storm": _STORM,
     "fstat-loop": _LOOP,
     "statx-loop": _LOOP,
     "readlink-loop": _LOOP,
     "stat-namelen": _NAMELEN,
+    "probe": _PROBE,
 }
 
 

@@ -90,6 +90,27 @@ def set_fu_latency(cpu, latency: dict) -> None:
     say("fu-latency " + " ".join(f"{n}={found[n]}" for n in names))
 
 
+def set_fu_count(cpu, count: dict) -> None:
+    """Give each named kind of functional unit (a FUDesc class of the O3
+    FU pool) its number of units, then say every kind's count."""
+    # An ISA's pool may name its own kind after the generic one (x86's
+    # DefaultX86FUPool has X86IntMultDiv where DefaultFUPool has IntMultDiv).
+    kinds = {}
+    for fu in cpu.fuPool.FUList:
+        name = type(fu).__name__
+        for prefix in ("X86", "Arm"):
+            name = name[len(prefix):] if name.startswith(prefix) else name
+        kinds[name] = fu
+    for name, n in count.items():
+        if name not in kinds:
+            say(f"error functional unit {name} is not in the O3 FU pool")
+            sys.exit(1)
+        kinds[name].count = n
+    if count:
+        say("fu-count " + " ".join(f"{n}={getattr(kinds[n].count, 'value', kinds[n].count)}"
+                                   for n in sorted(kinds)))
+
+
 def warming(spec: dict) -> bool:
     return spec.get("warming", "none") == "functional"
 
@@ -114,6 +135,7 @@ def make_processor(spec: dict):
 
 def make_board(spec: dict):
     processor, cores = make_processor(spec)
+    sdm_entry = spec["cpu"].get("kernel_entry", "serialize") == "sdm"
     for core, cpu_type in cores:
         cpu = core.get_simobject()
         if spec.get("smap"):
@@ -121,14 +143,34 @@ def make_board(spec: dict):
             # SMAP and SMEP, and Linux turns them on.
             for isa in cpu.isa:
                 isa.smap = True
+        if sdm_entry:
+            # Patches 0008-0009: SYSCALL, SYSRET and SWAPGS stop draining
+            # O3. Micro-ops are shared by every core, so every ISA says
+            # so (gem5 stops on a disagreement); readers of what they
+            # write wait for it in O3's rename.
+            for isa in cpu.isa:
+                isa.serialize_kernel_entry = False
+            if cpu_type == "o3":
+                cpu.miscRegReadersWait = True
         if cpu_type != spec["cpu"]["type"]:
             continue  # the warming core: gem5's atomic CPU as it is
         for name, value in spec["cpu"].get("params", {}).items():
             setattr(cpu, name, value)
         if cpu_type == "o3":
+            set_fu_count(cpu, spec["cpu"].get("fu_count", {}))
             set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))
-    caches = PrivateL1PrivateL2CacheHierarchy(**spec["cache"])
-    memory = SingleChannelDDR3_1600(spec["memory"])
+            if spec["cpu"].get("branch_predictor"):
+                import m5.objects
+                cpu.branchPred = getattr(m5.objects, spec["cpu"]["branch_predictor"])()
+    if "l3_size" in spec["cache"]:  # a three-level preset (the seeds' machines)
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from three_level_caches import ThreeLevelCacheHierarchy
+        import gem5.components.memory as memories
+        caches = ThreeLevelCacheHierarchy(spec["cache"])
+        memory = getattr(memories, spec["cache"]["dram"])(spec["memory"])
+    else:
+        caches = PrivateL1PrivateL2CacheHierarchy(**spec["cache"])
+        memory = SingleChannelDDR3_1600(spec["memory"])
     board = board_class(spec["arch"])(clk_freq=spec["clock"], processor=processor,
                                       memory=memory, cache_hierarchy=caches)
     workload = dict(

@@ -1,8 +1,9 @@
 """Finding gem5: an external prerequisite, as for every gem5 user.
 
-uaccess-lab never builds gem5 and contains none of its code. It looks for
-a gem5 tree at --gem5 or $GEM5_HOME and expects what gem5's own
-documentation builds there:
+uaccess-lab contains none of gem5's code, and a run never builds it
+(`./run.py gem5 setup`, configs/gem5/setup.py, builds one for a user who
+asks). It looks for a gem5 tree at --gem5 or $GEM5_HOME and expects what
+gem5's own documentation builds there:
   build/X86/gem5.opt                    scons build/X86/gem5.opt
   build/ARM/gem5.opt                    scons build/ARM/gem5.opt
   system/arm/bootloader/arm64/boot_foundation.arm64
@@ -19,7 +20,9 @@ import functools
 import hashlib
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,8 +39,10 @@ HOW = {
 }
 PATCHES = Path(__file__).resolve().parent / "patches"
 # Strings the series compiles into gem5.opt (a TLB statistic's description,
-# the new op class's name): how a binary shows it was built with it all.
-SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup")
+# the new op class's name, O3 rename's reader-wait statistic, the X86ISA
+# kernel-entry parameter): how a binary shows it was built with it all.
+SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup",
+                b"miscRegReaderWaits", b"serialize_kernel_entry")
 # Patch 0007: O3's Exec trace stamped at commit, for the commit profile.
 COMMIT_TICK_PATCH = PATCHES / "0007-cpu-o3-Stamp-instruction-trace-records-with-their-co.patch"
 COMMIT_TICK_SOURCE = "src/cpu/o3/commit.cc"
@@ -64,7 +69,8 @@ class SeriesState:
 
     def describe(self) -> str:
         if self.built and self.applied:
-            return f"uaccess-lab gem5 series {series_id()} (SMAP, rep start-up) applied and built"
+            return (f"uaccess-lab gem5 series {series_id()} (SMAP, rep start-up, kernel entry) "
+                    f"applied and built")
         if self.built:
             return "binary built with the series, but the source no longer carries it"
         if self.applied:
@@ -73,13 +79,29 @@ class SeriesState:
 
 
 def _source_carries_series(home: Path) -> bool:
-    # Reversing the whole series (last patch first) must apply cleanly.
-    patches = [str(p) for p in reversed(series_patches())]
+    """Whether reversing the whole series, last patch first, applies
+    cleanly. `git apply --check` of several patches checks each against
+    the untouched tree, which fails where two patches change one file, so
+    the reversal runs for real, one patch at a time, on a copy of the
+    files the series touches."""
+    patches = list(reversed(series_patches()))
     if not patches:
         return False
-    proc = subprocess.run(["git", "apply", "--reverse", "--check", *patches], cwd=home,
-                          capture_output=True)
-    return proc.returncode == 0
+    touched = set()
+    for p in patches:
+        touched.update(re.findall(r"^diff --git a/(\S+) b/", p.read_text(), re.M))
+    with tempfile.TemporaryDirectory(prefix="uaccess-series-") as tmp:
+        for rel in touched:
+            src = home / rel
+            if src.is_file():
+                (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, Path(tmp) / rel)
+        for p in patches:
+            proc = subprocess.run(["git", "apply", "--reverse", str(p)], cwd=tmp,
+                                  capture_output=True)
+            if proc.returncode != 0:
+                return False
+    return True
 
 
 @functools.lru_cache(maxsize=None)
@@ -171,8 +193,8 @@ def home(flag: str = None) -> Path:
     value = flag or os.environ.get("GEM5_HOME")
     if not value:
         raise UserError("gem5 not found: set GEM5_HOME (or pass --gem5) to a gem5 source "
-                        "tree built following gem5's documentation; uaccess-lab does not "
-                        "build gem5")
+                        "tree built following gem5's documentation, or build one with "
+                        "'./run.py gem5 setup'")
     path = Path(value).expanduser().resolve()
     if not (path / "src" / "base" / "version.cc").is_file():
         raise UserError(f"{path} is not a gem5 source tree (no src/base/version.cc); "

@@ -16,6 +16,7 @@ Everything here is plain data, written as JSON for the gem5 process and
 recorded in the result, so presets and parameters are in every record.
 """
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -43,7 +44,29 @@ O3_PARAMS = {
     "dispatchWidth", "issueWidth", "wbWidth", "commitWidth", "squashWidth",
     "numROBEntries", "numIQEntries", "LQEntries", "SQEntries", "numPhysIntRegs",
     "numPhysFloatRegs", "numPhysVecRegs", "numPhysCCRegs", "backComSize", "forwardComSize",
+    # stage-to-stage delays (cycles): the pipeline's depth
+    "fetchToDecodeDelay", "decodeToRenameDelay", "renameToIEWDelay", "iewToCommitDelay",
+    "issueToExecuteDelay",
 }
+
+# Functional-unit kinds of gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py)
+# whose count a preset may set ([fu_count]).
+FU_KINDS = {"IntALU", "IntMultDiv", "FP_ALU", "FP_MultDiv", "ReadPort", "SIMD_Unit",
+            "PredALU", "WritePort", "RdWrPort", "IprPort"}
+
+# Branch predictors of gem5 v24 (src/cpu/pred/BranchPredictor.py) a preset
+# may name; absent, O3 keeps its default (TournamentBP).
+BRANCH_PREDICTORS = ("LocalBP", "TournamentBP", "BiModeBP", "LTAGE", "TAGE_SC_L_64KB",
+                     "MultiperspectivePerceptron64KB")
+
+# How SYSCALL, SYSRET and SWAPGS run (x86, patches 0008-0009 of our
+# series): "serialize", gem5 v24's way (each of their segment, RFLAGS and
+# MSR micro-ops drains O3's pipeline), or "sdm", as the SDM describes them
+# (not serializing: they run ahead, the last state write of SYSCALL and
+# SYSRET squashes what follows, and readers of those registers wait for
+# the writes). A preset's `kernel_entry`, or a sweep's cpu.kernel_entry.
+KERNEL_ENTRY = ("serialize", "sdm")
+KERNEL_ENTRY_DEFAULT = "serialize"
 
 # Op classes whose FU-pool latency a preset may set ([fu_latency]); each
 # is in gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py).
@@ -91,6 +114,8 @@ def needs_series(arch: str, smap_model: str, cpu) -> str:
         return "smap_model smap"
     if REP_STARTUP_OP_CLASS in getattr(cpu, "fu_latency", {}):
         return f"CPU preset {cpu.name}'s {REP_STARTUP_OP_CLASS} latency"
+    if getattr(cpu, "kernel_entry", KERNEL_ENTRY_DEFAULT) != KERNEL_ENTRY_DEFAULT:
+        return f"CPU preset {cpu.name}'s kernel_entry {cpu.kernel_entry}"
     return ""
 
 
@@ -126,11 +151,25 @@ class CpuPreset:
     description: str
     params: dict
     fu_latency: dict  # op class -> cycles in the O3 FU pool; {} keeps gem5's
+    kernel_entry: str = KERNEL_ENTRY_DEFAULT  # one of KERNEL_ENTRY
+    fu_count: dict = None  # FU kind -> units in the O3 FU pool; None keeps gem5's
+    branch_predictor: str = ""  # one of BRANCH_PREDICTORS; "" keeps gem5's
+    documented: dict = None  # DOCUMENTED figure -> cycles, for the probe's table
 
     def as_record(self) -> dict:
         record = dict(self.__dict__)
-        if not self.fu_latency:  # as before the field existed: same keys
+        # Fields absent where they hold their defaults, as before they
+        # existed: older records and keys stay the same.
+        if not self.fu_latency:
             del record["fu_latency"]
+        if self.kernel_entry == KERNEL_ENTRY_DEFAULT:
+            del record["kernel_entry"]
+        if not self.fu_count:
+            del record["fu_count"]
+        if not self.branch_predictor:
+            del record["branch_predictor"]
+        if not self.documented:
+            del record["documented"]
         return record
 
 
@@ -138,7 +177,8 @@ class CpuPreset:
 class CachePreset:
     name: str
     description: str
-    sizes: dict
+    sizes: dict  # every setting the gem5 side's hierarchy takes (sizes, and
+    #              for three levels their ways, latencies and the DRAM)
 
     def as_record(self) -> dict:
         return {"name": self.name, "description": self.description, **self.sizes}
@@ -147,7 +187,25 @@ class CachePreset:
 # CPU models a preset may name: the boot's functional CPU, and the timing
 # models a ROI may run on (gem5's standard-library CPU types).
 CPU_TYPES = ("atomic", "timing", "minor", "o3")
-PRESET_KEYS = {"arch", "type", "description", "params", "fu_latency"}
+PRESET_KEYS = {"arch", "type", "description", "params", "fu_latency", "kernel_entry",
+               "fu_count", "branch_predictor", "documented"}
+# What the probe workload (workloads/src/probe.c) measures that a preset
+# may document, in core cycles: a mispredicted branch, a dependent add, a
+# load from memory (the cache levels' are the cache preset's latencies).
+DOCUMENTED = ("mispredict", "add", "mem")
+# The most units of one kind gem5's O3 could use: its widths are capped at
+# MaxWidth (src/cpu/o3/limits.hh, 12).
+MAX_FU_COUNT = 12
+
+
+def check_kernel_entry(value, arch: str, where: str) -> str:
+    if value not in KERNEL_ENTRY:
+        raise UserError(f"{where}: kernel_entry must be one of {', '.join(KERNEL_ENTRY)}, "
+                        f"got {value!r}")
+    if value != KERNEL_ENTRY_DEFAULT and arch != "x86_64":
+        raise UserError(f"{where}: kernel_entry {value} is x86-only (SYSCALL, SYSRET, "
+                        f"SWAPGS); an {arch} CPU keeps gem5's")
+    return value
 
 
 def _read_cpu_preset(path: Path) -> CpuPreset:
@@ -181,8 +239,34 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
         inputs.number(value, f"{path}: [params] {name}", integer=True, minimum=1)
     for op, lat in fu_latency.items():
         inputs.number(lat, f"{path}: [fu_latency] {op} (cycles)", integer=True, minimum=1)
+    entry = check_kernel_entry(data.get("kernel_entry", KERNEL_ENTRY_DEFAULT), arch,
+                               str(path))
+    fu_count, bp = data.get("fu_count", {}), data.get("branch_predictor", "")
+    if not isinstance(fu_count, dict):
+        raise UserError(f"{path}: [fu_count] must be a table")
+    bad = sorted(set(fu_count) - FU_KINDS)
+    if bad:
+        raise UserError(f"{path}: [fu_count] {bad[0]!r} is not one of {', '.join(sorted(FU_KINDS))}")
+    for fu, n in fu_count.items():
+        inputs.number(n, f"{path}: [fu_count] {fu} (units)", integer=True, minimum=0,
+                      maximum=MAX_FU_COUNT, why_maximum="O3's MaxWidth")
+    if bp and bp not in BRANCH_PREDICTORS:
+        raise UserError(f"{path}: branch_predictor must be one of "
+                        f"{', '.join(BRANCH_PREDICTORS)}, got {bp!r}")
+    documented = data.get("documented", {})
+    if not isinstance(documented, dict):
+        raise UserError(f"{path}: [documented] must be a table")
+    bad = sorted(set(documented) - set(DOCUMENTED))
+    if bad:
+        raise UserError(f"{path}: [documented] {bad[0]!r} is not one of {', '.join(DOCUMENTED)}")
+    for k, v in documented.items():
+        inputs.number(v, f"{path}: [documented] {k} (cycles)", positive=True)
+    if kind != "o3" and (entry != KERNEL_ENTRY_DEFAULT or fu_count or bp):
+        raise UserError(f"{path}: kernel_entry, [fu_count] and branch_predictor are O3 "
+                        f"settings; a {kind} preset takes none")
     return CpuPreset(path.stem, arch, kind, str(data.get("description", "")), params,
-                     dict(fu_latency))
+                     dict(fu_latency), entry, dict(fu_count) or None, bp,
+                     dict(documented) or None)
 
 
 def cpu_preset_names(arch: str = None) -> list:
@@ -214,11 +298,44 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
         return cpu
     if cpu.type != "o3":
         raise UserError(f"CPU preset '{cpu.name}' is a {cpu.type} CPU: O3 parameters do not apply")
+    entry = overrides.pop("kernel_entry", cpu.kernel_entry)
     bad = sorted(set(overrides) - O3_PARAMS)
     if bad:
         raise UserError(f"unknown O3 parameter {bad[0]!r}")
-    name = cpu.name + "".join(f"+{k}={v}" for k, v in sorted(overrides.items()))
-    return replace(cpu, name=name, params=dict(cpu.params, **overrides))
+    changed = dict(overrides)
+    if entry != cpu.kernel_entry:
+        changed["kernel_entry"] = check_kernel_entry(entry, cpu.arch, f"CPU preset {cpu.name}")
+    if not changed:
+        return cpu
+    name = cpu.name + "".join(f"+{k}={v}" for k, v in sorted(changed.items()))
+    return replace(cpu, name=name, params=dict(cpu.params, **overrides), kernel_entry=entry)
+
+
+# A cache preset is two levels (gem5's PrivateL1PrivateL2CacheHierarchy,
+# its sizes only) or three (configs/gem5/three_level_caches.py: each
+# level's size, ways and documented load-to-use latency, and the DRAM).
+TWO_LEVEL_KEYS = ("l1d_size", "l1i_size", "l2_size")
+CACHE_LEVELS = ("l1i", "l1d", "l2", "l3")
+THREE_LEVEL_KEYS = tuple(f"{lv}_{k}" for lv in CACHE_LEVELS
+                         for k in ("size", "assoc", "latency")) + ("dram",)
+# gem5 v24 stdlib memories (gem5.components.memory) a preset may name.
+DRAMS = ("SingleChannelDDR3_1600", "SingleChannelDDR3_2133", "SingleChannelDDR4_2400",
+         "DualChannelDDR3_1600", "DualChannelDDR3_2133", "DualChannelDDR4_2400")
+_SIZE = re.compile(r"^([1-9][0-9]{0,5})(KiB|MiB)$")
+
+
+def _cache_size(value, where: str) -> str:
+    m = _SIZE.match(value) if isinstance(value, str) else None
+    # 1 KiB to 512 MiB: beyond the guest's 1 GiB of memory a cache means nothing.
+    if not m or (m.group(2) == "MiB" and int(m.group(1)) > 512):
+        raise UserError(f"{where} must be a size such as \"32KiB\" or \"8MiB\" "
+                        f"(at most 512MiB), got {value!r}")
+    return value
+
+
+def _bytes(size: str) -> int:
+    m = _SIZE.match(size)
+    return int(m.group(1)) << (10 if m.group(2) == "KiB" else 20)
 
 
 def load_cache(name: str) -> CachePreset:
@@ -227,8 +344,41 @@ def load_cache(name: str) -> CachePreset:
         raise UserError(f"unknown cache preset '{name}': choose one of "
                         f"{', '.join(cache_preset_names())}")
     data = tomlfile.read(path, "cache preset")
-    sizes = {k: data[k] for k in ("l1d_size", "l1i_size", "l2_size")}
-    return CachePreset(name, data.get("description", ""), sizes)
+    keys = THREE_LEVEL_KEYS if "l3_size" in data else TWO_LEVEL_KEYS
+    bad = sorted(set(data) - set(keys) - {"description"})
+    if bad:
+        raise UserError(f"{path}: unknown key {bad[0]!r} (a {'three' if 'l3_size' in data else 'two'}"
+                        f"-level preset has {', '.join(keys)})")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        raise UserError(f"{path}: missing {missing[0]!r} (a preset with l3_size sets "
+                        f"{', '.join(THREE_LEVEL_KEYS)}; one without, {', '.join(TWO_LEVEL_KEYS)})")
+    for k in keys:
+        if k.endswith("_size"):
+            _cache_size(data[k], f"{path}: {k}")
+        elif k.endswith("_assoc"):
+            inputs.number(data[k], f"{path}: {k}", integer=True, minimum=1, maximum=64,
+                          why_maximum="ways of one set")
+        elif k.endswith("_latency"):
+            inputs.number(data[k], f"{path}: {k} (cycles)", integer=True, minimum=1,
+                          maximum=1000, why_maximum="a cache hit, not a memory access")
+    for level in CACHE_LEVELS if "l3_size" in data else ():
+        # gem5 indexes a set-associative cache by a power-of-two set count.
+        sets = _bytes(data[f"{level}_size"]) // 64 // data[f"{level}_assoc"]
+        if sets < 1 or sets & (sets - 1):
+            raise UserError(f"{path}: {level}_size / 64 B lines / {level}_assoc gives {sets} "
+                            f"sets; gem5 needs a power of two: change the size or the ways")
+    if "l3_size" in data:
+        if data["dram"] not in DRAMS:
+            raise UserError(f"{path}: dram must be one of {', '.join(DRAMS)}, got {data['dram']!r}")
+        # Documented latencies are load-to-use, so each level's exceeds the one above.
+        for upper, lower in (("l1d", "l2"), ("l2", "l3")):
+            if data[f"{lower}_latency"] <= data[f"{upper}_latency"]:
+                raise UserError(f"{path}: {lower}_latency ({data[f'{lower}_latency']}) must "
+                                f"exceed {upper}_latency ({data[f'{upper}_latency']}): both "
+                                f"are load-to-use times")
+    sizes = {k: data[k] for k in keys}
+    return CachePreset(name, str(data.get("description", "")), sizes)
 
 
 def kernel_args(arch: str, smap_model: str) -> list:
@@ -283,6 +433,13 @@ def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt,
         "smap": executes_smap(arch, smap_model),
         "checkpoint_dir": str(ckpt),
     }
+    # Each only where set, so older specs (and their keys) stay as they were.
+    if cpu.kernel_entry != KERNEL_ENTRY_DEFAULT:
+        spec["cpu"]["kernel_entry"] = cpu.kernel_entry
+    if cpu.fu_count:
+        spec["cpu"]["fu_count"] = dict(cpu.fu_count)
+    if cpu.branch_predictor:
+        spec["cpu"]["branch_predictor"] = cpu.branch_predictor
     if warming != "none":  # only then, so the cold scheme's specs stay as they were
         spec["warming"] = warming
     if arch == "arm64":

@@ -35,10 +35,14 @@ CORE = {
     # measured account of where gem5's cycles go on the syscall path).
     "serializing_insts": (".rename.serializing",),
     "serialize_stall_cycles": (".rename.serializeStallCycles",),
+    # Our series' patch 0008: readers of a misc register that waited for a
+    # non-serializing writer (kernel_entry "sdm"); their stall cycles are
+    # in serialize_stall_cycles.
+    "misc_reader_waits": (".rename.miscRegReaderWaits",),
 }
 GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
           "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
-CACHES = {"l1d_misses": "l1d", "l1i_misses": "l1i", "l2_misses": "l2"}
+CACHES = {"l1d_misses": "l1d", "l1i_misses": "l1i", "l2_misses": "l2", "l3_misses": "l3"}
 
 
 def dumps(text: str) -> list:
@@ -97,7 +101,8 @@ def summary(stats: dict, text: bool = True) -> dict:
     out.update({k: _cache_misses(stats, v, absent_is_zero=text) for k, v in CACHES.items()})
     for k in ("cycles", "insts", "ops", "branch_mispredicts", "squashed_insts",
               "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses",
-              "l1i_misses", "l2_misses", "serializing_insts", "serialize_stall_cycles"):
+              "l1i_misses", "l2_misses", "l3_misses", "serializing_insts",
+              "serialize_stall_cycles", "misc_reader_waits"):
         if out[k] is not None:
             out[k] = int(out[k])
     if out["ipc"] is None and out["cycles"] and out["insts"]:

@@ -1,0 +1,81 @@
+"""What a CPU preset delivers, beside what its sources document.
+
+The probe workload (workloads/src/probe.c) measures, in core cycles under
+gem5 x86, the load-to-use latency at each cache level, a mispredicted
+branch, a dependent add and an empty system call. Each gem5 probe row is
+set beside the documented figures of its presets: the cache levels' from
+the cache preset (its latencies are the documented load-to-use times),
+the rest from the CPU preset's [documented] table. A figure more than
+TOLERANCE off its documented value says so: the preset's parameters went
+in from the sources, and this table is the check, not a fit.
+
+Analysis reads the store; it runs nothing.
+"""
+
+from configs.gem5 import spec as gem5_spec
+from lab.errors import UserError
+
+TOLERANCE = 0.25  # the issue's bound: a probe figure within 25 % of the documented one
+
+# (probe metric, what it is, where the documented figure comes from)
+FIGURES = (
+    ("probe_l1d", "L1D load-to-use", ("cache", "l1d_latency")),
+    ("probe_l2", "L2 load-to-use", ("cache", "l2_latency")),
+    ("probe_l3", "L3 load-to-use", ("cache", "l3_latency")),
+    ("probe_mem", "memory load-to-use", ("cpu", "mem")),
+    ("probe_mispredict", "branch mispredict", ("cpu", "mispredict")),
+    ("probe_add", "dependent add", ("cpu", "add")),
+    ("probe_syscall", "empty system call (getppid)", None),
+)
+
+
+def base_preset(profile: str) -> str:
+    """A row's CPU preset name without the sweep's overrides ("+k=v")."""
+    return profile.split("+", 1)[0]
+
+
+def documented(cpu_name: str, cache_name: str) -> dict:
+    """probe metric -> documented cycles, where the presets give one."""
+    try:
+        cpu = gem5_spec.load_cpu(base_preset(cpu_name), "x86_64")
+        caches = gem5_spec.load_cache(cache_name).sizes
+    except UserError:
+        return {}  # a preset since removed or renamed: nothing to compare
+    out = {}
+    for metric, _, source in FIGURES:
+        if source is None:
+            continue
+        where, key = source
+        table = caches if where == "cache" else (cpu.documented or {})
+        if key in table:
+            out[metric] = table[key]
+    return out
+
+
+def verdict(probe: float, doc: float) -> str:
+    off = probe / doc - 1
+    if abs(off) <= TOLERANCE:
+        return "within 25 %"
+    return f"misses: {off:+.0%} off the documented figure"
+
+
+def table(rows: list) -> tuple:
+    """(header, body): one line per figure of each gem5 x86 probe row."""
+    header = ["cpu preset", "cache preset", "figure", "probe (cycles)", "documented",
+              "probe/doc", "verdict"]
+    body = []
+    for r in rows:
+        if (r["backend"] != "gem5" or r["arch"] != "x86_64" or r["workload"] != "probe"
+                or r.get("probe_l1d") is None):
+            continue
+        doc = documented(r["profile"], r["cache"])
+        for metric, what, _ in FIGURES:
+            value = r.get(metric)
+            if value is None:
+                continue
+            d = doc.get(metric)
+            body.append([r["profile"], r["cache"], what, f"{value:,.2f}",
+                         "-" if d is None else f"{d:g}",
+                         "-" if d is None else f"{value / d:.2f}",
+                         "no documented figure" if d is None else verdict(value, d)])
+    return header, body

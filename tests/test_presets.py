@@ -1,0 +1,206 @@
+"""The seeds' machines as presets (issue 26): the x86_64-westmere and
+x86_64-skylake CPU and cache presets parse, every number in them carries
+its public source, their values lie in the ranges their sources give, and
+what they add to a run (kernel entry, FU counts, branch predictor, three
+cache levels) reaches the gem5 spec, while every older preset's record,
+and so its keys, stays as it was. All host side: no gem5 needed."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from analysis import probe
+from configs import sweep
+from configs.gem5 import spec
+from lab.errors import UserError
+
+from test_gem5_config import GEM5, IMAGE, KERNEL
+
+ERAS = ("x86_64-westmere", "x86_64-skylake")
+PRESETS = Path(spec.__file__).resolve().parent / "presets"
+VALUE = re.compile(r"^\s*([A-Za-z_0-9]+)\s*=\s*([^#]+?)\s*(#.*)?$")
+
+
+def _value_lines(path: Path):
+    """(key, value, its own comment) of each assignment."""
+    for line in path.read_text().splitlines():
+        m = VALUE.match(line)
+        if m and not line.lstrip().startswith("#"):
+            yield m.group(1), m.group(2), m.group(3) or ""
+
+
+@pytest.mark.parametrize("name", ERAS)
+@pytest.mark.parametrize("kind", ("cpu", "cache"))
+def test_every_number_has_its_source(name, kind):
+    path = PRESETS / kind / f"{name}.toml"
+    text = path.read_text()
+    header = text.split("\narch", 1)[0] if kind == "cpu" else text.split("\ndescription", 1)[0]
+    declared = set(re.findall(r"#\s+\[([A-Z0-9]+)\]", header))
+    assert declared, f"{path} lists no sources"
+    for key, value, comment in _value_lines(path):
+        if key in ("arch", "type", "description"):
+            continue
+        assert comment.strip(), f"{path}: {key} = {value} has no comment saying where it is from"
+        for tag in re.findall(r"\[([A-Z0-9]+)\]", comment):
+            assert tag in declared, f"{path}: {key} cites [{tag}], which the header does not list"
+
+
+def test_era_presets_parse_with_their_machines():
+    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    west = spec.load_cpu("x86_64-westmere", "x86_64")
+    for cpu in (sky, west):
+        assert cpu.type == "o3" and cpu.kernel_entry == "sdm"
+        assert cpu.branch_predictor in spec.BRANCH_PREDICTORS
+        assert set(cpu.documented) == set(spec.DOCUMENTED)
+    # The documented cores: Skylake's window is far larger than Westmere's.
+    assert sky.params["numROBEntries"] == 224 and west.params["numROBEntries"] == 128
+    assert sky.params["numIQEntries"] == 97 and west.params["numIQEntries"] == 36
+    assert (sky.params["LQEntries"], sky.params["SQEntries"]) == (72, 56)
+    assert (west.params["LQEntries"], west.params["SQEntries"]) == (48, 32)
+    assert sky.params["renameWidth"] == west.params["renameWidth"] == 4
+    assert sky.fu_count["IntALU"] == 4 and west.fu_count["IntALU"] == 3
+    for name in ERAS:
+        c = spec.load_cache(name).sizes
+        assert c["l1d_size"] == "32KiB" and c["l2_size"] == "256KiB"
+        # Documented load-to-use, each level after the one above.
+        assert 3 <= c["l1d_latency"] < c["l2_latency"] < c["l3_latency"] <= 60
+        assert c["dram"] in spec.DRAMS
+
+
+def test_older_presets_keep_their_records():
+    # No new field shows in a record that does not set it: the run keys of
+    # every earlier preset are unchanged.
+    for name in ("x86_64-o3-default", "x86_64-o3-calibrated", "x86_64-o3-small"):
+        rec = spec.load_cpu(name, "x86_64").as_record()
+        assert not {"kernel_entry", "fu_count", "branch_predictor", "documented"} & set(rec)
+    cache = spec.load_cache("classic-l1l2")
+    o3 = spec.load_cpu("x86_64-o3-default", "x86_64")
+    roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "smap", cache, o3, GEM5)
+    assert roi["cpu"] == {"type": "o3", "params": {}, "fu_latency": {}}
+    assert roi["cache"] == {"l1d_size": "32KiB", "l1i_size": "32KiB", "l2_size": "512KiB"}
+
+
+def test_era_presets_reach_the_gem5_spec():
+    cpu = spec.load_cpu("x86_64-skylake", "x86_64")
+    cache = spec.load_cache("x86_64-skylake")
+    roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "smap", cache, cpu, GEM5)
+    assert roi["cpu"]["kernel_entry"] == "sdm"
+    assert roi["cpu"]["branch_predictor"] == "LTAGE"
+    assert roi["cpu"]["fu_count"]["ReadPort"] == 2
+    assert roi["cache"]["l3_size"] == "8MiB" and roi["cache"]["dram"] == "DualChannelDDR4_2400"
+    # Another cache preset is another boot; another CPU preset is not.
+    other = spec.load_cache("classic-l1l2")
+    assert (spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", cache, GEM5)
+            != spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", other, GEM5))
+
+
+def test_kernel_entry_is_a_run_parameter():
+    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    drained = spec.with_params(sky, {"kernel_entry": "serialize"})
+    assert drained.kernel_entry == "serialize" and drained.name == "x86_64-skylake+kernel_entry=serialize"
+    assert "kernel_entry" not in drained.as_record()
+    default = spec.load_cpu("x86_64-o3-default", "x86_64")
+    sdm = spec.with_params(default, {"kernel_entry": "sdm"})
+    assert sdm.as_record()["kernel_entry"] == "sdm"
+    # Both need the series' patches 0008-0009, once they leave gem5's way.
+    assert "kernel_entry sdm" in spec.needs_series("x86_64", "none", sdm)
+    assert spec.needs_series("x86_64", "none", drained) == ""
+    assert spec.with_params(sky, {"kernel_entry": "sdm"}) is sky  # no change, same preset
+    with pytest.raises(UserError, match="x86-only"):
+        spec.with_params(spec.load_cpu("arm64-o3-default", "arm64"), {"kernel_entry": "sdm"})
+    with pytest.raises(UserError, match="kernel_entry must be one of"):
+        spec.with_params(sky, {"kernel_entry": "fast"})
+
+
+def test_sweep_axis_kernel_entry_runs_x86_both_ways_and_arm_once(tmp_path):
+    f = tmp_path / "ke.toml"
+    f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'
+                 'arch = ["x86_64", "arm64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
+                 '"cpu.kernel_entry" = ["serialize", "sdm"]\n')
+    points = [p for p in sweep.load(f).points if p.backend == "gem5"]
+    x86 = sorted(dict(p.cpu_params).get("kernel_entry") for p in points if p.arch == "x86_64")
+    arm = [p.cpu_params for p in points if p.arch == "arm64"]
+    assert x86 == ["sdm", "serialize"] and arm == [()]
+
+
+def _preset(tmp_path, monkeypatch, kind, body):
+    (tmp_path / kind).mkdir(exist_ok=True)
+    (tmp_path / kind / "p.toml").write_text(body)
+    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+
+
+@pytest.mark.parametrize("body,says", [
+    ('[fu_count]\nIntALU = 40\n', "at most 12"),
+    ('[fu_count]\nALU = 4\n', "is not one of"),
+    ('branch_predictor = "Oracle"\n', "branch_predictor must be one of"),
+    ('kernel_entry = "fast"\n', "kernel_entry must be one of"),
+    ('[documented]\nmispredict = -3\n', "above 0"),
+    ('[documented]\nl7 = 3\n', "is not one of"),
+])
+def test_bad_cpu_preset_fields_fail_in_one_line(tmp_path, monkeypatch, body, says):
+    _preset(tmp_path, monkeypatch, "cpu", 'arch = "x86_64"\ntype = "o3"\n' + body)
+    with pytest.raises(UserError, match=says):
+        spec.load_cpu("p", "x86_64")
+
+
+THREE = "".join(f'{lv}_size = "32KiB"\n{lv}_assoc = 8\n' for lv in ("l1i", "l1d", "l2")) + \
+    'l3_size = "8MiB"\nl3_assoc = 16\nl1i_latency = 4\nl1d_latency = 4\nl2_latency = 12\n' \
+    'l3_latency = 42\ndram = "DualChannelDDR4_2400"\n'
+
+
+@pytest.mark.parametrize("body,says", [
+    (THREE.replace('l3_latency = 42', 'l3_latency = 10'), "must exceed l2_latency"),
+    (THREE.replace('"8MiB"', '"8 megs"'), "must be a size"),
+    (THREE.replace('"8MiB"', '"4096MiB"'), "at most 512MiB"),
+    (THREE.replace('DualChannelDDR4_2400', 'HBM9'), "dram must be one of"),
+    (THREE.replace('l2_assoc = 8\n', ''), "missing 'l2_assoc'"),
+    ('l1d_size = "32KiB"\nl1i_size = "32KiB"\n', "missing 'l2_size'"),
+    (THREE + 'l4_size = "1MiB"\n', "unknown key 'l4_size'"),
+])
+def test_bad_cache_preset_fails_in_one_line(tmp_path, monkeypatch, body, says):
+    _preset(tmp_path, monkeypatch, "cache", body)
+    with pytest.raises(UserError, match=says):
+        spec.load_cache("p")
+
+
+def _probe_row(**figures):
+    row = {"backend": "gem5", "arch": "x86_64", "workload": "probe",
+           "profile": "x86_64-skylake+kernel_entry=serialize", "cache": "x86_64-skylake"}
+    return dict(row, **figures)
+
+
+def test_probe_table_sets_figures_beside_the_sources():
+    # Given figures (as a gem5 run would record them), the table finds the
+    # documented ones in the presets and says which miss by over 25 %.
+    header, body = probe.table([_probe_row(probe_l1d=4.5, probe_l2=20.0, probe_mispredict=16.0,
+                                           probe_syscall=250.0)])
+    by = {r[2]: r for r in body}
+    assert by["L1D load-to-use"][4] == "4" and by["L1D load-to-use"][6] == "within 25 %"
+    assert by["L2 load-to-use"][6].startswith("misses: +67%")
+    assert by["branch mispredict"][4] == "16"
+    assert by["empty system call (getppid)"][6] == "no documented figure"
+    assert probe.table([dict(_probe_row(probe_l1d=4.0), backend="qemu")])[1] == []
+
+
+def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
+    # ./run.py calibrate --write-preset on an era preset writes every one
+    # of its settings back, with the fitted latencies on top.
+    from configs import calibrate
+    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    text = calibrate.preset_text(sky, {"IprAccess": 9}, ["IprAccess = 9 (fit 9.2) from test"])
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "sky-cal.toml").write_text(text)
+    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    again = spec.load_cpu("sky-cal", "x86_64")
+    assert again.fu_latency == dict(sky.fu_latency, IprAccess=9)
+    for field in ("params", "kernel_entry", "fu_count", "branch_predictor", "documented"):
+        assert getattr(again, field) == getattr(sky, field), field
+
+
+def test_a_set_count_gem5_cannot_index_fails_in_one_line(tmp_path, monkeypatch):
+    # 12 MiB in 16 ways is 12,288 sets: gem5 stops with a fatal error at
+    # start-up (measured); the preset is refused before any run.
+    _preset(tmp_path, monkeypatch, "cache", THREE.replace('"8MiB"', '"12MiB"'))
+    with pytest.raises(UserError, match="12288 sets; gem5 needs a power of two"):
+        spec.load_cache("p")
