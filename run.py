@@ -3,6 +3,7 @@
 
     ./run.py list
     ./run.py doctor [--gem5 DIR]                    # prerequisites, with fixes
+    ./run.py gem5 setup [--source URL_OR_PATH] [--isa x86,arm] [--dry-run]
     ./run.py build-kernel --arch x86_64 --variant stock
     ./run.py build-image  --arch arm64 --workload lstat-storm [--script S.toml]
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
@@ -22,6 +23,7 @@ Bad input and missing tools end with one line and exit code 2.
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -254,6 +256,8 @@ def _gem5_inputs(args, job, check=None, cpu=None, warming="none") -> tuple:
 
 def _run_gem5(args, job) -> int:
     cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
+    if args.kernel_entry:
+        cpu = gem5_spec.with_params(cpu, {"kernel_entry": args.kernel_entry})
     warming = gem5_spec.check_warming(args.warming)
     simpoint = None  # checked whole before anything is built
     if gem5_sampling.check_sampling(args.sampling) == "simpoint":
@@ -476,6 +480,25 @@ def cmd_simpoint(args) -> int:
     return 0
 
 
+def cmd_gem5(args) -> int:
+    """gem5 v24.0.0.1 with our series, built outside the repository."""
+    from configs.gem5 import setup as gem5_setup
+    dest = Path(args.dest).expanduser().resolve() if args.dest else gem5_setup.default_dest()
+    jobs = args.jobs or os.cpu_count() or 1
+    s = gem5_setup.Setup(args.source, dest, gem5_setup.parse_isas(args.isa), jobs)
+    if args.dry_run:
+        if not gem5_setup.is_url(args.source):
+            s.git_dir()  # a local source that is no repository is refused here too
+        for name, what, done in s.steps():
+            print(f"[{name}] {'done' if done else 'to do'}: {what}")
+        print(f"then: GEM5_HOME={dest} ./run.py doctor")
+        return 0
+    gem5_setup.check(s)
+    gem5_setup.run(s)
+    print(f"gem5 is set up: export GEM5_HOME={dest}")
+    return cmd_doctor(argparse.Namespace(gem5=str(dest)))
+
+
 def cmd_slurm_task(args) -> int:
     """Inside a Slurm job: run one point of a submitted sweep."""
     return slurm_executor.run_task(Path(args.tasks), args.index)
@@ -563,6 +586,10 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
     gem5_args(sp)
     sp.add_argument("--cpu-preset", default="", help="gem5 O3 preset (default: <arch>-o3-default)")
+    sp.add_argument("--kernel-entry", default="", choices=("",) + gem5_spec.KERNEL_ENTRY,
+                    help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
+                         "drains) or sdm (as the SDM describes them; patches 0008-0009); "
+                         "default: the CPU preset's")
     sp.add_argument("--smap-model", default="none",
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
                          "smap (SMAP executed by gem5; needs configs/gem5/patches)")
@@ -622,6 +649,15 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--arch", help="only this arch's points (say, gem5 built for X86 only)")
     sp.add_argument("--executor", default="local", choices=("local", "slurm"),
                     help="local worker pool (default) or Slurm jobs (configs/slurm)")
+    sp = sub.add_parser("gem5", help="get gem5 v24.0.0.1, apply configs/gem5/patches, build "
+                        "it outside the repository (a convenience: hours on two cores)")
+    sp.add_argument("action", choices=("setup",))
+    sp.add_argument("--source", default="https://github.com/gem5/gem5",
+                    help="a git URL (online), or a local clone or bare repository (offline)")
+    sp.add_argument("--dest", default="", help="the gem5 tree to make (default: <cache>/gem5)")
+    sp.add_argument("--isa", default="x86", help="x86, arm or x86,arm (default: x86)")
+    sp.add_argument("--jobs", type=COUNT, default=0, help="scons -j (default: cores)")
+    sp.add_argument("--dry-run", action="store_true", help="print the steps, do nothing")
     sp = sub.add_parser("slurm-task", help=argparse.SUPPRESS)  # what a Slurm job runs
     sp.add_argument("tasks")
     sp.add_argument("index", type=int)
@@ -643,7 +679,7 @@ def parser() -> argparse.ArgumentParser:
 COMMANDS = {"calibrate": cmd_calibrate, "crosscheck": cmd_crosscheck, "list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
             "report": cmd_report, "scorecard": cmd_scorecard, "simpoint": cmd_simpoint,
-            "slurm-task": cmd_slurm_task}
+            "slurm-task": cmd_slurm_task, "gem5": cmd_gem5}
 
 
 def main(argv=None) -> int:

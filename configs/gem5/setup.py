@@ -1,0 +1,213 @@
+"""`./run.py gem5 setup`: gem5 v24.0.0.1 with our patch series, built.
+
+A user's convenience, not a step of the study: gem5 stays an external
+prerequisite, outside the repository (default: <cache>/gem5), found by
+GEM5_HOME like any other gem5. The steps, each skipped when already done,
+so a rerun after kill -9 resumes (scons itself resumes a build):
+
+  source     gem5 v24.0.0.1's tree, from a git URL (cloned bare beside
+             the tree) or a local clone or bare repository (offline):
+             `git archive` of the release's build inputs, unpacked into a
+             staging directory, committed as one commit, renamed into place
+  series     configs/gem5/patches applied with `git am`
+  X86, ARM   scons build/<ISA>/gem5.opt -j<cores>
+  bootloader (ARM) make -C system/arm/bootloader/arm64
+
+The archive holds what a build reads (the paths below), not gem5's test
+programs or binaries, some of which a mirror may lack.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from configs.gem5 import locate
+from lab import cache, tools
+from lab.errors import UserError
+
+TAG = "v24.0.0.1"
+VERSION = "24.0.0.1"
+DEFAULT_SOURCE = "https://github.com/gem5/gem5"
+ARCHIVE_PATHS = ("src", "system", "util", "ext", "configs", "build_opts", "build_tools",
+                 "site_scons", "SConstruct", "COPYING", "LICENSE", "README.md", "include")
+ISAS = {"x86": ("x86_64", "build/X86/gem5.opt"), "arm": ("arm64", "build/ARM/gem5.opt")}
+# What gem5's build needs beyond a C++ compiler (gem5's documentation,
+# "Building gem5"): program -> Debian package.
+BUILD_TOOLS = {"git": "git", "tar": "tar", "scons": "scons", "g++": "g++", "m4": "m4",
+               "python3-config": "python3-dev"}
+COMMITTER = {"GIT_AUTHOR_NAME": "uaccess-lab", "GIT_AUTHOR_EMAIL": "uaccess-lab@localhost",
+             "GIT_COMMITTER_NAME": "uaccess-lab", "GIT_COMMITTER_EMAIL": "uaccess-lab@localhost"}
+
+
+def default_dest() -> Path:
+    return cache.cache_root() / "gem5"
+
+
+def is_url(source: str) -> bool:
+    return bool(re.match(r"^(https?|git|ssh)://|^[\w.-]+@[\w.-]+:", source))
+
+
+def parse_isas(text: str) -> tuple:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if n not in ISAS]
+    if not names or bad:
+        raise UserError(f"--isa takes a comma-separated list of {', '.join(ISAS)}, "
+                        f"got {text!r}")
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class Setup:
+    source: str   # a URL, or a local clone or bare repository
+    dest: Path    # the gem5 tree to make (GEM5_HOME afterwards)
+    isas: tuple   # of ISAS' keys
+    jobs: int
+
+    def git_dir(self) -> Path:
+        """The repository the release is archived from."""
+        if is_url(self.source):
+            return self.dest.with_name(self.dest.name + ".git")
+        path = Path(self.source).expanduser().resolve()
+        if (path / ".git").exists():
+            return path / ".git"
+        if (path / "HEAD").is_file() and (path / "objects").is_dir():
+            return path  # bare
+        raise UserError(f"--source {path} is neither a git clone nor a bare repository of "
+                        f"gem5: give a clone's directory, a bare repository, or a URL")
+
+    def steps(self) -> list:
+        """[(name, what it does, done)] in order."""
+        tree = (self.dest / "src" / "base" / "version.cc").is_file()
+        g = locate.Gem5(self.dest, VERSION)
+        out = [("source", f"gem5 {TAG} from {self.source} into {self.dest}", tree),
+               ("series", f"git am {locate.PATCHES}/*.patch",
+                tree and locate._source_carries_series(self.dest))]
+        for isa in self.isas:
+            arch, target = ISAS[isa]
+            built = (self.dest / target).is_file() and (
+                arch != "x86_64" or g.built_with_series(arch))
+            out.append((isa.upper(), f"scons {target} -j{self.jobs}", built))
+            if isa == "arm":
+                out.append(("bootloader", "make -C system/arm/bootloader/arm64 "
+                            "CROSS_COMPILE=aarch64-linux-gnu-", g.bootloader().is_file()))
+        return out
+
+
+def check(setup: Setup) -> None:
+    """Everything the steps need, before any of them runs: one line each."""
+    for program, package in BUILD_TOOLS.items():
+        if shutil.which(program) is None:
+            raise UserError(f"missing tool '{program}' for building gem5: install it with "
+                            f"'sudo apt-get install {package}'")
+    if "arm" in setup.isas:
+        tools.require("aarch64-linux-gnu-gcc")
+    if setup.dest.exists() and not setup.dest.is_dir():
+        raise UserError(f"--dest {setup.dest} exists and is not a directory: choose another")
+    tree = setup.dest / "src" / "base" / "version.cc"
+    if setup.dest.is_dir() and any(setup.dest.iterdir()) and not tree.is_file():
+        raise UserError(f"--dest {setup.dest} is a non-empty directory but not a gem5 tree: "
+                        f"choose an empty or new directory")
+    if tree.is_file():
+        found = locate.find(str(setup.dest)).version
+        if found != VERSION:
+            raise UserError(f"--dest {setup.dest} holds gem5 {found}, not {VERSION}: our "
+                            f"patch series is for {VERSION}; choose another directory")
+    elif not is_url(setup.source):
+        git = setup.git_dir()
+        if _git(["--git-dir", str(git), "rev-parse", "--verify", "--quiet",
+                 f"{TAG}^{{commit}}"], check=False).returncode != 0:
+            raise UserError(f"--source {setup.source} has no tag {TAG}: uaccess-lab's patch "
+                            f"series is for gem5 {VERSION}; fetch the tag or give another "
+                            f"repository")
+
+
+def _git(args: list, cwd: Path = None, check: bool = True, env: dict = None):
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})))
+    if check and proc.returncode != 0:
+        raise UserError(f"git {' '.join(args[:2])} failed: {tools.last_lines(proc.stderr)}")
+    return proc
+
+
+def fetch_source(setup: Setup, say) -> None:
+    git = setup.git_dir()
+    if is_url(setup.source) and not (git / "HEAD").is_file():
+        say(f"cloning {setup.source} (bare) into {git}")
+        part = git.with_name(git.name + ".part")
+        shutil.rmtree(part, ignore_errors=True)
+        _git(["clone", "--bare", "--quiet", setup.source, str(part)])
+        part.rename(git)
+    if _git(["--git-dir", str(git), "rev-parse", "--verify", "--quiet", f"{TAG}^{{commit}}"],
+            check=False).returncode != 0:
+        raise UserError(f"{setup.source} has no tag {TAG}: our series is for gem5 {VERSION}")
+    with cache.staging_dir(setup.dest) as tmp:
+        say(f"unpacking gem5 {TAG}")
+        # git archive's complaints go to a file: a mirror without gem5's
+        # test binaries warns about them, though none is archived.
+        with tempfile.TemporaryFile(mode="w+") as err:
+            archive = subprocess.Popen(["git", "--git-dir", str(git), "archive", TAG,
+                                        *ARCHIVE_PATHS], stdout=subprocess.PIPE, stderr=err)
+            untar = subprocess.run(["tar", "x", "-C", str(tmp)], stdin=archive.stdout,
+                                   capture_output=True, text=True)
+            archive.stdout.close()
+            if archive.wait() != 0 or untar.returncode != 0:
+                err.seek(0)
+                raise UserError(f"git archive {TAG} from {git} failed: "
+                                f"{tools.last_lines(err.read() + untar.stderr)}")
+        _git(["init", "--quiet"], cwd=tmp)
+        _git(["add", "-A"], cwd=tmp)
+        _git(["commit", "--quiet", "-m", f"gem5 {TAG} (git archive of {setup.source})"],
+             cwd=tmp, env=COMMITTER)
+
+
+def apply_series(setup: Setup, say) -> None:
+    if (setup.dest / ".git" / "rebase-apply").exists():
+        say("an interrupted git am: starting the series again")
+        _git(["am", "--abort"], cwd=setup.dest, check=False)
+    patches = [str(p) for p in locate.series_patches()]
+    say(f"applying {len(patches)} patches")
+    proc = _git(["am", "--quiet", *patches], cwd=setup.dest, check=False, env=COMMITTER)
+    if proc.returncode != 0:
+        _git(["am", "--abort"], cwd=setup.dest, check=False)
+        raise UserError(f"the series does not apply to {setup.dest}: "
+                        f"{tools.last_lines(proc.stdout + proc.stderr)}; is it a clean "
+                        f"gem5 {VERSION} tree?")
+
+
+def build(setup: Setup, isa: str, say) -> None:
+    target = ISAS[isa][1]
+    say(f"scons {target} -j{setup.jobs} (hours on two cores; rerun to resume)")
+    proc = subprocess.run(["scons", target, f"-j{setup.jobs}", "--ignore-style"],
+                          cwd=setup.dest)
+    if proc.returncode != 0:
+        raise UserError(f"scons {target} failed (exit {proc.returncode}): its output is "
+                        f"above; rerun './run.py gem5 setup' to resume")
+
+
+def bootloader(setup: Setup, say) -> None:
+    say("building the Arm bootloader")
+    proc = subprocess.run(["make", "-C", "system/arm/bootloader/arm64",
+                           "CROSS_COMPILE=aarch64-linux-gnu-"], cwd=setup.dest,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise UserError(f"the Arm bootloader did not build: {tools.last_lines(proc.stderr)}")
+
+
+def run(setup: Setup, say=print) -> None:
+    for name, what, done in setup.steps():
+        if done:
+            say(f"[{name}] done: {what}")
+            continue
+        say(f"[{name}] {what}")
+        if name == "source":
+            fetch_source(setup, say)
+        elif name == "series":
+            apply_series(setup, say)
+        elif name == "bootloader":
+            bootloader(setup, say)
+        else:
+            build(setup, name.lower(), say)

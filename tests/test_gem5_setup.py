@@ -1,0 +1,75 @@
+"""`./run.py gem5 setup`: the dry run, the bad inputs, and where a gem5
+repository is at hand (GEM5_SOURCE: a clone or bare repository with the
+v24.0.0.1 tag; skipped elsewhere), the source and series steps for real:
+the release unpacked, all of configs/gem5/patches applied with git am,
+and a rerun that finds both done. The scons build itself is hours, so it
+is the user's (and tests/test_gem5_real.py's gem5 is such a build)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from configs.gem5 import locate
+from configs.gem5 import setup as gem5_setup
+from lab.errors import UserError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _run(*argv, env=None):
+    return subprocess.run([sys.executable, str(REPO / "run.py"), *argv], capture_output=True,
+                          text=True, env=dict(os.environ, **(env or {})), timeout=60)
+
+
+def test_dry_run_lists_the_steps_and_writes_nothing(tmp_path):
+    dest = tmp_path / "g5"
+    proc = _run("gem5", "setup", "--dry-run", "--dest", str(dest), "--isa", "x86,arm")
+    assert proc.returncode == 0, proc.stderr
+    steps = [line.split("]")[0][1:] for line in proc.stdout.splitlines() if line.startswith("[")]
+    assert steps == ["source", "series", "X86", "ARM", "bootloader"]
+    assert "to do: gem5 v24.0.0.1 from https://github.com/gem5/gem5" in proc.stdout
+    assert not dest.exists()
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["--isa", "mips"], "--isa takes"),
+    (["--isa", ""], "--isa takes"),
+    (["--source", "/"], "neither a git clone nor a bare repository"),
+])
+def test_bad_setup_input_is_one_line(tmp_path, argv, says):
+    proc = _run("gem5", "setup", "--dry-run", "--dest", str(tmp_path / "g5"), *argv)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and says in proc.stderr
+    assert not (tmp_path / "g5").exists()
+
+
+def test_a_repository_without_the_release_is_refused(tmp_path):
+    repo = tmp_path / "other"
+    subprocess.run(["git", "init", "--quiet", str(repo)], check=True)
+    s = gem5_setup.Setup(str(repo), tmp_path / "g5", ("x86",), 1)
+    with pytest.raises(UserError, match="has no tag v24.0.0.1"):
+        gem5_setup.check(s)
+    dest = tmp_path / "full"
+    (dest / "x").mkdir(parents=True)
+    with pytest.raises(UserError, match="not a gem5 tree"):
+        gem5_setup.check(gem5_setup.Setup(str(repo), dest, ("x86",), 1))
+
+
+def test_source_and_series_for_real(tmp_path):
+    source = os.environ.get("GEM5_SOURCE")
+    if not source:
+        pytest.skip("set GEM5_SOURCE to a gem5 clone or bare repository with tag v24.0.0.1")
+    s = gem5_setup.Setup(source, tmp_path / "g5", (), 1)
+    gem5_setup.check(s)
+    lines = []
+    gem5_setup.run(s, say=lines.append)
+    assert locate.find(str(s.dest)).version == "24.0.0.1"
+    assert locate._source_carries_series(s.dest)
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=s.dest, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert len(log) == len(locate.series_patches()) + 1
+    # A rerun finds both steps done and does nothing.
+    assert [done for _, _, done in s.steps()] == [True, True]
