@@ -37,6 +37,7 @@ from configs.gem5 import backend as gem5_backend  # noqa: E402
 from configs.slurm import executor as slurm_executor  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
 from configs.gem5 import sampling as gem5_sampling  # noqa: E402
+from configs.gem5 import setup as gem5_setup  # noqa: E402
 from configs.gem5 import spec as gem5_spec  # noqa: E402
 from configs.qemu import backend as qemu  # noqa: E402
 from configs.qemu import plugin_build  # noqa: E402
@@ -482,13 +483,11 @@ def cmd_simpoint(args) -> int:
 
 def cmd_gem5(args) -> int:
     """gem5 v24.0.0.1 with our series, built outside the repository."""
-    from configs.gem5 import setup as gem5_setup
     dest = Path(args.dest).expanduser().resolve() if args.dest else gem5_setup.default_dest()
     jobs = args.jobs or os.cpu_count() or 1
     s = gem5_setup.Setup(args.source, dest, gem5_setup.parse_isas(args.isa), jobs)
     if args.dry_run:
-        if not gem5_setup.is_url(args.source):
-            s.git_dir()  # a local source that is no repository is refused here too
+        s.git_dir()  # a local source that is no repository is refused here too
         for name, what, done in s.steps():
             print(f"[{name}] {'done' if done else 'to do'}: {what}")
         print(f"then: GEM5_HOME={dest} ./run.py doctor")
@@ -652,7 +651,7 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("gem5", help="get gem5 v24.0.0.1, apply configs/gem5/patches, build "
                         "it outside the repository (a convenience: hours on two cores)")
     sp.add_argument("action", choices=("setup",))
-    sp.add_argument("--source", default="https://github.com/gem5/gem5",
+    sp.add_argument("--source", default=gem5_setup.DEFAULT_SOURCE,
                     help="a git URL (online), or a local clone or bare repository (offline)")
     sp.add_argument("--dest", default="", help="the gem5 tree to make (default: <cache>/gem5)")
     sp.add_argument("--isa", default="x86", help="x86, arm or x86,arm (default: x86)")

@@ -21,22 +21,17 @@ from analysis import roi_trace
 from buildroot import assemble
 from configs import runs
 from configs.gem5 import backend as gem5_backend
-from configs.gem5 import locate, spec
+from configs.gem5 import spec
 from kernels import build as kbuild
-from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
 
-from test_smap import DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console
+from test_smap import (DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console,
+                       _gem5_with_series_or_skip)
 
 
 def _gem5_or_skip():
-    try:
-        g = locate.require("x86_64")
-        g.require_series("x86_64", "kernel_entry sdm")
-    except UserError as e:
-        pytest.skip(f"needs gem5 with the whole series: {e}")
-    return g
+    return _gem5_with_series_or_skip("kernel_entry sdm")
 
 
 def _cpu(entry: str):

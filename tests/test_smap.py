@@ -79,12 +79,12 @@ def test_without_smap_the_same_kernel_computes_what_stock_computes(job):
     assert violator["result"]["checksum"] == stock["result"]["checksum"]
 
 
-def _gem5_with_series_or_skip():
+def _gem5_with_series_or_skip(why: str = "smap_model smap"):
     try:
         g = locate.require("x86_64")
-        g.require_series("x86_64", "smap_model smap")
+        g.require_series("x86_64", why)
     except UserError as e:
-        pytest.skip(f"needs gem5 with the SMAP series: {e}")
+        pytest.skip(f"needs gem5 with the series ({why}): {e}")
     return g
 
 
