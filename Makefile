@@ -22,13 +22,15 @@ test: deps
 benchmark: deps
 	$(PYTHON) tests/benchmark.py
 
-# The tutorial (docs/tutorial) as HTML in results/docs-site/: its sweep
-# (cached points cost nothing), its figures from the store, then mkdocs.
+# The site (Guide, Tutorial, Results, Scorecard, Reference) as HTML in
+# results/docs-site/: the tutorial's sweep (cached points cost nothing)
+# and its figures, the pages that are tables of docs/data, then mkdocs.
 docs: deps
 	$(PYTHON) run.py sweep configs/sweeps/teaching.toml
 	$(PYTHON) docs/figures.py
-	$(PYTHON) -m mkdocs build -q -f docs/mkdocs.yml
-	@echo "tutorial: results/docs-site/index.html"
+	$(PYTHON) docs/generate.py
+	$(PYTHON) -m mkdocs build -q -f mkdocs.yml
+	@echo "site: results/docs-site/index.html"
 
 # Idempotent: installs nothing when everything is there. Uses sudo only
 # when not root.

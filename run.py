@@ -12,7 +12,9 @@
     ./run.py calibrate [--mechanism smap|rep|all] [--write-preset P.toml]
     ./run.py sweep [configs/sweeps/default.toml] [--dry-run] [--executor slurm]
     ./run.py report [SWEEP_FILE]
-    ./run.py scorecard                               # seeds' hardware vs gem5, from the store
+    ./run.py scorecard [--records docs/data]         # seeds' hardware vs gem5
+    ./run.py export SWEEP_FILE... [--to docs/data]   # the store's rows as published data
+    ./run.py compare [--records docs/data]           # your runs beside the published ones
     ./run.py simpoint ROI.bb [--max-k 10]            # SimPoint 3.2's method: points, weights
 
 Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/;
@@ -30,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import figures, report, roi_trace, scorecard, store, table  # noqa: E402
+from analysis import compare, figures, published, report, roi_trace, scorecard, store, table  # noqa: E402,E501
 from buildroot import assemble, buildroot_image  # noqa: E402
 from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
@@ -52,6 +54,7 @@ from workloads import script  # noqa: E402
 
 DEFAULT_RESULTS = REPO / "results"
 DEFAULT_SWEEP = REPO / "configs" / "sweeps" / "default.toml"
+DEFAULT_RECORDS = REPO / "docs" / "data"
 STORE_NAME = "results.sqlite"
 DEFAULT_WORKLOAD = "lstat-storm"
 IMAGE_BUILDERS = ("assembler", "buildroot")
@@ -206,6 +209,8 @@ def cmd_build_image(args) -> int:
 def cmd_run(args) -> int:
     job = _job(args)
     runs.resolve(args.arch, args.backend, args.profile)  # validate before building
+    job.check_fits(args.timeout or (gem5_spec.DEFAULT_TIMEOUT if args.backend == "gem5"
+                                    else 300), "")
     if args.br_kernel and args.backend == "gem5":
         raise UserError("--br-kernel is for the QEMU backend: gem5 runs its own kernel "
                         "layers (kernels/layers), which the Buildroot fragment does not carry")
@@ -314,6 +319,7 @@ def cmd_crosscheck(args) -> int:
     """gem5 against QEMU for one point, symbol by symbol: which kernel
     functions account for the difference in ROI instructions."""
     job = _job(args)
+    job.check_fits(300, "")  # the QEMU twin's timeout
 
     def has_twin(model):
         if model == "serialize":
@@ -351,6 +357,10 @@ def cmd_calibrate(args) -> int:
                             f"got {args.latencies!r}") from None
         if len(latencies) < 2:
             raise UserError("--latencies needs two or more different values >= 1")
+        if latencies[-1] > gem5_spec.MAX_LATENCY:
+            raise UserError(f"--latencies: {latencies[-1]} cycles is more than a DRAM access "
+                            f"(at most {gem5_spec.MAX_LATENCY}): measure latencies a "
+                            f"functional unit can have")
     cpu = gem5_spec.load_cpu(args.cpu_preset, "x86_64")
     cache_preset = gem5_spec.load_cache(args.cache)
     for name in names:
@@ -400,15 +410,17 @@ def _finished_stock_run(args, kernel, image) -> list:
 def cmd_sweep(args) -> int:
     """Expand a sweep file, run what is not finished, store, report."""
     sw = sweep.load(args.file)
-    inputs.output_dir(args.results, "--results")
-    if args.arch:
+    inputs.output_dir(args.results, "--results", write=not args.dry_run)
+    if args.arch is not None:  # --arch '' is a mistake, not "every arch"
         if args.arch not in kconfig.ARCHES:
-            raise UserError(f"unknown arch '{args.arch}': choose one of "
+            raise UserError(f"unknown arch {inputs.short(repr(args.arch))}: choose one of "
                             f"{', '.join(kconfig.ARCHES)}")
         sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == args.arch])
         if not sw.points:
             raise UserError(f"{args.file} has no {args.arch} point")
-    planned = executor.plan(sw, args.gem5)
+    planned = executor.plan(sw, args.gem5, dry=args.dry_run)
+    if args.executor == "slurm" and not args.dry_run:
+        slurm_executor.check_cluster(cache.cache_root())  # before the store is written
     for label, why in sw.skipped:
         print(f"[sweep] skipped {label}: {why}", file=sys.stderr)
     if args.dry_run:
@@ -439,7 +451,9 @@ def cmd_sweep(args) -> int:
     else:
         outcomes = executor.execute(sw, planned, args.workers, record, args.jobs)
     records = [o.record for o in outcomes if o.record]
-    print(table.plain(records), end="")
+    # The counts per group, the findings, gem5's cycles, guest time under
+    # TCG last: from the store, as the report has them.
+    print(report.summary(db, sw.name), end="")
     report_path = report.write(db, sw.name, Path(args.results) / sw.name)
     print(f"store:  {db}")
     print(f"report: {report_path}")
@@ -503,26 +517,93 @@ def cmd_slurm_task(args) -> int:
     return slurm_executor.run_task(Path(args.tasks), args.index)
 
 
-def cmd_scorecard(args) -> int:
-    """Every seed's hardware number beside gem5's, from the store alone."""
-    db = Path(args.results) / STORE_NAME
+def _store_rows(results: str, hint: str) -> list:
+    """Every finished row of the store under --results."""
+    db = Path(results) / STORE_NAME
     if not db.is_file():
-        raise UserError(f"no results store at {db}: run './run.py sweep "
-                        f"configs/sweeps/seeds.toml' first")
+        raise UserError(f"no results store at {db}: {hint}")
     conn = store.connect(db)
     try:
-        rows = store.all_rows(conn)
+        return store.all_rows(conn)
     finally:
         conn.close()
-    text = scorecard.markdown(rows)
-    cache.write_atomic(Path(args.results) / "scorecard.md", text)
+
+
+def cmd_scorecard(args) -> int:
+    """Every seed's hardware number beside gem5's: from the store, or from
+    the published records (--records docs/data) on any machine."""
+    if args.records:
+        rows = published.load(Path(args.records))
+        text = scorecard.markdown(rows)
+    else:
+        rows = _store_rows(args.results, "run './run.py sweep configs/sweeps/seeds.toml' "
+                                         "first, or read the published data with "
+                                         "--records docs/data")
+        text = scorecard.markdown(rows)
+        cache.write_atomic(Path(args.results) / "scorecard.md", text)
     print(text, end="")
-    print(f"scorecard: {Path(args.results) / 'scorecard.md'}")
+    if not args.records:
+        print(f"scorecard: {Path(args.results) / 'scorecard.md'}")
     return 0
+
+
+def cmd_export(args) -> int:
+    """A sweep's finished rows from the store into the repository's data."""
+    names = [sweep.load(f).name for f in args.files]  # every file checked first
+    inputs.output_dir(args.to, "--to")
+    db = Path(args.results) / STORE_NAME
+    if not db.is_file():
+        raise UserError(f"no results store at {db}: run the sweeps first")
+    conn = store.connect(db)
+    try:
+        chosen = {}
+        for name, f in zip(names, args.files):
+            keys = store.plan(conn, name)
+            rows = [r for r in store.rows(conn, name) if keys is None or r["key"] in keys]
+            if not rows:
+                raise UserError(f"the store {db} has no finished row of sweep '{name}': "
+                                f"run './run.py sweep {f}' first")
+            chosen[name] = rows
+    finally:
+        conn.close()
+    for name, rows in chosen.items():
+        path = published.export(rows, name, published.path_for(Path(args.to), name),
+                                f"./run.py sweep configs/sweeps/{name}.toml")
+        print(f"{path}: {len(rows)} rows, {path.stat().st_size:,} bytes")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    """The published rows beside the user's own runs of the same experiments."""
+    pub = published.load(Path(args.records))
+    if args.backend:
+        pub = [r for r in pub if r["backend"] == args.backend]
+    mine = _store_rows(args.results, "run a sweep first (for the published gem5 points: "
+                                     "'./run.py sweep configs/sweeps/seeds-era.toml')")
+    header, body = compare.table(pub, mine)
+    print(report_table(header, body), end="")
+    same = sum(1 for b in body if b[-1] == "same" or b[-1].startswith("within"))
+    ran = sum(1 for b in body if b[-1] != "not run here")
+    print(f"{ran} of {len(body)} published experiments run here; {same} agree "
+          f"(gem5 cycles within {compare.TOLERANCE:.0%}, QEMU counts exactly)")
+    return 0
+
+
+def report_table(header, body) -> str:
+    """A plain-text table, columns padded."""
+    rows = [header] + body
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n"
+                   for r in rows)
 
 
 SECONDS = inputs.cli(inputs.seconds, "--timeout")
 COUNT = inputs.cli(inputs.count, "count")
+# More workers than a sweep can have points would never run.
+WORKERS = inputs.cli(inputs.count_up_to(sweep.MAX_POINTS, "the most points a sweep may hold"),
+                     "--workers")
+# Commands that build or run into the cache: it is checked before anything else.
+CACHE_COMMANDS = ("build-kernel", "build-image", "run", "crosscheck", "calibrate", "sweep")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -641,7 +722,7 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("sweep", help="run a sweep file's points, store, report")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--dry-run", action="store_true", help="print the plan and what is cached")
-    sp.add_argument("--workers", type=COUNT, default=0, help="parallel runs (default: cores)")
+    sp.add_argument("--workers", type=WORKERS, default=0, help="parallel runs (default: cores)")
     sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
@@ -669,6 +750,16 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("scorecard", help="the seeds' hardware numbers beside gem5's, "
                         "from the store")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
+    sp.add_argument("--records", help="published records (docs/data) instead of the store")
+    sp = sub.add_parser("export", help="a sweep's finished rows into the repository's data "
+                        "(docs/data/<sweep>.jsonl.gz)")
+    sp.add_argument("files", nargs="+", metavar="SWEEP_FILE")
+    sp.add_argument("--to", default=str(DEFAULT_RECORDS))
+    sp.add_argument("--results", default=str(DEFAULT_RESULTS))
+    sp = sub.add_parser("compare", help="your runs beside the published ones (docs/data)")
+    sp.add_argument("--records", default=str(DEFAULT_RECORDS))
+    sp.add_argument("--results", default=str(DEFAULT_RESULTS))
+    sp.add_argument("--backend", choices=("gem5", "qemu"), help="only this backend's rows")
     sp = sub.add_parser("report", help="(re)write a sweep's report from the store")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
@@ -678,15 +769,18 @@ def parser() -> argparse.ArgumentParser:
 COMMANDS = {"calibrate": cmd_calibrate, "crosscheck": cmd_crosscheck, "list": cmd_list, "doctor": cmd_doctor, "build-kernel": cmd_build_kernel,
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
             "report": cmd_report, "scorecard": cmd_scorecard, "simpoint": cmd_simpoint,
-            "slurm-task": cmd_slurm_task, "gem5": cmd_gem5}
+            "slurm-task": cmd_slurm_task, "gem5": cmd_gem5, "export": cmd_export,
+            "compare": cmd_compare}
 
 
 def main(argv=None) -> int:
     try:
         args = parser().parse_args(argv)
+        if args.command in CACHE_COMMANDS:  # a dry run only reads it
+            cache.check_root(write=not getattr(args, "dry_run", False))
         return COMMANDS[args.command](args)
     except UserError as e:
-        print(f"run.py: {e}", file=sys.stderr)
+        print(f"run.py: {inputs.one_line(e)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("run.py: interrupted; finished results are kept", file=sys.stderr)

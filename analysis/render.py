@@ -1,5 +1,6 @@
 """Writing the report out: Markdown and HTML from the sections the report
-assembled (title, table, symbol deltas, figure)."""
+assembled (title, table, symbol deltas, figure). Both open with the
+findings (analysis/findings.py) and a table of contents, then the intro."""
 
 import html
 import json
@@ -7,9 +8,11 @@ import json
 from analysis.metrics import fmt
 
 
-def title(arch, workload, params, profile):
+def title(arch, workload, params, profile, script=""):
+    """A group's title: the swept values, and the script where that is
+    what tells two groups apart."""
     p = json.loads(params or "{}")
-    extra = ", ".join(f"{k}={v}" for k, v in p.items())
+    extra = ", ".join([f"{k}={v}" for k, v in p.items()] + ([script] if script else []))
     return f"{arch} / {workload}" + (f" ({extra})" if extra else "") + f" / {profile}"
 
 
@@ -44,10 +47,36 @@ INTRO = ("QEMU counts are instructions QEMU-TCG executed inside the workload's "
          "function from gem5's instruction trace.")
 
 
-def markdown(sweep, sections, failed, prov) -> str:
-    out = [f"# uaccess-lab report: sweep `{sweep}`", "", INTRO, ""]
-    for title, header, body, deltas, fig in sections:
-        out += [f"## {title}", "", md_table(header, body), ""]
+FINDINGS_NOTE = ("Read off QEMU's exact counts per call, stock -> variant; instructions "
+                 "are the calls' own, what the ROI's interrupts ran taken out (the tables "
+                 "below include it, as gem5's counts do). Each group's table has every "
+                 "variant; `./run.py sweep` prints these lines too.")
+
+
+def contents(sections, failed) -> list:
+    """(anchor, title) of every part of the report, in order."""
+    out = [("findings", "Findings"), ("about", "About these numbers")]
+    out += [(f"s{i}", s[0]) for i, s in enumerate(sections, 1)]
+    if failed:
+        out.append(("failed", "Failed points"))
+    return out + [("provenance", "Provenance")]
+
+
+def markdown(sweep, sections, failed, prov, findings=()) -> str:
+    """findings: (where, what, section number or None) per line."""
+    out = [f"# uaccess-lab report: sweep `{sweep}`", "", '<a id="findings"></a>',
+           "", "## Findings", ""]
+    if findings:
+        out += [FINDINGS_NOTE, ""]
+        out += [f"- [{where}](#s{n}): {what}" if n else f"- {where}: {what}"
+                for where, what, n in findings]
+    else:
+        out.append("No mechanism's variant ran beside stock on QEMU in this sweep.")
+    out += ["", "## Contents", ""]
+    out += [f"- [{t}](#{a})" for a, t in contents(sections, failed)[1:]]
+    out += ["", '<a id="about"></a>', "", "## About these numbers", "", INTRO, ""]
+    for i, (title, header, body, deltas, fig) in enumerate(sections, 1):
+        out += [f'<a id="s{i}"></a>', "", f"## {title}", "", md_table(header, body), ""]
         if fig:
             out += [f"![{title}]({fig})", ""]
         for variant, ds in deltas:
@@ -58,10 +87,10 @@ def markdown(sweep, sections, failed, prov) -> str:
                                    [[s, fmt(b), fmt(m), f"{d:+,.1f}"] for s, d, b, m in ds]),
                          ""]
     if failed:
-        out += ["## Failed points", ""]
+        out += ['<a id="failed"></a>', "", "## Failed points", ""]
         out += [f"- {r['arch']}/{r['variant']}/{r['workload']}: {r['error']}" for r in failed]
         out.append("")
-    out += ["## Provenance", ""]
+    out += ['<a id="provenance"></a>', "", "## Provenance", ""]
     for p in prov:
         out += [f"- **{p['point']}** run `{p['run']}`",
                 f"  - kernel: {p['kernel']}; patches: {p['patches']}",
@@ -71,11 +100,23 @@ def markdown(sweep, sections, failed, prov) -> str:
     return "\n".join(out) + "\n"
 
 
-def html_page(sweep, sections, failed, prov) -> str:
-    parts = [f"<h1>uaccess-lab report: sweep {html.escape(sweep)}</h1>",
-             f"<p>{html.escape(INTRO)}</p>"]
-    for title, header, body, deltas, fig in sections:
-        parts.append(f"<h2>{html.escape(title)}</h2>{html_table(header, body)}")
+def html_page(sweep, sections, failed, prov, findings=()) -> str:
+    """findings: (where, what, section number or None) per line."""
+    esc = html.escape
+    parts = [f"<h1>uaccess-lab report: sweep {esc(sweep)}</h1>",
+             '<h2 id="findings">Findings</h2>']
+    if findings:
+        parts.append(f"<p>{esc(FINDINGS_NOTE)}</p><ul>" + "".join(
+            f'<li><a href="#s{n}">{esc(where)}</a>: {esc(what)}</li>' if n else
+            f"<li>{esc(where)}: {esc(what)}</li>" for where, what, n in findings) + "</ul>")
+    else:
+        parts.append("<p>No mechanism's variant ran beside stock on QEMU in this sweep.</p>")
+    parts.append('<h2 id="contents">Contents</h2><ul>' + "".join(
+        f'<li><a href="#{a}">{esc(t)}</a></li>' for a, t in contents(sections, failed)[1:])
+        + "</ul>")
+    parts.append(f'<h2 id="about">About these numbers</h2><p>{esc(INTRO)}</p>')
+    for i, (title, header, body, deltas, fig) in enumerate(sections, 1):
+        parts.append(f'<h2 id="s{i}">{esc(title)}</h2>{html_table(header, body)}')
         if fig:
             parts.append(f'<p><img src="{html.escape(str(fig))}" alt="{html.escape(title)}"></p>')
         for variant, ds in deltas:
@@ -86,11 +127,11 @@ def html_page(sweep, sections, failed, prov) -> str:
                                          [[s, fmt(b), fmt(m), f"{d:+,.1f}"]
                                           for s, d, b, m in ds]))
     if failed:
-        parts.append("<h2>Failed points</h2><ul>" + "".join(
+        parts.append('<h2 id="failed">Failed points</h2><ul>' + "".join(
             f"<li>{html.escape(r['arch'])}/{html.escape(r['variant'])}/"
             f"{html.escape(r['workload'])}: {html.escape(r['error'] or '')}</li>"
             for r in failed) + "</ul>")
-    parts.append("<h2>Provenance</h2>" + html_table(
+    parts.append('<h2 id="provenance">Provenance</h2>' + html_table(
         ["point", "run", "kernel", "patches", "simulator", "image", "command", "host"],
         [[p["point"], p["run"], p["kernel"], p["patches"], p["simulator"], p["image"],
           p["command"], p["host"]] for p in prov]))

@@ -1,6 +1,8 @@
 """The report: each variant against stock, per (arch, workload, parameters).
 
-Reads the results store only. Per group it tabulates, per operation:
+Reads the results store only. It opens with the findings, one line per
+mechanism (analysis/findings.py), and a table of contents. Per group of
+QEMU runs (arch, workload, job) it tabulates, per operation:
 instructions, kernel instructions, stac/clac (x86) or PSTATE.PAN writes and
 LDTR/STTR (arm64), rep-string iterations, guest ns; then the kernel symbols
 whose per-op instruction counts changed most against stock. Figures are
@@ -11,36 +13,56 @@ Counts are what QEMU executed (exact, per the plugin's limits); ns/op is
 guest wall time under TCG, a rough guide and no cycle count.
 
 This module assembles the sections; each concern has its own module:
+findings.py (what a sweep found, and what `./run.py sweep` prints),
 metrics.py (tables), crosscheck.py, figures.py, render.py.
 """
 
 from pathlib import Path
 
-from analysis import crosscheck, figures, metrics, render, sampling, scorecard, store, warmup
+from analysis import (crosscheck, figures, findings, metrics, render, sampling, scorecard,
+                      store, warmup)
 from lab import cache
+
+
+def planned_rows(conn, sweep: str, status: str = "ok") -> list:
+    """The sweep's rows of its last plan only (a sweep file edited since
+    may have left rows in the store that are no longer its points)."""
+    keys = store.plan(conn, sweep)
+    rows = store.rows(conn, sweep, status)
+    return rows if keys is None else [r for r in rows if r["key"] in keys]
+
+
+def summary(store_path: Path, sweep: str) -> str:
+    """What `./run.py sweep` prints at its end (analysis/findings.py)."""
+    conn = store.connect(store_path)
+    try:
+        return findings.text(planned_rows(conn, sweep))
+    finally:
+        conn.close()
 
 
 def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
     """Write report.md, report.html and figures/; return the HTML path.
-    Only the points of the sweep's last plan (a sweep file edited since
-    may have left rows in the store that are no longer its points)."""
+    Only the points of the sweep's last plan."""
     conn = store.connect(store_path)
     try:
-        keys = store.plan(conn, sweep)
-        rows = store.rows(conn, sweep)
-        failed = store.rows(conn, sweep, "failed")
-        if keys is not None:
-            rows = [r for r in rows if r["key"] in keys]
-            failed = [r for r in failed if r["key"] in keys]
-        sections = []
-        for (arch, workload, params, profile), members in metrics.groups(rows).items():
-            title = render.title(arch, workload, params, profile)
+        rows = planned_rows(conn, sweep)
+        failed = planned_rows(conn, sweep, "failed")
+        sections, number = [], {}
+        grouped = findings.groups(rows)
+        for group, members in grouped.items():
+            arch, script = group.arch, findings.script_of(group, grouped)
+            title = findings.title(group, grouped)
             header, body = metrics.group_table(arch, members)
-            fig = out_dir / "figures" / (cache.content_key([arch, workload, params, profile])
-                                         + ".png")
+            # The script enters the name only where it tells two groups apart.
+            fig = out_dir / "figures" / (cache.content_key(
+                [arch, group.workload, group.params, group.profile] + ([script] if script
+                                                                       else [])) + ".png")
             has_fig = figures.plot_group(title, members, arch, fig)
             sections.append((title, header, body, metrics.symbol_deltas(conn, sweep, members),
                              fig.relative_to(out_dir) if has_fig else None))
+            number[group] = len(sections)
+        found = [(f.where, f.what, number.get(f.group)) for f in findings.findings(rows)]
         for (arch, workload, params, preset, cache_name, warming), members in \
                 metrics.gem5_groups(rows).items():
             title = (render.title(arch, workload, params, f"gem5 {preset}") + f" / {cache_name}"
@@ -100,9 +122,10 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
         prov = metrics.provenance_rows(rows)
     finally:
         conn.close()
-    md = render.markdown(sweep, sections, failed, prov)
+    md = render.markdown(sweep, sections, failed, prov, found)
     cache.write_atomic(out_dir / "report.md", md)
-    cache.write_atomic(out_dir / "report.html", render.html_page(sweep, sections, failed, prov))
+    cache.write_atomic(out_dir / "report.html",
+                       render.html_page(sweep, sections, failed, prov, found))
     return out_dir / "report.html"
 
 

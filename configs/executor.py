@@ -24,7 +24,7 @@ from configs.gem5 import locate as gem5_locate
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
 from kernels import variants
-from lab import cache
+from lab import cache, child
 from lab.errors import UserError
 from lab.progress import Heartbeat, Progress
 
@@ -37,6 +37,7 @@ class Planned:
     key: str               # run key
     done: bool             # a finished run exists
     gem5: object = None    # configs.gem5.locate.Gem5, for gem5 points
+    needs: str = ""        # a dry run's point that cannot be keyed: what it needs
 
 
 @dataclass
@@ -65,14 +66,22 @@ def _gem5_for(sweep, arch: str, gem5_flag):
         raise UserError(f"{e} (the sweep has {arch} gem5 points{hint})") from None
 
 
-def plan(sweep, gem5_flag: str = None) -> list:
+def plan(sweep, gem5_flag: str = None, dry: bool = False) -> list:
     """Keys for every point, without building or running anything. A gem5
-    point needs gem5: if it is missing, this fails naming what and how."""
+    point needs gem5: if it is missing, this fails naming what and how;
+    in a dry run (dry=True) the point is planned without a key, and its
+    `needs` says what is missing, so a study can be planned before gem5
+    is built."""
     kernels, images, out, seen = {}, {}, [], set()
-    # gem5 first: a missing build is found before any key is computed
-    # (hashing the kernel source memoizes into the cache).
-    gem5s = {arch: _gem5_for(sweep, arch, gem5_flag)
-             for arch in dict.fromkeys(q.arch for q in sweep.points if q.backend == "gem5")}
+    # gem5 first: a missing build is found before any key is computed.
+    gem5s, missing = {}, {}
+    for arch in dict.fromkeys(q.arch for q in sweep.points if q.backend == "gem5"):
+        try:
+            gem5s[arch] = _gem5_for(sweep, arch, gem5_flag)
+        except UserError as e:
+            if not dry:
+                raise
+            missing[arch] = str(e).split(" (the sweep has")[0]
     for p in sweep.points:
         kid = (p.arch, p.variant, p.layers)
         if kid not in kernels:
@@ -83,6 +92,9 @@ def plan(sweep, gem5_flag: str = None) -> list:
             key, _ = assemble.plan(p.arch, p.job, handoff)
             images[ijob] = assemble.ImageArtifact(key, cache.cache_root() / "images" / key, p.arch)
         kernel, image = kernels[kid], images[ijob]
+        if p.backend == "gem5" and p.arch in missing:
+            out.append(Planned(p, kernel, image, "", False, None, missing[p.arch]))
+            continue
         if p.backend == "gem5":
             cpu = gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch),
                                         p.cpu_params)
@@ -114,9 +126,16 @@ def describe(planned: list) -> str:
                pl.kernel.path.is_dir() for pl in planned}
     images = {pl.image.key: pl.image.path.is_dir() for pl in planned}
     for pl in planned:
-        lines.append(f"  {'done ' if pl.done else 'to run'}  {pl.key}  {pl.point.label()}")
+        state = "done " if pl.done else "to run"
+        key = pl.key or "needs gem5".ljust(20)
+        lines.append(f"  {state}  {key}  {pl.point.label()}")
     todo = sum(not pl.done for pl in planned)
     lines.append(f"{len(planned)} points: {len(planned) - todo} finished, {todo} to run")
+    needs = sorted({pl.needs for pl in planned if pl.needs})
+    blocked = sum(1 for pl in planned if pl.needs)
+    if blocked:
+        lines.append(f"{blocked} of them need{'s' if blocked == 1 else ''} gem5, which is "
+                     f"missing: {'; '.join(needs)}")
     missing_k = [f"{a}/{v}" for (a, v), ok in kernels.items() if not ok]
     lines.append(f"kernels: {len(kernels) - len(missing_k)} cached, {len(missing_k)} to build"
                  + (f" ({', '.join(missing_k)})" if missing_k else ""))
@@ -181,9 +200,11 @@ def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int =
             for fut in as_completed(futures):
                 finish(fut.result())
     except KeyboardInterrupt:
-        # Drop the queued points; the running ones end with their QEMU or
-        # gem5 process (which got the same SIGINT). Finished ones are kept.
+        # Drop the queued points and stop the running ones now: their QEMU
+        # or gem5 process may not have had the SIGINT (sent to run.py
+        # alone), and would run to its timeout. Finished ones are kept.
         pool.shutdown(wait=False, cancel_futures=True)
+        child.stop_all()
         raise
     pool.shutdown()
     progress.out.done(f"{progress.done}/{progress.total} points ({progress.cached} cached, "

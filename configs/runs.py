@@ -15,7 +15,6 @@ import os
 import platform
 import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -93,8 +92,7 @@ def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     done = finished(key)
     if done is not None:
         return done
-    final.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
+    work = cache.temp_dir(final)  # after cleaning what killed runs left
     try:
         record = execute(work)
     except (RunFailed, gem5_backend.Gem5Failed) as failure:

@@ -79,6 +79,10 @@ TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 # More points than anyone means to run in one sweep (the seeds sweep is
 # ~40, the teaching sweep ~20): a typo in a parameter axis, not a plan.
 MAX_POINTS = 2000
+# A sweep's name names files and folders: <results>/<name>/, the
+# published <name>.jsonl.gz and the Slurm jobs' <name>-<YYYYmmddTHHMMSS>/.
+# So it fits NAME_MAX (255 bytes on Linux) with the longest of those suffixes.
+MAX_NAME = 255 - len("-YYYYmmddTHHMMSS")
 
 
 @dataclass(frozen=True)
@@ -150,6 +154,9 @@ def _choose(path, where, values, valid):
 
 
 def expand(data: dict, path: Path) -> Sweep:
+    if not data:
+        raise UserError(f"{path}: holds no setting, only comments or blank lines: a sweep "
+                        f"needs an [axes] table, e.g. arch = [\"x86_64\"]")
     for key in data:
         if key not in TOP_KEYS:
             raise _err(path, key, f"unknown key (valid: {', '.join(TOP_KEYS)})")
@@ -164,10 +171,22 @@ def expand(data: dict, path: Path) -> Sweep:
     if not isinstance(groups, list) or not groups or not all(isinstance(g, dict)
                                                              for g in groups):
         raise _err(path, "axes", f"must be a table ([axes]) or tables ([[axes]]), "
-                   f"got {data['axes']!r}")
+                   f"got {inputs.short(repr(data['axes']))}")
+    for i, g in enumerate(groups):
+        if not g and "axes" in data:
+            where = "axes" if len(groups) == 1 else f"axes[{i}]"
+            raise _err(path, where, "is empty: name what the sweep varies (arch, variant, "
+                       "workload, ...); an empty table would run every variant on every arch")
     name = data.get("name", path.stem)
-    if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum():
-        raise _err(path, "name", f"must be a word of letters, digits, - and _, got {name!r}")
+    if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum() \
+            or not name.isascii():
+        raise _err(path, "name", f"must be a word of letters, digits, - and _, got "
+                   f"{inputs.short(repr(name))}")
+    if len(name) > MAX_NAME:
+        raise _err(path, "name", f"is {len(name)} characters, more than the {MAX_NAME} a "
+                   f"file name leaves it (NAME_MAX 255 less the Slurm folders' time stamp): "
+                   f"shorten it" + ("" if "name" in data else " (it is the file's name: "
+                                    "set name = \"...\")"))
     fixed = dict(FIXED_DEFAULTS)
     for key, value in data.get("fixed", {}).items():
         if key not in FIXED_DEFAULTS:
@@ -178,8 +197,15 @@ def expand(data: dict, path: Path) -> Sweep:
     for i, axes in enumerate(groups):
         where = "axes" if len(groups) == 1 else f"axes[{i}]"
         more, why = _expand_axes(path, where, axes, fixed, data.get("params", {}))
-        points += [p for p in more if p not in points]
+        new = [p for p in more if p not in points]
+        if not new:
+            raise _err(path, where, "adds no point the tables before it do not have "
+                       "(a repeated [[axes]] table?): remove it")
+        points += new
         skipped += why
+        if len(points) > MAX_POINTS:
+            raise _err(path, where, f"brings the sweep to {len(points):,} points, more than "
+                       f"the {MAX_POINTS:,} a sweep may hold: split it, or trim an axis")
     return Sweep(name, path, points, skipped)
 
 
@@ -207,6 +233,12 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     presets = _list_of_strings(path, f"{where}.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
     caches = _choose(path, f"{where}.cache", _list_of_strings(
         path, f"{where}.cache", axes.get("cache", fixed["cache"])), gem5_spec.cache_preset_names())
+    if "gem5" in backends:  # each preset read whole now, not when gem5 is found
+        for i, name in enumerate(caches):
+            try:
+                gem5_spec.load_cache(name)
+            except UserError as e:
+                raise _err(path, f"{where}.cache[{i}]", str(e)) from None
     models = _choose(path, f"{where}.smap_model", _list_of_strings(
         path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"])),
         gem5_spec.SMAP_MODELS)
@@ -244,6 +276,11 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             common = dict(arch=arch, variant=variant, workload=wname, job=job,
                           plugin=bool(fixed["plugin"]), bbv_interval=int(fixed["bbv_interval"]),
                           params=shown)
+            # Before any work: a job no run can finish in its point's timeout
+            # (a gem5 point's, and its QEMU twin's).
+            runs_in = [fixed["timeout"]] if backend == "qemu" else \
+                [fixed["gem5_timeout"]] + ([fixed["timeout"]] if fixed["cross_check"] else [])
+            job.check_fits(float(min(runs_in)), f"{path}: ")
             if backend == "qemu":
                 points += _qemu_points(path, common, profiles, skipped, float(fixed["timeout"]))
             else:
@@ -290,7 +327,9 @@ def _cpu_axes(path, where, axes) -> list:
         if not isinstance(values, list) or not values or not all(
                 isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
             raise _err(path, f"{where}.{key}", f"must be a list of positive integers, "
-                       f"got {values!r}")
+                       f"got {inputs.short(repr(values))}")
+        for i, v in enumerate(values):
+            gem5_spec.check_o3_param(name, v, f"{path}: {where}.{key}[{i}]")
         out.append((name, inputs.unique(values, f"{path}: {where}.{key}")))
     return out
 
@@ -305,6 +344,11 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
     out = []
     every = gem5_spec.cpu_preset_names()
     for i, preset in enumerate(presets):
+        if preset != "default" and preset not in every and preset in gem5_spec.preset_files("cpu"):
+            try:  # in the folder but left out of the list: say what is wrong with it
+                gem5_spec.load_cpu(preset, arch)
+            except UserError as e:
+                raise _err(path, f"axes.cpu_preset[{i}]", str(e)) from None
         if preset != "default" and preset not in every:
             raise _err(path, f"axes.cpu_preset[{i}]", f"unknown value {preset!r} "
                        f"(valid: default, {', '.join(every)})")
@@ -325,6 +369,10 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                 (n, o, w, s) for n in mine
                 for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3" else [()])
                 for w in warmings for s in samplings]:
+            try:  # the preset and its axes together (a delay against its buffers)
+                gem5_spec.with_params(gem5_spec.load_cpu(name, arch), over)
+            except UserError as e:
+                raise _err(path, "axes", str(e)) from None
             out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
                              cpu_preset=name, cache=cache_name, smap_model=model,
                              layers=layers, cpu_params=over,
@@ -347,7 +395,7 @@ def _simpoint(fixed) -> gem5_sampling.Settings:
 
 def _check_fixed(path, fixed):
     for key in ("timeout", "gem5_timeout"):
-        inputs.number(fixed[key], f"{path}: fixed.{key} (seconds)", positive=True)
+        inputs.timeout(fixed[key], f"{path}: fixed.{key} (seconds)")
     for key in ("plugin", "cross_check", "commit_profile"):
         if not isinstance(fixed[key], bool):
             raise _err(path, f"fixed.{key}", f"must be true or false, got {fixed[key]!r}")

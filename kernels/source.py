@@ -49,20 +49,38 @@ def _package_version() -> str:
     return out.stdout.strip()
 
 
+_unsaved_memo = {}  # the memo to write once something is built
+
+
+def _memo_path() -> Path:
+    return cache.cache_root() / "src" / "sha256-memo.json"
+
+
 def _tarball_sha256(path: Path) -> str:
     """sha256 of the tarball, memoised on (size, mtime): hashing 130 MB on
-    every run.py call would be wasted time."""
+    every run.py call would be wasted time. The memo is written when the
+    tree is extracted, not here: planning (a dry run, a key, input that is
+    then refused) writes nothing into the cache."""
     st = path.stat()
-    memo = cache.cache_root() / "src" / "sha256-memo.json"
+    memo = _memo_path()
     stamp = f"{path}:{st.st_size}:{st.st_mtime_ns}"
     if memo.is_file():
         import json
-        data = json.loads(memo.read_text())
+        try:
+            data = json.loads(memo.read_text())
+        except (OSError, ValueError):
+            data = {}
         if data.get("stamp") == stamp:
             return data["sha256"]
     digest = cache.file_sha256(path)
-    cache.write_json_atomic(memo, {"stamp": stamp, "sha256": digest})
+    _unsaved_memo.update(stamp=stamp, sha256=digest)
     return digest
+
+
+def _save_memo() -> None:
+    if _unsaved_memo:
+        cache.write_json_atomic(_memo_path(), dict(_unsaved_memo))
+        _unsaved_memo.clear()
 
 
 def extracted(src: LinuxSource) -> Path:
@@ -70,6 +88,7 @@ def extracted(src: LinuxSource) -> Path:
     tools.require("tar")
     tools.require("xz")
     final = cache.cache_root() / "src" / f"linux-{src.package_version}-{src.sha256[:12]}"
+    _save_memo()
     if final.is_dir():
         return final
     with cache.locked(final.parent / (final.name + ".lock")):
@@ -88,6 +107,7 @@ def path_list(src: LinuxSource) -> Path:
     """The source tree's path list (for the lstat storm's kernel-tree mode),
     cached next to the extracted tree."""
     out = cache.cache_root() / "src" / f"paths-{src.sha256[:12]}.txt"
+    _save_memo()
     if out.is_file():
         return out
     run = subprocess.run(["tar", "-tf", str(src.tarball)], capture_output=True, text=True)

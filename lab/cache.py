@@ -14,18 +14,37 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import tempfile
 from pathlib import Path
+
+from lab import inputs
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: check_root names it
+        return path.absolute()
 
 
 def cache_root() -> Path:
     env = os.environ.get("UACCESS_CACHE")
     if env:
-        return Path(env).expanduser().resolve()
+        return _resolved(Path(env).expanduser())
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
-    return (base / "uaccess-lab").resolve()
+    return _resolved(base / "uaccess-lab")
+
+
+def check_root(write: bool = True) -> Path:
+    """The cache root, checked before any work: a folder this user can
+    write, or one that can be made (write=False: a folder, or absent)."""
+    setting = ("UACCESS_CACHE" if os.environ.get("UACCESS_CACHE") else
+               "XDG_CACHE_HOME" if os.environ.get("XDG_CACHE_HOME") else "the default")
+    return inputs.output_dir(cache_root(), f"the cache ({setting})", write)
 
 
 def content_key(inputs: dict) -> str:
@@ -54,6 +73,52 @@ def locked(lock_path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def _owner() -> str:
+    """This process, as temporary directories name it: host-pid."""
+    return f"{socket.gethostname().replace('.', '_')}-{os.getpid()}"
+
+
+# .<name>.<host>-<pid>.<random>: a staging folder and who made it.
+_STAGING = re.compile(r"^\.(?P<name>.+)\.(?P<host>[^.]+)-(?P<pid>\d+)\.[^.]+$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def temp_dir(final: Path) -> Path:
+    """A new temporary sibling of `final`, named for its owner, after
+    removing what killed runs left there (clean_leftovers)."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(final.parent)
+    return Path(tempfile.mkdtemp(prefix=f".{final.name}.{_owner()}.", dir=final.parent))
+
+
+def clean_leftovers(folder: Path) -> list:
+    """Remove the temporary folders in `folder` whose owner on this host is
+    gone (a run or a build killed with -9): a killed process cannot clean
+    up, so the next one does. Another host's folders (a Slurm node on a
+    shared cache) and live owners' are left alone. Returns what went."""
+    host, gone = _owner().rsplit("-", 1)[0], []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return gone
+    for entry in entries:
+        m = _STAGING.match(entry.name)
+        if m and m["host"] == host and not _alive(int(m["pid"])) and entry.is_dir(
+                follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            gone.append(entry.name)
+    return gone
+
+
 @contextlib.contextmanager
 def staging_dir(final: Path):
     """Yield a temporary directory that becomes `final` on clean exit.
@@ -62,8 +127,7 @@ def staging_dir(final: Path):
     untouched. If `final` appeared meanwhile (another process won the
     race), ours is discarded: both are built from the same inputs.
     """
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+    tmp = temp_dir(final)
     try:
         yield tmp
     except BaseException:

@@ -12,11 +12,21 @@ import errno
 import math
 import os
 import stat
+import tempfile
+import threading
 from pathlib import Path
 
 from lab.errors import UserError
 
 BOM = "\ufeff"
+# Integers are 64-bit signed everywhere they go: TOML's range (tomllib
+# does not enforce it), the guest's job values (jobconf.h reads long
+# long), gem5's counters. A bigger one is a typo, never a plan.
+INT64_MAX = 2**63 - 1
+# The longest wait this Python can make: its clock counts nanoseconds in a
+# signed 64-bit integer (threading.TIMEOUT_MAX, about 292 years). A
+# timeout beyond it is never reached, so it means "no timeout" by accident.
+MAX_SECONDS = int(threading.TIMEOUT_MAX)
 
 
 def text_file(path, what: str) -> str:
@@ -51,11 +61,74 @@ def text_file(path, what: str) -> str:
     return text
 
 
-def output_dir(path, what: str) -> Path:
-    """A folder we will write into: absent (made later) or a directory."""
+def one_line(text: str) -> str:
+    """`text` with control characters (a newline in a path or a name)
+    written as escapes, so an error stays one line."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
+
+
+def short(text, most: int = 60) -> str:
+    """A long path or name as an error shows it: its start and its end."""
+    text = one_line(text)
+    return text if len(text) <= most else f"{text[:most - 20]}...{text[-17:]}"
+
+
+def _name_limits(folder: Path) -> tuple:
+    """(longest file name, longest path) of the filesystem holding `folder`."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX"), os.pathconf(folder, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 255, 4096  # Linux's NAME_MAX and PATH_MAX
+
+
+def output_dir(path, what: str, write: bool = True) -> Path:
+    """A folder we will write into: a writable directory, or one that can
+    be made (every name fits the filesystem, and the deepest existing
+    folder on its way is a writable directory). Checked without leaving
+    anything behind: a probe folder is made there and removed at once.
+    write=False (a dry run reads it only): a directory, or absent."""
+    text = str(path)
+    if not text.strip():
+        raise UserError(f"{what} is empty: name a folder")
+    if "\0" in text:
+        raise UserError(f"{what} {short(text)!r} holds a NUL byte: name a folder")
     path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise UserError(f"{what} {path} is not a directory")
+    absolute = path.absolute()
+    # Walk down from the root: the deepest folder that exists, and what
+    # stands in the way (a file where a folder should be).
+    existing = Path(absolute.anchor)
+    name_max, path_max = _name_limits(existing)
+    for part in absolute.parts[1:]:
+        if len(os.fsencode(part)) > name_max:
+            raise UserError(f"{what} {short(path)}: the name {short(part, 30)} is "
+                            f"{len(part)} characters, more than the {name_max} its "
+                            f"filesystem allows: choose a shorter one")
+        nxt = existing / part
+        try:
+            st = os.stat(nxt)
+        except FileNotFoundError:
+            break
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise UserError(f"{what} {short(path)}: {short(nxt)} is a symlink loop") from None
+            raise UserError(f"{what} {short(path)}: {short(nxt)}: {e.strerror}") from None
+        if not stat.S_ISDIR(st.st_mode):
+            where = "is not a directory" if nxt == absolute else \
+                f"holds the file {short(nxt)} where a folder should be"
+            raise UserError(f"{what} {short(path)} {where}: name a folder")
+        existing = nxt
+        name_max, path_max = _name_limits(existing)
+    if len(os.fsencode(str(absolute))) >= path_max:
+        raise UserError(f"{what} {short(path)}: {len(str(absolute))} characters, more "
+                        f"than the {path_max - 1} a path may have: choose a shorter one")
+    if not write:
+        return path
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".uaccess-probe-", dir=existing))
+    except OSError as e:
+        made = "" if existing == absolute else f"it cannot be made under {existing}: "
+        raise UserError(f"{what} {short(path)}: {made}{e.strerror.lower()}: choose a "
+                        f"folder you can write") from None
     return path
 
 
@@ -67,6 +140,8 @@ def number(value, where: str, *, positive=False, minimum=None, integer=False,
     timeout of inf never means 'forever' by accident."""
     kind = "an integer" if integer else "a number"
     ok_type = (int,) if integer else (int, float)
+    if integer and maximum is None:
+        maximum, why_maximum = INT64_MAX, "the largest 64-bit integer"
     if isinstance(value, bool) or not isinstance(value, ok_type):
         raise UserError(f"{where} must be {kind}, got {value!r}")
     if not math.isfinite(value):
@@ -77,8 +152,21 @@ def number(value, where: str, *, positive=False, minimum=None, integer=False,
         raise UserError(f"{where} must be at least {minimum}, got {value!r}")
     if maximum is not None and value > maximum:
         why = f" ({why_maximum})" if why_maximum else ""
-        raise UserError(f"{where} must be at most {maximum}{why}, got {value!r}")
+        raise UserError(f"{where} must be at most {maximum}{why}, got {_show(value)}")
     return value
+
+
+def _show(value) -> str:
+    """A number as the error shows it: huge integers in powers of ten."""
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"{value:.3g}"
+    return repr(value)
+
+
+def timeout(value, where: str) -> float:
+    """Seconds a run may take: above 0, finite, and a wait Python can make."""
+    return number(value, where, positive=True, maximum=MAX_SECONDS,
+                  why_maximum="2^63 ns, the longest wait Python's clock can count")
 
 
 def unique(values: list, where: str) -> list:
@@ -105,12 +193,36 @@ def cli(parse, what: str):
 
 
 def seconds(text: str) -> float:
-    return number(float(text), "seconds", positive=True)
+    return timeout(float(text), "seconds")
+
+
+def process_limit() -> tuple:
+    """(most processes this user may run at once, why): RLIMIT_NPROC where
+    set, else the kernel's pid_max."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+    try:
+        pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    except (OSError, ValueError):
+        pid_max = 2**22  # Linux's PID_MAX_LIMIT on 64-bit
+    if soft != resource.RLIM_INFINITY and 0 < soft < pid_max:
+        return soft, "this user's process limit, ulimit -u"
+    return pid_max, "the kernel's pid_max: make cannot start more processes"
 
 
 def count(text: str) -> int:
-    """0 (meaning: as many as cores) or more."""
-    return number(int(text), "a count", minimum=0, integer=True)
+    """0 (meaning: as many as cores) or more parallel processes."""
+    limit, why = process_limit()
+    return number(int(text), "a count", minimum=0, integer=True, maximum=limit,
+                  why_maximum=why)
+
+
+def count_up_to(maximum: int, why: str):
+    """A parser of counts from 0 (as many as cores) to `maximum`, for `why`."""
+    def parse(text: str) -> int:
+        return number(int(text), "a count", minimum=0, integer=True, maximum=maximum,
+                      why_maximum=why)
+    return parse
 
 
 def at_least_one(text: str) -> int:

@@ -19,3 +19,23 @@ def simpoint_stand_in(tmp_path, monkeypatch) -> Path:
     (home / "bin" / "simpoint").chmod(0o755)
     monkeypatch.setenv("SIMPOINT_HOME", str(home))
     return home
+
+
+def _is_running(pid: int, name: str) -> bool:
+    """Process `pid` runs and is `name` (not a later process given its pid)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() == name
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def slurm_daemons():
+    """The (daemon, pid) pairs the suite's Slurm fixtures started. At the
+    end of the session none of them may still run: a test suite stops
+    what it started (issue 31: make test left munged, slurmctld and
+    slurmd running). Reported as an error of the session's last test."""
+    started = []
+    yield started
+    alive = [(name, pid) for name, pid in started if _is_running(pid, name)]
+    assert not alive, f"Slurm daemons started by the test suite outlive it: {alive}"

@@ -6,9 +6,13 @@ and nothing written: not a kernel, not an image, not a result.
 Each case runs run.py in a fresh cache and results folder; a case that
 slipped past validation would start building (minutes) and hit the
 subprocess timeout instead, so it fails loudly rather than passing slowly.
+Cases about gem5 presets or QEMU profiles run run.py with its preset or
+profile folder moved to a copy holding the case's file (the repository's
+folders are never touched); cases about the environment set it.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +23,18 @@ REPO = Path(__file__).resolve().parent.parent
 RUN = REPO / "run.py"
 GOOD_SWEEP = '[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
 GOOD_SCRIPT = 'workload = "statx-loop"\n[run]\niterations = 10\n'
+GEM5_SWEEP = ('[fixed]\nbackend = "gem5"\n[axes]\narch = ["x86_64"]\nvariant = ["stock"]\n'
+              'workload = ["statx-loop"]\n')
+CPU = 'arch = "x86_64"\ntype = "o3"\n'
+BIG = "100000000000000000000"  # 1e20: beyond 64 bits, which tomllib does not enforce
+# run.py with its preset and profile folders moved (TEST_PRESETS,
+# TEST_PROFILES): the only way into it the cases use besides argv and env.
+SHIM = ("import os, runpy, sys; from pathlib import Path; sys.path.insert(0, {repo!r}); "
+        "from configs.gem5 import spec; from configs.qemu import backend; "
+        "spec.PRESET_DIR = Path(os.environ.get('TEST_PRESETS', spec.PRESET_DIR)); "
+        "backend.PROFILE_DIR = Path(os.environ.get('TEST_PROFILES', backend.PROFILE_DIR)); "
+        "sys.argv = [{run!r}] + sys.argv[1:]; runpy.run_path({run!r}, run_name='__main__')"
+        ).format(repo=str(REPO), run=str(RUN))
 
 
 def _sweep(body):
@@ -27,6 +43,19 @@ def _sweep(body):
 
 def _script(body):
     return ("script", "s.toml", body)
+
+
+def _cpu_preset(body):
+    return ("preset", "cpu/p.toml", CPU + body)
+
+
+def _cache_preset(body):
+    return ("preset", "cache/p.toml", body)
+
+
+def _profile(edit):
+    """x86_64-smap's profile, edited by (old line, new line)."""
+    return ("profile", "x86_64-smap.toml", edit)
 
 
 # (id, files to make: (kind, name, content), argv with {tmp} and {name}
@@ -187,7 +216,230 @@ CASES = [
     ("cli-simpoint-bb-directory", [("dir", "d", None)], ["simpoint", "{tmp}/d"],
      "is a directory"),
     ("cli-report-missing-sweep", [], ["report", "{tmp}/nope.toml"], "not found"),
+    # --- issue 31: work that cannot be meant
+    ("sweep-only-comments", [_sweep("# a plan, later\n\n# nothing yet\n")],
+     ["sweep", "{tmp}/sw.toml"], "holds no setting"),
+    ("sweep-empty-axes", [_sweep("[axes]\n")], ["sweep", "{tmp}/sw.toml"], "axes: is empty"),
+    ("sweep-empty-axes-tables", [_sweep("[[axes]]\n[[axes]]\n")],
+     ["sweep", "{tmp}/sw.toml"], "axes[0]: is empty"),
+    ("sweep-repeated-axes-table", [_sweep(GOOD_SWEEP.replace("[axes]", "[[axes]]") * 2)],
+     ["sweep", "{tmp}/sw.toml"], "axes[1]: adds no point"),
+    ("sweep-jobs-huge", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--jobs", BIG], "at most"),
+    ("build-kernel-jobs-huge", [], ["build-kernel", "--arch", "x86_64", "--jobs", BIG],
+     "--jobs"),
+    ("sweep-workers-beyond-points", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--workers", "5000"], "the most points a sweep may hold"),
+    ("sweep-arch-empty", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--arch", ""], "unknown arch ''"),
+    ("cache-preset-size-sets", [_cache_preset('l1d_size = "3KiB"\nl1i_size = "32KiB"\n'
+                                              'l2_size = "512KiB"\n')],
+     ["run", "--arch", "x86_64", "--backend", "gem5", "--cache", "p"], "power of two"),
+    ("cache-preset-size-sets-in-sweep",
+     [_cache_preset('l1d_size = "32KiB"\nl1i_size = "32KiB"\nl2_size = "384KiB"\n'),
+      _sweep(GEM5_SWEEP + 'cache = ["p"]\n')], ["sweep", "{tmp}/sw.toml"], "l2_size"),
+    # --- tracebacks that are now one line
+    ("results-uncreatable", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--results", "/proc/1/nope"], "cannot be made under /proc/1"),
+    ("results-unwritable", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--results", "/sys/kernel"], "choose a folder you can write"),
+    ("results-under-a-file", [("file", "f", "x"), ("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--results", "{tmp}/f/r"], "where a folder should be"),
+    ("results-name-too-long", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--results", "{tmp}/" + "r" * 300], "its filesystem allows"),
+    ("results-empty", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--results", ""], "--results is empty"),
+    ("cache-env-is-a-file", [("file", "c", "x"), ("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml"], "the cache (UACCESS_CACHE)", {"UACCESS_CACHE": "{tmp}/c"}),
+    ("cache-env-uncreatable", [], ["run", "--arch", "x86_64"], "cannot be made under /proc/1",
+     {"UACCESS_CACHE": "/proc/1/uaccess-cache"}),
+    ("cache-env-uncreatable-slurm", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--executor", "slurm"], "the cache (UACCESS_CACHE)",
+     {"UACCESS_CACHE": "/proc/1/uaccess-cache"}),
+    ("cache-preset-missing-key", [_cache_preset('l1d_size = "32KiB"\nl1i_size = "32KiB"\n')],
+     ["run", "--arch", "x86_64", "--backend", "gem5", "--cache", "p"], "missing 'l2_size'"),
+    ("profile-memory-int", [_profile(('memory = "512M"', "memory = 512"))],
+     ["run", "--arch", "x86_64"], "memory must be a string"),
+    ("profile-binary-list", [_profile(('binary = "qemu-system-x86_64"',
+                                       'binary = ["qemu-system-x86_64"]'))],
+     ["run", "--arch", "x86_64"], "binary must be a string"),
+    ("profile-memory-not-a-size", [_profile(('memory = "512M"', 'memory = "lots"'))],
+     ["run", "--arch", "x86_64"], "memory must be a size"),
+    ("profile-memory-beyond-host", [_profile(('memory = "512M"', 'memory = "999999G"'))],
+     ["run", "--arch", "x86_64"], "more than this host's"),
+    ("profile-missing-key", [_profile(('cpu = "qemu64,+smap,+smep"', ""))],
+     ["run", "--arch", "x86_64"], "missing 'cpu'"),
+    ("profile-unknown-key", [_profile(('console = "ttyS0"', 'console = "ttyS0"\ncolour = "red"'))],
+     ["run", "--arch", "x86_64"], "unknown key 'colour'"),
+    ("profile-broken-in-sweep", [_profile(('memory = "512M"', "memory = 512")),
+                                 ("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--dry-run"], "memory must be a string"),
+    ("sweep-name-too-long", [_sweep(f'name = "{"n" * 300}"\n' + GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml"], "more than the 239"),
+    ("sweep-file-name-too-long", [("file", "s" * 245 + ".toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/" + "s" * 245 + ".toml"], "set name ="),
+    ("sweep-name-not-ascii", [_sweep('name = "café"\n' + GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml"], "must be a word"),
+    # --- keys nested beyond any file of the lab
+    ("sweep-name-dotted-deep", [_sweep("name." + ".".join(["a"] * 20000) + " = 1\n")],
+     ["sweep", "{tmp}/sw.toml"], "dotted key of 20,001 parts"),
+    ("sweep-fixed-dotted-deep",
+     [_sweep("[fixed]\ntimeout." + ".".join(["a"] * 20000) + " = 1\n" + GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml"], "dotted key of 20,001 parts"),
+    ("sweep-table-header-deep", [_sweep("[" + ".".join(["a"] * 5000) + "]\n")],
+     ["sweep", "{tmp}/sw.toml"], "dotted key of 5,000 parts"),
+    ("sweep-inline-tables-deep", [_sweep("x = " + "{a=" * 400 + "1" + "}" * 400 + "\n")],
+     ["sweep", "{tmp}/sw.toml"], "nested too deeply"),
+    ("sweep-arrays-five-deep", [_sweep(GOOD_SWEEP + "[params]\n\"lstat-storm.tree.name_len\" = "
+                                       "[[[[4, 4]]]]\n")],
+     ["sweep", "{tmp}/sw.toml"], "deeper than 4 levels"),
+    ("script-dotted-deep", [_script('workload = "statx-loop"\nrun.a.b.c.d = 1\n')],
+     ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"], "dotted key of 5 parts"),
+    # --- silent wrong work
+    ("script-readlink-only-no-symlinks",
+     [_script('workload = "lstat-storm"\n[mix]\nlstat = 0\nreadlink = 1\n')],
+     ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"],
+     "readlink would never run"),
+    ("script-readlink-no-files",
+     [_script('workload = "lstat-storm"\n[tree]\nfiles = 0\ndirs = 3\nsymlink_ratio = 0.5\n'
+              '[mix]\nreadlink = 1\n')],
+     ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"], "tree.files is 0"),
+    ("sweep-readlink-ratio-zero-param",
+     [_sweep('[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["lstat-storm"]\n'
+             '[params]\n"lstat-storm.tree.symlink_ratio" = [0.1, 0.0]\n')],
+     ["sweep", "{tmp}/sw.toml"], "readlink would never run"),
+    ("script-kernel-tree-synthetic-key",
+     [_script('workload = "lstat-storm"\n[tree]\nmode = "kernel-tree"\ndepth = 3\n')],
+     ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"],
+     "tree.depth is read in synthetic mode only"),
+    ("script-synthetic-sample",
+     [_script('workload = "lstat-storm"\n[tree]\nsample = 100\n')],
+     ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"],
+     "tree.sample is read in kernel-tree mode only"),
+    ("sweep-kernel-tree-synthetic-param",
+     [("file", "kt.toml", 'workload = "lstat-storm"\n[tree]\nmode = "kernel-tree"\n'
+                          'sample = 10\n'),
+      _sweep('[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["kt.toml"]\n'
+             '[params]\n"lstat-storm.tree.name_len" = [[4, 4]]\n')],
+     ["sweep", "{tmp}/sw.toml"], "tree.name_len is read in synthetic mode only"),
+    ("cli-profile-path", [], ["run", "--arch", "x86_64", "--profile", "../profiles/x86_64-smap"],
+     "unknown QEMU profile"),
+    ("cli-cpu-preset-path", [], ["run", "--arch", "x86_64", "--backend", "gem5", "--cpu-preset",
+                                 "../cpu/x86_64-o3-default"], "unknown CPU preset"),
+    ("cli-cache-preset-path", [], ["run", "--arch", "x86_64", "--backend", "gem5", "--cache",
+                                   "../cache/classic-l1l2"], "unknown cache preset"),
+    ("sweep-cache-preset-path", [_sweep(GEM5_SWEEP + 'cache = ["../cache/classic-l1l2"]\n')],
+     ["sweep", "{tmp}/sw.toml"], "unknown value '../cache/classic-l1l2'"),
+    # --- accepted before, though no run can do it
+    ("sweep-timeout-huge", [_sweep("[fixed]\ntimeout = 1e308\n" + GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml"], "longest wait Python's clock can count"),
+    ("sweep-gem5-timeout-huge", [_sweep("[fixed]\ngem5_timeout = 1e300\n" + GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml"], "fixed.gem5_timeout (seconds) must be at most"),
+    ("cli-timeout-huge", [], ["run", "--arch", "x86_64", "--timeout", "1e308"],
+     "longest wait Python's clock can count"),
+    ("sweep-bbv-interval-beyond-64-bits", [_sweep(f"[fixed]\nbbv_interval = {BIG}\n" + GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml"], "64-bit"),
+    ("cli-simpoint-interval-beyond-64-bits", [],
+     ["run", "--arch", "x86_64", "--backend", "gem5", "--sampling", "simpoint",
+      "--simpoint-interval", BIG], "--simpoint-interval must be at most"),
+    ("script-seed-beyond-64-bits", [_script(f'workload = "lstat-storm"\n[run]\nseed = {BIG}\n')],
+     ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"], "run.seed"),
+    ("sweep-cpu-axis-beyond-32-bits", [_sweep(GEM5_SWEEP + f'"cpu.numROBEntries" = [{BIG}]\n')],
+     ["sweep", "{tmp}/sw.toml"], "Param.Unsigned"),
+    ("sweep-cpu-axis-width", [_sweep(GEM5_SWEEP + '"cpu.issueWidth" = [8, 16]\n')],
+     ["sweep", "{tmp}/sw.toml"], "MaxWidth"),
+    ("sweep-cpu-axis-delay", [_sweep(GEM5_SWEEP + '"cpu.fetchToDecodeDelay" = [9]\n')],
+     ["sweep", "{tmp}/sw.toml"], "exceeds backComSize 5"),
+    ("sweep-cpu-axis-fetch-buffer", [_sweep(GEM5_SWEEP + '"cpu.fetchBufferSize" = [48]\n')],
+     ["sweep", "{tmp}/sw.toml"], "64 B cache line"),
+    ("cpu-preset-rob-beyond-32-bits", [_cpu_preset("[params]\nnumROBEntries = 100000000000\n")],
+     ["run", "--arch", "x86_64", "--backend", "gem5", "--cpu-preset", "p"], "Param.Unsigned"),
+    ("cpu-preset-width", [_cpu_preset("[params]\ncommitWidth = 13\n")],
+     ["run", "--arch", "x86_64", "--backend", "gem5", "--cpu-preset", "p"], "MaxWidth"),
+    ("cpu-preset-delay", [_cpu_preset("[params]\nbackComSize = 3\niewToCommitDelay = 4\n")],
+     ["run", "--arch", "x86_64", "--backend", "gem5", "--cpu-preset", "p"],
+     "exceeds backComSize 3"),
+    ("cpu-preset-fu-latency-huge", [_cpu_preset("[fu_latency]\nIntAlu = 1000000000000\n")],
+     ["run", "--arch", "x86_64", "--backend", "gem5", "--cpu-preset", "p"],
+     "more than a DRAM access"),
+    ("cpu-preset-malformed-named-in-sweep",
+     [_cpu_preset('[params]\nnumROBEntries = "big"\n'), _sweep(GEM5_SWEEP + 'cpu_preset = ["p"]\n')],
+     ["sweep", "{tmp}/sw.toml"], "numROBEntries must be an integer"),
+    ("cli-calibrate-latency-huge", [], ["calibrate", "--latencies", "1,1000000000000"],
+     "more than a DRAM access"),
+    ("run-kernel-tree-passes", [_script('workload = "lstat-storm"\n[tree]\nmode = "kernel-tree"\n'
+                                        '[run]\npasses = 1000000000\n')],
+     ["run", "--arch", "x86_64", "--script", "{tmp}/s.toml"], "system calls take at least"),
+    ("run-statx-beyond-timeout", [_script('workload = "statx-loop"\n[run]\n'
+                                          'iterations = 1000000000\nwarmup = 1000000000\n')],
+     ["run", "--arch", "x86_64", "--script", "{tmp}/s.toml"], "more than the 300 s timeout"),
+    ("run-statx-beyond-own-timeout", [_script('workload = "statx-loop"\n[run]\n'
+                                              'iterations = 100000000\n')],
+     ["run", "--arch", "x86_64", "--script", "{tmp}/s.toml", "--timeout", "5"],
+     "more than the 5 s timeout"),
+    ("sweep-statx-beyond-timeout",
+     [_sweep("[fixed]\ntimeout = 60\n" + GOOD_SWEEP + '[params]\n"statx-loop.run.iterations" = '
+             '[1000, 1000000000]\n')], ["sweep", "{tmp}/sw.toml"], "more than the 60 s timeout"),
+    ("sweep-storm-beyond-timeout",
+     [_sweep('[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["lstat-storm"]\n'
+             '[params]\n"lstat-storm.run.passes" = [1000000000]\n')],
+     ["sweep", "{tmp}/sw.toml"], "system calls take at least"),
+    # --- Slurm, the gem5 flag, and names that hold a newline
+    ("slurm-conf-missing", [("file", "sw.toml", GOOD_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--executor", "slurm"], "is not a file",
+     {"SLURM_CONF": "{tmp}/none.conf"}),
+    ("slurm-conf-garbage", [("file", "sw.toml", GOOD_SWEEP), ("file", "bad.conf", "x = = =\n")],
+     ["sweep", "{tmp}/sw.toml", "--executor", "slurm"], "no Slurm cluster answers",
+     {"SLURM_CONF": "{tmp}/bad.conf"}),
+    ("gem5-flag-not-a-tree", [], ["run", "--arch", "x86_64", "--backend", "gem5", "--gem5",
+                                  "/etc/passwd"], "is not a gem5 source tree"),
+    ("sweep-gem5-flag-not-a-tree", [_sweep(GEM5_SWEEP)],
+     ["sweep", "{tmp}/sw.toml", "--gem5", "/etc/passwd"], "is not a gem5 source tree"),
+    ("newline-in-variant", [], ["run", "--arch", "x86_64", "--variant", "sto\nck"],
+     "unknown variant 'sto\\nck'"),
+    ("newline-in-sweep-path", [], ["sweep", "{tmp}/no\nsuch.toml"], "not found"),
+    ("newline-in-profile", [], ["run", "--arch", "x86_64", "--profile", "x86_64-smap\n"],
+     "unknown QEMU profile"),
 ]
+
+# Cases that need a tool the test machine may lack: (case, tool).
+NEEDS = {"slurm-conf-garbage": "sinfo", "slurm-conf-missing": "sinfo"}
+
+
+def _folders(root: Path, files) -> dict:
+    """Copies of the preset and profile folders holding the cases' files,
+    and the environment that points run.py at them."""
+    env = {}
+    for kind, name, content in files:
+        if kind == "preset":
+            dest = root / "presets"
+            if not dest.exists():
+                shutil.copytree(REPO / "configs" / "gem5" / "presets", dest)
+            (dest / name).write_text(content)
+            env["TEST_PRESETS"] = str(dest)
+        elif kind == "profile":
+            dest = root / "profiles"
+            if not dest.exists():
+                shutil.copytree(REPO / "configs" / "qemu" / "profiles", dest)
+            old, new = content
+            text = (dest / name).read_text()
+            assert old in text, (name, old)
+            (dest / name).write_text(text.replace(old, new))
+            env["TEST_PROFILES"] = str(dest)
+    return env
+
+
+def _snapshot(root: Path) -> dict:
+    """Every path under `root` with its kind, and each file's size and
+    modification time: what 'nothing written' compares. (Folders' times
+    are left out: checking that a folder can be written makes and removes
+    a probe in it.)"""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        out[str(p.relative_to(root))] = ("dir",) if p.is_dir() and not p.is_symlink() else \
+            ("file", st.st_size, st.st_mtime_ns)
+    return out
 
 
 def _make(tmp: Path, kind: str, name: str, content):
@@ -203,25 +455,33 @@ def _make(tmp: Path, kind: str, name: str, content):
         p.write_bytes(content if isinstance(content, bytes) else content.encode())
 
 
-def test_the_table_is_at_least_forty_inputs():
-    assert len(CASES) >= 40
+def test_the_table_is_at_least_eighty_inputs():
+    assert len(CASES) >= 80
     assert len({c[0] for c in CASES}) == len(CASES)
+    assert set(NEEDS) <= {c[0] for c in CASES}
 
 
-@pytest.mark.parametrize("files, argv, says", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, files, argv, says):
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, case):
+    name, files, argv, says, extra_env = (case + ({},))[:5]
+    if name in NEEDS and not shutil.which(NEEDS[name]):
+        pytest.skip(f"{NEEDS[name]} is missing: apt-get install slurm-wlm")
     work = tmp_path / "in"
     work.mkdir()
-    for kind, name, content in files:
-        _make(work, "file" if kind in ("sweep", "script") else kind, name, content)
+    for kind, fname, content in files:
+        if kind not in ("preset", "profile"):
+            _make(work, "file" if kind in ("sweep", "script") else kind, fname, content)
     cache = tmp_path / "cache"
     argv = [a.replace("{tmp}", str(work)) for a in argv]
     if argv[0] in ("sweep", "report", "scorecard") and "--results" not in argv:
         argv += ["--results", str(tmp_path / "results")]
-    before = sorted(p.name for p in work.iterdir())
-    env = dict(os.environ, UACCESS_CACHE=str(cache))
-    env.pop("GEM5_HOME", None)
-    out = subprocess.run([sys.executable, str(RUN), *argv], capture_output=True, text=True,
+    env = dict(os.environ, UACCESS_CACHE=str(cache), **_folders(tmp_path, files))
+    env.update({k: v.replace("{tmp}", str(work)) for k, v in extra_env.items()})
+    for var in ("GEM5_HOME", "SLURM_CONF"):
+        if var not in extra_env:
+            env.pop(var, None)
+    before = _snapshot(tmp_path)
+    out = subprocess.run([sys.executable, "-c", SHIM, *argv], capture_output=True, text=True,
                          timeout=60, env=env, stdin=subprocess.DEVNULL)
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2, out.stderr
@@ -231,4 +491,21 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, files, argv, 
     # Nothing written: no cache, no results, the inputs as they were.
     assert not cache.exists() or not any(cache.rglob("*")), list(cache.rglob("*"))
     assert not (tmp_path / "results").exists()
-    assert sorted(p.name for p in work.iterdir()) == before
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_malformed_preset_breaks_only_what_names_it(tmp_path):
+    """A broken CPU preset dropped into the folder: a QEMU sweep and a gem5
+    sweep on other presets still plan, and `list` still lists the rest."""
+    env = dict(os.environ, UACCESS_CACHE=str(tmp_path / "cache"),
+               **_folders(tmp_path, [_cpu_preset('[params]\nnumROBEntries = "big"\n')]))
+    env.pop("GEM5_HOME", None)
+    (tmp_path / "q.toml").write_text(GOOD_SWEEP)
+    (tmp_path / "g.toml").write_text(GEM5_SWEEP)
+    for argv in (["list"], ["sweep", str(tmp_path / "q.toml"), "--dry-run"],
+                 ["sweep", str(tmp_path / "g.toml"), "--dry-run"]):
+        out = subprocess.run([sys.executable, "-c", SHIM, *argv], capture_output=True,
+                             text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+        assert out.returncode == 0, out.stderr
+    assert "x86_64-o3-default" in out.stdout and "needs gem5" in out.stdout
+    assert not (tmp_path / "cache").exists()

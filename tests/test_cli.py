@@ -60,3 +60,40 @@ def test_dry_run_prints_the_plan(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "2 points:" in out.stdout and "x86_64/stock/statx-loop" in out.stdout
     assert not (tmp_path / "r").exists()  # a dry run writes nothing
+
+
+def test_a_dry_run_writes_nothing_into_the_cache(tmp_path):
+    """The plan hashes the kernel source; the hash is memoised only once
+    something is built, so a dry run leaves a fresh cache absent."""
+    import os
+    sw = tmp_path / "sw.toml"
+    sw.write_text('[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n')
+    env = dict(os.environ, UACCESS_CACHE=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, str(RUN), "sweep", str(sw), "--dry-run", "--results",
+                          str(tmp_path / "r")], capture_output=True, text=True, timeout=120,
+                         env=env)
+    assert out.returncode == 0, out.stderr
+    assert "1 points:" in out.stdout
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "r").exists()
+
+
+def test_a_dry_run_plans_gem5_points_without_gem5(tmp_path):
+    """Planning a study before gem5 is built: every point listed, the gem5
+    ones marked as needing it, exit 0."""
+    import os
+    sw = tmp_path / "sw.toml"
+    sw.write_text('[fixed]\nbackend = "gem5"\n[axes]\narch = ["x86_64", "arm64"]\n'
+                  'variant = ["stock"]\nworkload = ["statx-loop"]\n')
+    env = dict(os.environ, UACCESS_CACHE=str(tmp_path / "cache"))
+    env.pop("GEM5_HOME", None)
+    out = subprocess.run([sys.executable, str(RUN), "sweep", str(sw), "--dry-run", "--results",
+                          str(tmp_path / "r")], capture_output=True, text=True, timeout=120,
+                         env=env)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    gem5 = [l for l in lines if "needs gem5" in l]
+    twins = [l for l in lines if "qemu twin" in l]
+    assert len(gem5) == 2 and len(twins) == 2, out.stdout
+    assert "4 points: 0 finished, 4 to run" in out.stdout
+    assert "2 of them need gem5, which is missing: gem5 not found" in out.stdout
+    assert not (tmp_path / "cache").exists()

@@ -3,6 +3,7 @@ munge, started by configs/slurm/single-node.sh): the records equal the
 local executor's, and a failing point is recorded with its Slurm output.
 Skipped, naming the reason, where those packages are not installed."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -28,17 +29,59 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cluster():
+def _daemons() -> dict:
+    """The single node's daemons running now: name -> pid (single-node.sh pids)."""
+    out = subprocess.run([str(SCRIPT), "pids"], capture_output=True, text=True, check=True)
+    return {name: int(pid) for name, pid in (l.split() for l in out.stdout.splitlines())}
+
+
+@contextlib.contextmanager
+def single_node(started: list):
+    """The machine's single-node cluster (configs/slurm/single-node.sh): if
+    one was already up it is reused and left up; else it is started here
+    and stopped on the way out, every daemon gone. What it starts is
+    added to `started`, which the session checks (conftest.slurm_daemons)."""
+    found = _daemons()
     out = subprocess.run([str(SCRIPT), "start"], capture_output=True, text=True, check=True)
     conf = out.stdout.strip().split("=", 1)[1]
+    mine = {} if "slurmctld" in found else _daemons()
+    started += list(mine.items())
     old = os.environ.get("SLURM_CONF")
     os.environ["SLURM_CONF"] = conf
-    yield conf
-    if old is None:
-        os.environ.pop("SLURM_CONF", None)
+    try:
+        yield conf
+    finally:
+        if old is None:
+            os.environ.pop("SLURM_CONF", None)
+        else:
+            os.environ["SLURM_CONF"] = old
+        if mine:
+            subprocess.run([str(SCRIPT), "stop"], capture_output=True, text=True, check=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(slurm_daemons):
+    with single_node(slurm_daemons) as conf:
+        yield conf
+
+
+def test_the_fixture_stops_what_it_started_and_keeps_what_it_found(slurm_daemons):
+    # First in the file, before the module's cluster exists: one whole
+    # cycle of the fixture's context, checked from outside.
+    found = _daemons()
+    with single_node(slurm_daemons) as conf:
+        during = _daemons()
+        assert set(during) == {"munged", "slurmctld", "slurmd"}
+        assert subprocess.run(["sinfo", "-h"], env=dict(os.environ, SLURM_CONF=conf),
+                              capture_output=True).returncode == 0
+    after = _daemons()
+    if "slurmctld" in found:  # reused: left as it was found
+        assert after == found
     else:
-        os.environ["SLURM_CONF"] = old
+        assert after == {}
+        assert not any(Path(f"/proc/{pid}").exists() and
+                       Path(f"/proc/{pid}/comm").read_text().strip() == name
+                       for name, pid in during.items())
 
 
 def _sweep(tmp_path, timeout=300, iterations=300):

@@ -67,7 +67,7 @@ def test_make_docs_steps_build_the_pages(tmp_path):
     except ImportError:
         pytest.skip("mkdocs is missing: run 'make deps'")
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", "docs/mkdocs.yml",
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", "mkdocs.yml",
                     "-d", str(site)], cwd=REPO, check=True, capture_output=True)
-    html = (site / "smap" / "index.html").read_text()
+    html = (site / "tutorial" / "smap" / "index.html").read_text()
     assert "stac 28.00" in html and 'src="../figures/smap.png"' in html

@@ -42,6 +42,18 @@ _INT_MAX = 10**9
 # 1 GiB guests of every QEMU profile and gem5 board. Less a margin for the
 # root and what init puts there.
 MAX_TREE_ENTRIES = 131_072 - 72
+# Keys of [tree] that only one mode reads: set in the other, they would
+# change the job (and so the image and run keys) and nothing else.
+SYNTHETIC_ONLY = ("depth", "dirs", "files", "name_len")
+KERNEL_TREE_ONLY = ("sample",)
+# Paths in linux-source-6.1's tree (78,579 files and 5,096 folders): the
+# kernel-tree mode's entries when it samples none (sample = 0).
+LINUX_TREE_PATHS = 83_675
+# The fastest any system call of these workloads has run, on hardware:
+# the seeds' 10M fstat in 0.80 s (2013, README) and 10M statx in 1.62 s
+# (2017). A simulator is slower still, so calls x this is less than any
+# run of them can take: a floor, not an estimate.
+FASTEST_CALL_S = {"statx": 1.62 / 10_000_000, "other": 0.80 / 10_000_000}
 # Guest milliseconds of sleep between the warm-up and the ROI, for the
 # kernel's deferred work (RCU callbacks) to run first (roi.h, roi_settle).
 _SETTLE = ("settle_ms", int, 0, 10_000, 50)
@@ -125,6 +137,33 @@ class Job:
         return {"workload": self.workload, "params": dict(self.params),
                 "script": self.origin}
 
+    def calls(self) -> int:
+        """System calls the guest makes, warm-up and ROI (the fewest: a
+        sampled kernel tree counts its files only); 0 for the probe, whose
+        sizes are bounded one by one."""
+        p = {k: int(v) for k, v in self.params if v.lstrip("-").isdigit()}
+        if self.workload == "probe":
+            return 0
+        if self.workload != "lstat-storm":
+            return p["iterations"] + p["warmup"] + p.get("detailed_warmup", 0)
+        if dict(self.params)["mode"] == "kernel-tree":
+            entries = min(p["sample"], LINUX_TREE_PATHS) or LINUX_TREE_PATHS
+        else:
+            entries = synthetic_entries(p["depth"], p["dirs"], p["files"])
+        return entries * (p["passes"] + p["warm_passes"])
+
+    def check_fits(self, timeout: float, where: str) -> None:
+        """Refuse a job that no run can finish within `timeout` seconds:
+        its calls at hardware speed (FASTEST_CALL_S) already take longer."""
+        calls = self.calls()
+        floor = calls * FASTEST_CALL_S["statx" if self.workload == "statx-loop" else "other"]
+        if floor > timeout:
+            keys = "tree.sample, run.passes" if self.workload == "lstat-storm" else \
+                "run.iterations, run.warmup"
+            raise UserError(f"{where}{self.origin}: {calls:,} system calls take at least "
+                            f"{floor:,.0f} s even at hardware speed, more than the "
+                            f"{timeout:,g} s timeout: lower {keys}, or raise the timeout")
+
 
 def workload_names() -> list:
     return sorted(SCHEMAS)
@@ -167,7 +206,28 @@ def from_dict(data: dict, origin: str = "<script>") -> Job:
             value = table.get(key, spec[4])
             params.update(_check(f"{section}.{key}", value, spec, origin))
     _check_whole(workload, params, origin)
+    if workload == "lstat-storm":
+        _check_mode_keys(params["mode"], data.get("tree", {}), params, origin)
     return Job(workload, tuple(sorted(params.items())), origin)
+
+
+def _check_mode_keys(mode: str, tree: dict, params: dict, origin: str) -> None:
+    """Keys the mode never reads, and a readlink weight with no symlink to
+    read: each would change the job's key and not its work."""
+    unread = SYNTHETIC_ONLY if mode == "kernel-tree" else KERNEL_TREE_ONLY
+    for key in unread:
+        if key in tree:
+            other = "synthetic" if mode == "kernel-tree" else "kernel-tree"
+            raise UserError(f"{origin}: tree.{key} is read in {other} mode only; this tree "
+                            f"is {mode}: remove it")
+    no_links = float(params["symlink_ratio"]) == 0 or (
+        mode == "synthetic" and int(params["files"]) == 0)
+    if int(params["mix_readlink"]) > 0 and no_links:
+        why = "tree.symlink_ratio is 0" if float(params["symlink_ratio"]) == 0 else \
+            "tree.files is 0 (symlinks are drawn among files)"
+        raise UserError(f"{origin}: mix.readlink has weight {params['mix_readlink']} but "
+                        f"{why}: the tree has no symlink, so readlink would never run: set "
+                        f"tree.symlink_ratio above 0, or remove mix.readlink")
 
 
 def _check(where: str, value, spec, origin: str) -> dict:

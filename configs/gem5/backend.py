@@ -18,7 +18,7 @@ from pathlib import Path
 from configs import console
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
-from lab import cache, tools
+from lab import cache, child, tools
 from lab.errors import UserError
 
 _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
@@ -68,12 +68,11 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
     with open(log, "w") as f:
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
-        try:
-            proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, timeout=timeout)
-            rc = proc.returncode
-        except subprocess.TimeoutExpired:
-            raise Gem5Failed(f"gem5 timed out after {timeout:.0f}s", str(log)) from None
+        # gem5 dies with run.py, and at once on Ctrl-C (lab/child.py).
+        rc, timed_out = child.run(cmd, timeout, stdout=f, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL)
+        if timed_out:
+            raise Gem5Failed(f"gem5 timed out after {timeout:.0f}s", str(log))
     seconds = time.monotonic() - start
     text = log.read_text(errors="replace")
     markers = {}

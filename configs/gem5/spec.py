@@ -49,6 +49,24 @@ O3_PARAMS = {
     "issueToExecuteDelay",
 }
 
+# What gem5 v24's O3 can take of those (src/cpu/o3): the stage widths at
+# most its compiled MaxWidth (fetch.cc and the others fail above it), the
+# fetch buffer at most a cache line (64 B in every preset) and a divisor
+# of it, each delay between stages within the time buffers' past
+# (backComSize, default 5: TimeBuffer::valid asserts it), and every count
+# a Param.Unsigned, 32 bits.
+O3_WIDTHS = ("fetchWidth", "decodeWidth", "renameWidth", "dispatchWidth", "issueWidth",
+             "wbWidth", "commitWidth")
+O3_DELAYS = ("fetchToDecodeDelay", "decodeToRenameDelay", "renameToIEWDelay",
+             "iewToCommitDelay", "issueToExecuteDelay")
+O3_BACK_COM_DEFAULT = 5
+CACHE_LINE = 64
+UNSIGNED_MAX = 2**32 - 1
+# The longest latency an op class or a cache level may be given, in
+# cycles: more than a DRAM access on every machine a preset models (the
+# presets document 180-195 cycles at gem5's 3 GHz); above it, a typo.
+MAX_LATENCY = 1000
+
 # Functional-unit kinds of gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py)
 # whose count a preset may set ([fu_count]).
 FU_KINDS = {"IntALU", "IntMultDiv", "FP_ALU", "FP_MultDiv", "ReadPort", "SIMD_Unit",
@@ -198,6 +216,29 @@ DOCUMENTED = ("mispredict", "add", "mem")
 MAX_FU_COUNT = 12
 
 
+def check_o3_param(name: str, value, where: str) -> int:
+    """One O3 parameter's value, against what gem5's O3 can build."""
+    inputs.number(value, where, integer=True, minimum=1, maximum=UNSIGNED_MAX,
+                  why_maximum="gem5's Param.Unsigned, 32 bits")
+    if name in O3_WIDTHS:
+        inputs.number(value, where, integer=True, maximum=MAX_FU_COUNT,
+                      why_maximum="O3's compiled MaxWidth, src/cpu/o3/limits.hh")
+    if name == "fetchBufferSize" and (value > CACHE_LINE or CACHE_LINE % value):
+        raise UserError(f"{where} must divide the {CACHE_LINE} B cache line (gem5's fetch "
+                        f"buffer is at most one line), got {value!r}")
+    return value
+
+
+def _check_o3_delays(params: dict, where: str) -> None:
+    """Each stage delay within the time buffers' past (backComSize)."""
+    past = params.get("backComSize", O3_BACK_COM_DEFAULT)
+    for name in O3_DELAYS:
+        if params.get(name, 1) > past:
+            raise UserError(f"{where}: {name} {params[name]} exceeds backComSize {past} (O3's "
+                            f"time buffers keep {past} cycles of the past): raise backComSize "
+                            f"or lower {name}")
+
+
 def check_kernel_entry(value, arch: str, where: str) -> str:
     if value not in KERNEL_ENTRY:
         raise UserError(f"{where}: kernel_entry must be one of {', '.join(KERNEL_ENTRY)}, "
@@ -236,9 +277,11 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
         raise UserError(f"{path}: [fu_latency] sets O3's FU pool; a {kind} preset has none")
     # Every O3 parameter we allow is a count (entries, widths, registers).
     for name, value in params.items():
-        inputs.number(value, f"{path}: [params] {name}", integer=True, minimum=1)
+        check_o3_param(name, value, f"{path}: [params] {name}")
+    _check_o3_delays(params, str(path))
     for op, lat in fu_latency.items():
-        inputs.number(lat, f"{path}: [fu_latency] {op} (cycles)", integer=True, minimum=1)
+        inputs.number(lat, f"{path}: [fu_latency] {op} (cycles)", integer=True, minimum=1,
+                      maximum=MAX_LATENCY, why_maximum="more than a DRAM access")
     entry = check_kernel_entry(data.get("kernel_entry", KERNEL_ENTRY_DEFAULT), arch,
                                str(path))
     fu_count, bp = data.get("fu_count", {}), data.get("branch_predictor", "")
@@ -270,18 +313,34 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
 
 
 def cpu_preset_names(arch: str = None) -> list:
-    """The presets a ROI may run on (every type but the boot's atomic CPU)."""
+    """The presets a ROI may run on (every type but the boot's atomic CPU).
+    A malformed preset is left out, so it breaks only what names it
+    (load_cpu then says what is wrong with it), not every listing."""
     out = []
     for p in sorted((PRESET_DIR / "cpu").glob("*.toml")):
-        preset = _read_cpu_preset(p)
+        try:
+            preset = _read_cpu_preset(p)
+        except UserError:
+            continue
         if preset.type != "atomic" and (arch is None or preset.arch in (arch, "any")):
             out.append(p.stem)
     return out
 
 
+def preset_files(kind: str) -> set:
+    """The stems of every file in presets/<kind>, readable or not."""
+    return {p.stem for p in (PRESET_DIR / kind).glob("*.toml")}
+
+
+def _in_folder(kind: str, name) -> bool:
+    """`name` is a preset file's stem in presets/<kind> (not a path that
+    happens to reach one, which would run the same point under a new key)."""
+    return isinstance(name, str) and name in preset_files(kind)
+
+
 def load_cpu(name: str, arch: str) -> CpuPreset:
     path = PRESET_DIR / "cpu" / f"{name}.toml"
-    if not path.is_file():
+    if not _in_folder("cpu", name):
         raise UserError(f"unknown CPU preset '{name}': choose one of "
                         f"{', '.join(cpu_preset_names(arch))}")
     preset = _read_cpu_preset(path)
@@ -302,6 +361,9 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
     bad = sorted(set(overrides) - O3_PARAMS)
     if bad:
         raise UserError(f"unknown O3 parameter {bad[0]!r}")
+    for k, v in overrides.items():
+        check_o3_param(k, v, f"CPU preset {cpu.name}: {k}")
+    _check_o3_delays(dict(cpu.params, **overrides), f"CPU preset {cpu.name}")
     changed = dict(overrides)
     if entry != cpu.kernel_entry:
         changed["kernel_entry"] = check_kernel_entry(entry, cpu.arch, f"CPU preset {cpu.name}")
@@ -322,6 +384,7 @@ THREE_LEVEL_KEYS = tuple(f"{lv}_{k}" for lv in CACHE_LEVELS
 DRAMS = ("SingleChannelDDR3_1600", "SingleChannelDDR3_2133", "SingleChannelDDR4_2400",
          "DualChannelDDR3_1600", "DualChannelDDR3_2133", "DualChannelDDR4_2400")
 _SIZE = re.compile(r"^([1-9][0-9]{0,5})(KiB|MiB)$")
+TWO_LEVEL_ASSOC = {"l1i": 8, "l1d": 8, "l2": 16}  # gem5 v24's L1ICache, L1DCache, L2Cache
 
 
 def _cache_size(value, where: str) -> str:
@@ -340,7 +403,7 @@ def _bytes(size: str) -> int:
 
 def load_cache(name: str) -> CachePreset:
     path = PRESET_DIR / "cache" / f"{name}.toml"
-    if not path.is_file():
+    if not _in_folder("cache", name):
         raise UserError(f"unknown cache preset '{name}': choose one of "
                         f"{', '.join(cache_preset_names())}")
     data = tomlfile.read(path, "cache preset")
@@ -361,13 +424,19 @@ def load_cache(name: str) -> CachePreset:
                           why_maximum="ways of one set")
         elif k.endswith("_latency"):
             inputs.number(data[k], f"{path}: {k} (cycles)", integer=True, minimum=1,
-                          maximum=1000, why_maximum="a cache hit, not a memory access")
-    for level in CACHE_LEVELS if "l3_size" in data else ():
-        # gem5 indexes a set-associative cache by a power-of-two set count.
-        sets = _bytes(data[f"{level}_size"]) // 64 // data[f"{level}_assoc"]
-        if sets < 1 or sets & (sets - 1):
-            raise UserError(f"{path}: {level}_size / 64 B lines / {level}_assoc gives {sets} "
-                            f"sets; gem5 needs a power of two: change the size or the ways")
+                          maximum=MAX_LATENCY, why_maximum="a cache hit, not a memory access")
+    three = "l3_size" in data
+    for level in CACHE_LEVELS if three else ("l1i", "l1d", "l2"):
+        # gem5 indexes a set-associative cache by a power-of-two set count;
+        # a two-level preset's ways are gem5's (PrivateL1PrivateL2CacheHierarchy).
+        ways = data[f"{level}_assoc"] if three else TWO_LEVEL_ASSOC[level]
+        sets = _bytes(data[f"{level}_size"]) // CACHE_LINE // ways
+        size = _bytes(data[f"{level}_size"])
+        if sets < 1 or sets & (sets - 1) or sets * CACHE_LINE * ways != size:
+            named = f"{level}_assoc" if three else f"gem5's {ways} ways"
+            raise UserError(f"{path}: {level}_size / {CACHE_LINE} B lines / {named} gives "
+                            f"{size / CACHE_LINE / ways:g} sets; gem5 needs a power of two: "
+                            f"change the size" + (" or the ways" if three else ""))
     if "l3_size" in data:
         if data["dram"] not in DRAMS:
             raise UserError(f"{path}: dram must be one of {', '.join(DRAMS)}, got {data['dram']!r}")

@@ -6,13 +6,16 @@ timeout catches hangs. TCG is chosen explicitly: under KVM the host CPU's
 features would decide which uaccess code paths run.
 """
 
+import dataclasses
 import functools
+import os
+import re
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import tomlfile, tools
+from lab import child, inputs, tomlfile, tools
 from lab.errors import UserError
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -47,16 +50,48 @@ def profile_names() -> list:
     return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
 
 
+# QEMU's -m: a number of MiB, or with a suffix M or G.
+_MEMORY = re.compile(r"^([1-9][0-9]{0,6})([MG]?)$")
+
+
+def memory_mib(value: str) -> int:
+    m = _MEMORY.match(value)
+    return int(m.group(1)) << (10 if m.group(2) == "G" else 0)
+
+
+def _host_memory_mib() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+
+
 def load_profile(name: str) -> Profile:
     path = PROFILE_DIR / f"{name}.toml"
-    if not path.is_file():
-        raise UserError(f"unknown QEMU profile '{name}': choose one of "
+    if name not in profile_names():  # a path reaching one would run it under a new key
+        raise UserError(f"unknown QEMU profile {inputs.short(repr(name))}: choose one of "
                         f"{', '.join(profile_names())}")
     data = tomlfile.read(path, "QEMU profile")
-    try:
-        return Profile(name=name, **data)
-    except TypeError as e:
-        raise UserError(f"{path}: {e}") from None
+    fields = {f.name: f for f in dataclasses.fields(Profile) if f.name != "name"}
+    for key, value in data.items():
+        if key not in fields:
+            raise UserError(f"{path}: unknown key {key!r} (valid: {', '.join(fields)})")
+        if not isinstance(value, str):
+            raise UserError(f"{path}: {key} must be a string (in quotes), got "
+                            f"{inputs.short(repr(value))}")
+    missing = [k for k, f in fields.items()
+               if k not in data and f.default is dataclasses.MISSING]
+    if missing:
+        raise UserError(f"{path}: missing {missing[0]!r} (a profile sets "
+                        f"{', '.join(k for k, f in fields.items() if f.default is dataclasses.MISSING)})")
+    if data["arch"] not in DEFAULT_PROFILE:
+        raise UserError(f"{path}: arch must be one of {', '.join(DEFAULT_PROFILE)}, "
+                        f"got {data['arch']!r}")
+    if not _MEMORY.match(data["memory"]):
+        raise UserError(f"{path}: memory must be a size for QEMU's -m such as \"512M\" or "
+                        f"\"1G\", got {data['memory']!r}")
+    mib, host = memory_mib(data["memory"]), _host_memory_mib()
+    if mib > host:  # a typo (1000G for 1000M): the host cannot back it
+        raise UserError(f"{path}: memory {data['memory']} is more than this host's "
+                        f"{host:,}M: give the guest less")
+    return Profile(name=name, **data)
 
 
 @functools.lru_cache(maxsize=None)
@@ -100,14 +135,8 @@ def boot(cmd: list, timeout: float, qemu_log: Path) -> Boot:
     tools.require(cmd[0])
     start = time.monotonic()
     with open(qemu_log, "w") as f:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f,
-                                stderr=subprocess.STDOUT)
-        try:
-            proc.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            timed_out = True
-    return Boot(cmd, round(time.monotonic() - start, 3), proc.returncode, timed_out,
+        # QEMU dies with run.py, and at once on Ctrl-C (lab/child.py).
+        returncode, timed_out = child.run(cmd, timeout, stdin=subprocess.DEVNULL, stdout=f,
+                                          stderr=subprocess.STDOUT)
+    return Boot(cmd, round(time.monotonic() - start, 3), returncode, timed_out,
                 tools.last_lines(qemu_log.read_text(errors="replace")))

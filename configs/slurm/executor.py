@@ -30,31 +30,68 @@ from lab import cache, tools
 from lab.errors import UserError
 
 POLL = 2.0  # seconds between squeue calls
+START = "configs/slurm/single-node.sh start"
+# How long the shared-filesystem check waits for its one-line job: the
+# controller schedules every sched_interval (2 s in single-node.sh), and a
+# busy cluster may queue it; past this, say so rather than hang.
+TOKEN_TIMEOUT = 300
+_checked = set()  # (cache root, SLURM_CONF) found working in this process
+
+
+def _first_line(text: str) -> str:
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    return lines[0][:200] if lines else "no output"
 
 
 def _slurm(*cmd, check=True) -> str:
     proc = subprocess.run(list(cmd), capture_output=True, text=True)
     if check and proc.returncode != 0:
-        raise UserError(f"{cmd[0]} failed: {(proc.stderr or proc.stdout).strip()[:200]}")
+        raise UserError(f"{cmd[0]} failed: {_first_line(proc.stderr or proc.stdout)}")
     return proc.stdout
 
 
 def check_cluster(root: Path) -> None:
-    """The Slurm tools answer, and a job on a node sees this cache."""
+    """The Slurm tools answer, and a job on a node sees this cache: one
+    line saying what is wrong and how to start the single node if not."""
+    conf = os.environ.get("SLURM_CONF", "")
+    if (root, conf) in _checked:
+        return
     for tool in ("sbatch", "squeue", "scancel", "srun", "sinfo"):
         tools.require(tool)
-    _slurm("sinfo", "-h")
+    if conf and not Path(conf).is_file():
+        raise UserError(f"SLURM_CONF={conf} is not a file: run '{START}' and export the "
+                        f"SLURM_CONF it prints")
+    try:
+        info = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True,
+                              timeout=60)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"sinfo did not answer in 60 s: the Slurm controller is down or "
+                        f"unreachable; on one machine run '{START}'") from None
+    if info.returncode != 0 or not info.stdout.strip():
+        said = _first_line(info.stderr) if info.returncode else "no node"
+        raise UserError(f"no Slurm cluster answers (sinfo: {said}): on one machine run "
+                        f"'{START}' and export the SLURM_CONF it prints")
+    made = not (root / "slurm").exists()
     token = root / "slurm" / f".shared-{os.getpid()}-{time.time_ns()}"
     token.parent.mkdir(parents=True, exist_ok=True)
     token.write_text("uaccess-lab\n")
     try:
         seen = subprocess.run(["srun", "-N1", "-n1", "--quiet", "cat", str(token)],
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=TOKEN_TIMEOUT)
         if seen.stdout.strip() != "uaccess-lab":
             raise UserError(f"a Slurm job cannot read {token}: the cache ({root}) must be "
                             f"on a filesystem every node shares (set UACCESS_CACHE)")
+    except subprocess.TimeoutExpired:
+        raise UserError(f"a one-line Slurm job did not run in {TOKEN_TIMEOUT} s (the cluster "
+                        f"is full or its nodes are down: see sinfo)") from None
     finally:
         token.unlink(missing_ok=True)
+        if made:  # a check that failed leaves nothing behind
+            try:
+                os.rmdir(token.parent)
+            except OSError:
+                pass
+    _checked.add((root, conf))
 
 
 def _boot_first_split(runnable: list) -> tuple:

@@ -5,6 +5,7 @@
 #   configs/slurm/single-node.sh start   # prints: export SLURM_CONF=...
 #   configs/slurm/single-node.sh stop
 #   configs/slurm/single-node.sh status
+#   configs/slurm/single-node.sh pids    # "<daemon> <pid>" of each one running
 # munged, slurmctld and slurmd run as the calling user (root here), on
 # non-default ports so that a real cluster's daemons are not disturbed.
 set -euo pipefail
@@ -59,8 +60,8 @@ CONF
 
 start() {
 	need
-	[ -f "$DIR/slurmctld.pid" ] && kill -0 "$(cat "$DIR/slurmctld.pid")" 2>/dev/null && {
-		echo "export SLURM_CONF=$CONF"; return 0; }
+	running slurmctld >/dev/null && { echo "export SLURM_CONF=$CONF"; return 0; }
+	stop  # what is left of a node that half-started or half-stopped
 	write_conf
 	if [ ! -f "$DIR/munge.key" ]; then
 		dd if=/dev/urandom of="$DIR/munge.key" bs=1024 count=1 status=none
@@ -76,13 +77,32 @@ start() {
 			echo "export SLURM_CONF=$CONF"; return 0; }
 		sleep 1
 	done
+	stop  # nothing half-up is left running
 	echo "single-node.sh: the node did not come up; see $DIR/log" >&2
 	exit 1
 }
 
+# The pid in $DIR/$1.pid if that process is running and is $1.
+running() {
+	local pid
+	[ -f "$DIR/$1.pid" ] || return 1
+	pid=$(cat "$DIR/$1.pid" 2>/dev/null) || return 1
+	[ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$1" ] && echo "$pid"
+}
+
+# Stop each daemon and wait for it to exit (slurmctld saves its state
+# first): when stop returns, nothing of the node runs any more.
 stop() {
+	local pid
 	for d in slurmd slurmctld munged; do
-		[ -f "$DIR/$d.pid" ] && kill "$(cat "$DIR/$d.pid")" 2>/dev/null || true
+		pid=$(running "$d") || { rm -f "$DIR/$d.pid"; continue; }
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 60); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.5
+		done
+		kill -9 "$pid" 2>/dev/null || true
+		rm -f "$DIR/$d.pid"
 	done
 }
 
@@ -90,5 +110,6 @@ case ${1:-} in
 	start) start ;;
 	stop) stop ;;
 	status) SLURM_CONF=$CONF sinfo ;;
-	*) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+	pids) for d in munged slurmctld slurmd; do p=$(running "$d") && echo "$d $p"; done; true ;;
+	*) echo "usage: $0 start|stop|status|pids" >&2; exit 2 ;;
 esac

@@ -1,0 +1,155 @@
+"""The study's results as data in the repository: `docs/data/*.jsonl.gz`.
+
+The store (results/results.sqlite) lives on the machine that ran the
+sweeps; a fresh clone has none. So the rows behind the published tables
+are exported, one file per sweep, and ship with the repository: the
+scorecard, the docs' tables and `./run.py compare` read them on any
+machine, with no simulator.
+
+A file is gzip'd JSON lines:
+  line 1   the header: {"schema": SCHEMA, "version": VERSION, "sweep",
+           "rows" (how many follow, so a truncated file is caught),
+           "exported_at", "command"}
+  line 2.. one store row each (store.all_rows: its columns and metrics),
+           its record trimmed to what the analysis reads: the run's point,
+           result, provenance (kernel, patches, simulator, gem5 series
+           hash, preset, warming, host, date, command), the gem5 summary
+           and commit profile, the plugin's counts without the per-symbol
+           kernel counts (thousands of entries; the report's symbol table
+           needs the store), and no console log.
+
+gzip is written with a zero timestamp and rows sorted by key, so
+exporting the same rows twice gives the same bytes (a clean git diff).
+"""
+
+import gzip
+import json
+import time
+import zlib
+from pathlib import Path
+
+from lab.errors import UserError
+
+SCHEMA = "uaccess-lab/records"
+VERSION = 1
+SUFFIX = ".jsonl.gz"
+# Columns a row must have for the analysis to read it (store.COLUMNS less
+# what export leaves out).
+REQUIRED = ("key", "status", "arch", "variant", "workload", "backend", "record")
+_DROP_COLUMNS = ("log",)
+
+
+def _trim(record: dict) -> dict:
+    rec = {k: v for k, v in record.items() if k not in ("log", "console")}
+    counts = rec.get("counts")
+    if counts:
+        rec["counts"] = {k: v for k, v in counts.items() if k != "symbols"}
+    return rec
+
+
+def _row(row: dict) -> dict:
+    out = {k: v for k, v in row.items() if k not in _DROP_COLUMNS}
+    out["record"] = json.dumps(_trim(json.loads(row["record"])), sort_keys=True)
+    return out
+
+
+def export(rows: list, sweep: str, path: Path, command: str) -> Path:
+    """Write one sweep's finished rows to `path` (atomically)."""
+    rows = sorted((_row(r) for r in rows if r.get("status") == "ok"), key=lambda r: r["key"])
+    header = {"schema": SCHEMA, "version": VERSION, "sweep": sweep, "rows": len(rows),
+              "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "command": command}
+    lines = [json.dumps(header, sort_keys=True)] + [json.dumps(r, sort_keys=True)
+                                                     for r in rows]
+    data = gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return path
+
+
+def _bad(path: Path, what: str) -> UserError:
+    return UserError(f"published records {path}: {what}: re-export it with "
+                     f"'./run.py export SWEEP_FILE --to {path.parent}' or restore it "
+                     f"with 'git checkout -- {path}'")
+
+
+def load_file(path: Path) -> tuple:
+    """(header, rows) of one published file; UserError naming the file and
+    the fix for anything that is not a whole file of this schema."""
+    try:
+        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    except FileNotFoundError:
+        raise UserError(f"published records {path} not found") from None
+    except IsADirectoryError:
+        raise UserError(f"published records {path} is a directory: name a "
+                        f"{SUFFIX} file or the folder holding them") from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
+        raise _bad(path, f"not a whole gzip file of UTF-8 text ({e})") from None
+    lines = text.splitlines()
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("schema") != SCHEMA:
+        raise _bad(path, f"no '{SCHEMA}' header on its first line")
+    if header.get("version") != VERSION:
+        raise _bad(path, f"schema version {header.get('version')!r}, this uaccess-lab "
+                         f"reads version {VERSION}")
+    body = lines[1:]
+    if header.get("rows") != len(body):
+        raise _bad(path, f"the header says {header.get('rows')} rows, the file has "
+                         f"{len(body)} (truncated?)")
+    rows = []
+    for n, line in enumerate(body, start=2):
+        try:
+            row = json.loads(line)
+            missing = [c for c in REQUIRED if c not in row] if isinstance(row, dict) else ["all"]
+            if not missing:
+                json.loads(row["record"])
+        except (json.JSONDecodeError, TypeError):
+            raise _bad(path, f"line {n} is not a JSON row") from None
+        if missing:
+            raise _bad(path, f"line {n} lacks {', '.join(missing)}")
+        rows.append(row)
+    return header, rows
+
+
+def files(where: Path) -> list:
+    """The published files `where` names: one file, or a folder's *.jsonl.gz."""
+    where = Path(where)
+    if where.is_dir():
+        found = sorted(where.glob("*" + SUFFIX))
+        if not found:
+            raise UserError(f"--records {where} holds no *{SUFFIX} file: name the folder "
+                            f"the study's data is in (docs/data)")
+        return found
+    if not where.exists():
+        raise UserError(f"--records {where} not found: name a folder of *{SUFFIX} files "
+                        f"(docs/data) or one such file")
+    return [where]
+
+
+def load(where: Path) -> list:
+    """Every published row under `where`, one per run key (a run that two
+    sweeps share is one run), as store.all_rows gives a store's."""
+    out = {}
+    for path in files(where):
+        for row in load_file(path)[1]:
+            out.setdefault(row["key"], row)
+    return list(out.values())
+
+
+def by_sweep(where: Path) -> dict:
+    """{sweep name: its rows} of the published files under `where`."""
+    out = {}
+    for path in files(where):
+        header, rows = load_file(path)
+        out[header["sweep"]] = rows
+    return out
+
+
+def path_for(folder: Path, sweep: str) -> Path:
+    """Where a sweep's rows are published (sweep names are words: sweep.load)."""
+    return Path(folder) / (sweep + SUFFIX)

@@ -1,0 +1,155 @@
+"""The study's published data (docs/data) and the pages made from it: the
+pages in git are what the data gives, the data reads back exactly what
+the store held, and a bad data file is one line and exit 2."""
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import compare, published, scorecard, store
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "docs" / "data"
+
+
+def _run(*args, cwd=REPO):
+    return subprocess.run([sys.executable, str(REPO / "run.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_generated_pages_equal_what_the_data_gives():
+    proc = subprocess.run([sys.executable, "docs/generate.py", "--check"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_published_data_has_the_default_study_with_provenance():
+    header, rows = published.load_file(DATA / "default.jsonl.gz")
+    assert header["sweep"] == "default" and header["rows"] == len(rows) == 100
+    for r in rows:
+        prov = json.loads(r["record"])["provenance"]
+        assert prov["kernel"]["source"]["package"] == "linux-source-6.1"
+        assert prov["command"] and prov["started_at"] and prov["host"]["name"]
+        assert r["simulator_version"] and r["checksum"]
+    # Exact counts survive the export: stock statx runs 2 stac per call.
+    stock = [r for r in rows if (r["arch"], r["variant"], r["workload"])
+             == ("x86_64", "stock", "statx-loop")]
+    assert len(stock) == 1 and stock[0]["stac"] / stock[0]["ops"] == 2.0
+
+
+def test_scorecard_from_the_published_records_on_any_machine(tmp_path):
+    # No store in --results: the records alone give the scorecard.
+    proc = _run("scorecard", "--records", str(DATA), "--results", str(tmp_path / "none"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == scorecard.markdown(published.load(DATA))
+    assert not (tmp_path / "none").exists()
+
+
+def _record(key, variant="stock", stac=20, cycles=None):
+    rec = {"key": key,
+           "point": {"arch": "x86_64", "variant": variant, "workload": "statx-loop",
+                     "backend": "gem5" if cycles else "qemu", "profile": "x86_64-smap"},
+           "result": {"ops": 10, "errors": 0, "checksum": "00000000000000aa", "roi_ns": 1000},
+           "counts": {"insns": {"total": 5000, "user": 1000, "kernel": 4000},
+                      "symbols": {"cp_statx": 900},
+                      "x86": {"stac": stac, "clac": stac, "rep": {}}},
+           "boot_to_result_seconds": 1.0,
+           "provenance": {"kernel": {"source": {"version": "6.1.192-2"}},
+                          "image": {"job": {"params": {"run.iterations": 10}}},
+                          "simulator": {"name": "gem5" if cycles else "qemu",
+                                        "version": "7.2", "cpu_preset": {"name": "p"}}}}
+    if cycles:
+        rec["gem5"] = {"summary": {"cycles": cycles}}
+    return rec
+
+
+def _store_rows(tmp_path, records) -> list:
+    db = tmp_path / "r.sqlite"
+    for rec in records:
+        store.ingest_one(db, store.add_record, "s", rec)
+    return store.rows(store.connect(db), "s")
+
+
+def test_export_round_trip_is_exact_and_byte_stable(tmp_path):
+    rows = _store_rows(tmp_path, [_record("k1"), _record("k2", "statx-putuser", 280)])
+    a = published.export(rows, "s", tmp_path / "a.jsonl.gz", "cmd")
+    header, back = published.load_file(a)
+    assert header["rows"] == 2 and [r["key"] for r in back] == ["k1", "k2"]
+    assert [(r["stac"], r["insns_kernel"]) for r in back] == [(20, 4000), (280, 4000)]
+    # Trimmed: no per-symbol counts, no console log.
+    assert "symbols" not in json.loads(back[0]["record"])["counts"]
+    assert "log" not in back[0]
+    # The same rows give the same bytes but for the export time.
+    b = published.export(list(reversed(rows)), "s", tmp_path / "b.jsonl.gz", "cmd")
+    strip = [json.loads(line) for line in gzip.decompress(b.read_bytes()).splitlines()]
+    strip_a = [json.loads(line) for line in gzip.decompress(a.read_bytes()).splitlines()]
+    strip[0].pop("exported_at"), strip_a[0].pop("exported_at")
+    assert strip == strip_a
+
+
+def test_compare_matches_by_experiment_not_key(tmp_path):
+    pub = _store_rows(tmp_path / "p", [_record("pub-gem5", cycles=10_000),
+                                       _record("pub-qemu")])
+    (tmp_path / "m").mkdir()
+    mine = _store_rows(tmp_path / "m", [_record("mine-gem5", cycles=10_050),
+                                        _record("mine-qemu", stac=21)])
+    header, body = compare.table(pub, mine)
+    gem5 = next(b for b in body if "gem5" in b[0])
+    qemu = next(b for b in body if "qemu" in b[0])
+    assert gem5[2:] == ["1,000.0", "1,005.0", "+0.50%", "within 1%"]
+    assert qemu[2:] == ["2.00", "2.10", "+5.00%", "differs: exact count"]
+    assert len(body) == 2
+    header, body = compare.table(pub, [])
+    assert {b[-1] for b in body} == {"not run here"}
+
+
+def _bad_file(tmp_path, name, content: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(content)
+    return path
+
+
+@pytest.mark.parametrize("name,content,says", [
+    ("notgz.jsonl.gz", b"plain text", "not a whole gzip file"),
+    ("truncated.jsonl.gz", None, "not a whole gzip file"),
+    ("schema.jsonl.gz", gzip.compress(b'{"schema": "other"}\n'), "no 'uaccess-lab/records'"),
+    ("version.jsonl.gz", gzip.compress(
+        b'{"schema": "uaccess-lab/records", "version": 99, "rows": 0}\n'), "schema version 99"),
+    ("short.jsonl.gz", gzip.compress(
+        b'{"schema": "uaccess-lab/records", "version": 1, "rows": 3}\n{}\n'), "says 3 rows"),
+    ("row.jsonl.gz", gzip.compress(
+        b'{"schema": "uaccess-lab/records", "version": 1, "rows": 1}\n{"key": 1}\n'),
+     "line 2 lacks"),
+])
+def test_a_bad_data_file_is_one_line_and_exit_2(tmp_path, name, content, says):
+    if content is None:  # the real file, cut in half
+        data = (DATA / "default.jsonl.gz").read_bytes()
+        content = data[:len(data) // 2]
+    path = _bad_file(tmp_path, name, content)
+    for args in (["scorecard", "--records", str(path)], ["compare", "--records", str(path)]):
+        proc = _run(*args, "--results", str(tmp_path / "results"))
+        assert proc.returncode == 2 and proc.stdout == ""
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(path) in lines[0] and says in lines[0], proc.stderr
+        assert "re-export" in lines[0] or "not found" in lines[0]
+    assert not (tmp_path / "results").exists()
+
+
+def test_generate_refuses_bad_data_in_one_line(tmp_path):
+    _bad_file(tmp_path, "x.jsonl.gz", b"nope")
+    proc = subprocess.run([sys.executable, "docs/generate.py", "--check", "--data",
+                           str(tmp_path)], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_export_of_a_sweep_not_in_the_store_writes_nothing(tmp_path):
+    results = tmp_path / "results"
+    store.ingest_one(results / "results.sqlite", store.add_record, "other", _record("k"))
+    proc = _run("export", "configs/sweeps/seeds-era.toml", "--results", str(results),
+                "--to", str(tmp_path / "data"))
+    assert proc.returncode == 2 and "no finished row of sweep 'seeds-era'" in proc.stderr
+    assert not (tmp_path / "data").exists()

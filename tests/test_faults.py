@@ -1,0 +1,140 @@
+"""Faults, for real and cheaply (issue 31): a simulator child never
+outlives the run.py that started it, Ctrl-C stops the running points at
+once, and what a run killed with -9 left in the cache goes with the next
+run. The simulator is a stand-in (sleep, started and waited for exactly
+as QEMU and gem5 are, through lab/child.py); the process tree, the
+signals and the cache folders are real."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from lab import cache
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _gone(pid: int, seconds: float = 10) -> bool:
+    """Process `pid` has ended (or is a zombie nobody waits for) within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _parent(body: str) -> subprocess.Popen:
+    """A Python process (run.py's stand-in) running `body`; it prints its
+    simulator's pid on its first line. SIGINT has its default disposition,
+    as a terminal's Ctrl-C finds it (a background `make test &` ignores it)."""
+    code = f"import sys; sys.path.insert(0, {str(REPO)!r})\n" + body
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+SIMULATOR = '["sh", "-c", "echo $$; exec sleep 300"]'  # prints its pid, then runs 5 min
+
+
+def test_kill_9_of_run_py_takes_its_simulator_with_it():
+    parent = _parent(f"""
+import threading
+from lab import child
+# Started and waited for by a worker thread, as the sweep's workers do.
+t = threading.Thread(target=child.run, args=({SIMULATOR}, 600))
+t.start()
+t.join()
+""")
+    sim = int(parent.stdout.readline())
+    assert not _gone(sim, 0.5)  # it runs
+    parent.kill()
+    parent.wait()
+    assert _gone(sim), "the simulator outlived the run.py that started it"
+
+
+def test_ctrl_c_stops_the_running_points_at_once():
+    # The local executor itself, with points whose run is the stand-in:
+    # SIGINT to the parent alone (not its process group, so the simulator
+    # does not get it) ends the parent and the simulator in seconds, not at
+    # the point's timeout.
+    parent = _parent(f"""
+import types
+from configs import executor
+from lab import child
+
+def settle(sweep, planned, on_outcome, jobs):
+    return [], executor.SweepProgress("t", len(planned)), lambda o: None, planned
+
+executor.settle_and_build = settle
+executor._run_one = lambda pl: child.run({SIMULATOR}, 600)
+point = types.SimpleNamespace(label=lambda: "stand-in", backend="qemu")
+try:
+    executor.execute(types.SimpleNamespace(name="t"), [types.SimpleNamespace(point=point)], 1)
+except KeyboardInterrupt:
+    sys.exit(130)
+""")
+    sim = int(parent.stdout.readline())
+    start = time.monotonic()
+    parent.send_signal(signal.SIGINT)
+    assert parent.wait(timeout=30) == 130
+    assert _gone(sim), "the simulator ran on after Ctrl-C"
+    assert time.monotonic() - start < 30
+
+
+def test_leftovers_of_a_killed_run_are_cleaned_by_the_next(tmp_path, monkeypatch):
+    monkeypatch.setenv("UACCESS_CACHE", str(tmp_path / "cache"))
+    runs = tmp_path / "cache" / "runs"
+    # A run killed with -9 in the middle: its temporary folder stays.
+    killed = subprocess.run([sys.executable, "-c", f"""
+import os, signal, sys
+sys.path.insert(0, {str(REPO)!r})
+from lab import cache
+work = cache.temp_dir(cache.cache_root() / "runs" / "aaaa")
+(work / "qemu.log").write_text("half a run")
+os.kill(os.getpid(), signal.SIGKILL)
+"""])
+    assert killed.returncode == -signal.SIGKILL
+    left = [p for p in runs.iterdir() if p.name.startswith(".aaaa.")]
+    assert len(left) == 1
+    # One of a process that still runs (this one), and one of another host
+    # (a Slurm node on a shared cache): both must stay.
+    live = cache.temp_dir(runs / "bbbb")
+    other = runs / ".cccc.elsewhere-1.x1y2z3"
+    other.mkdir()
+    # The next run, of any point, cleans what is left of the killed one.
+    nxt = cache.temp_dir(runs / "dddd")
+    assert not left[0].exists()
+    assert live.is_dir() and other.is_dir() and nxt.is_dir()
+
+
+def test_the_session_fails_if_a_slurm_daemon_it_started_outlives_it(tmp_path):
+    # The suite's own check (conftest.slurm_daemons), on a suite of one test
+    # that "starts" a munged (sleep under that name) and leaves it running.
+    (tmp_path / "conftest.py").write_text((REPO / "tests" / "conftest.py").read_text())
+    fake = tmp_path / "munged"
+    fake.write_bytes(Path("/bin/sleep").read_bytes())
+    fake.chmod(0o755)
+    (tmp_path / "test_leaves_one.py").write_text(f"""
+import subprocess
+def test_starts_a_daemon(slurm_daemons):
+    proc = subprocess.Popen([{str(fake)!r}, "300"])
+    slurm_daemons.append(("munged", proc.pid))
+    open({str(tmp_path / "pid")!r}, "w").write(str(proc.pid))
+""")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(tmp_path)], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
+    pid = int((tmp_path / "pid").read_text())
+    try:
+        assert out.returncode != 0, out.stdout
+        assert "Slurm daemons started by the test suite outlive it" in out.stdout
+        assert "('munged', " in out.stdout
+    finally:
+        os.kill(pid, signal.SIGKILL)
