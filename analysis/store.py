@@ -192,7 +192,11 @@ _GEM5_METRICS = {"cycles": "cycles", "insts": "gem5_insts", "ops": "gem5_ops", "
                  "smap_faults": "smap_faults", "serializing_insts": "serializing_insts",
                  "serialize_stall_cycles": "serialize_stall_cycles",
                  "misc_reader_waits": "misc_reader_waits", "l3_misses": "l3_misses",
-                 "host_inst_rate": "host_inst_rate"}
+                 "host_inst_rate": "host_inst_rate",
+                 **{n: n for n in ("rename_run_cycles", "rename_idle_cycles",
+                                   "rename_block_cycles", "rename_unblock_cycles",
+                                   "rename_squash_cycles", "icache_stall_cycles",
+                                   "fetch_cache_lines")}}
 
 
 def record_metrics(record: dict) -> dict:

@@ -95,6 +95,22 @@ def test_era_presets_reach_the_gem5_spec():
             != spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", other, GEM5))
 
 
+def test_the_three_level_hierarchy_code_is_part_of_its_keys(tmp_path, monkeypatch):
+    """fs_roi.py builds a three-level preset with three_level_caches.py:
+    a change there must not reuse a checkpoint or run made before it,
+    while two-level points keep their keys."""
+    sky, classic = spec.load_cache("x86_64-skylake"), spec.load_cache("classic-l1l2")
+    before = {c.name: spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", c, GEM5)
+              for c in (sky, classic)}
+    edited = tmp_path / "three_level_caches.py"
+    edited.write_text(spec.THREE_LEVEL.read_text() + "\n# edited\n")
+    monkeypatch.setattr(spec, "THREE_LEVEL", edited)
+    after = {c.name: spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", c, GEM5)
+             for c in (sky, classic)}
+    assert after["x86_64-skylake"] != before["x86_64-skylake"]
+    assert after["classic-l1l2"] == before["classic-l1l2"]
+
+
 def test_kernel_entry_is_a_run_parameter():
     sky = spec.load_cpu("x86_64-skylake", "x86_64")
     drained = spec.with_params(sky, {"kernel_entry": "serialize"})

@@ -25,6 +25,9 @@ from lab.errors import UserError
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"
+# What fs_roi.py imports to build a three-level hierarchy (a cache preset
+# with an L3): part of every key of a point that uses it.
+THREE_LEVEL = Path(__file__).resolve().parent / "three_level_caches.py"
 # What stands at each stac/clac site of an x86 gem5 run. none, lfence and
 # serialize are the kernel-side stand-ins (the smap-model layer) for a gem5
 # without SMAP; smap is SMAP itself, executed by gem5 with our patch series
@@ -529,6 +532,8 @@ def checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5,
         inputs["smap"] = True
     if warming != "none":
         inputs["warming"] = warming
+    if "l3_size" in cache_preset.sizes:  # only then: two-level keys stay as they were
+        inputs["hierarchy"] = cache.file_sha256(THREE_LEVEL)
     return cache.content_key(inputs)
 
 

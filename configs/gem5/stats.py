@@ -39,6 +39,18 @@ CORE = {
     # non-serializing writer (kernel_entry "sdm"); their stall cycles are
     # in serialize_stall_cycles.
     "misc_reader_waits": (".rename.miscRegReaderWaits",),
+    # Where the cycles go, O3 only: every cycle of rename is in exactly one
+    # of its states (src/cpu/o3/rename.cc), so these add up to the ROI's
+    # cycles with serialize_stall_cycles; and the front end's share:
+    # cycles fetch waited on the instruction cache (hits included: O3's
+    # fetch blocks for each new line), and the lines it fetched.
+    "rename_run_cycles": (".rename.runCycles",),
+    "rename_idle_cycles": (".rename.idleCycles",),
+    "rename_block_cycles": (".rename.blockCycles",),
+    "rename_unblock_cycles": (".rename.unblockCycles",),
+    "rename_squash_cycles": (".rename.squashCycles",),
+    "icache_stall_cycles": (".fetchStats0.icacheStallCycles",),
+    "fetch_cache_lines": (".fetch.cacheLines",),
 }
 GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
           "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
