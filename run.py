@@ -32,7 +32,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import compare, figures, published, report, roi_trace, scorecard, store, table  # noqa: E402,E501
+from analysis import (compare, figures, findings, published, report, roi_trace,  # noqa: E402
+                      scorecard, store, table)
 from buildroot import assemble, buildroot_image  # noqa: E402
 from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
@@ -532,25 +533,22 @@ def _store_rows(results: str, hint: str) -> list:
 def cmd_scorecard(args) -> int:
     """Every seed's hardware number beside gem5's: from the store, or from
     the published records (--records docs/data) on any machine."""
-    if args.records:
-        rows = published.load(Path(args.records))
-        text = scorecard.markdown(rows)
-    else:
-        rows = _store_rows(args.results, "run './run.py sweep configs/sweeps/seeds.toml' "
-                                         "first, or read the published data with "
-                                         "--records docs/data")
-        text = scorecard.markdown(rows)
-        cache.write_atomic(Path(args.results) / "scorecard.md", text)
+    if args.records:  # prints only: the published data is no store to write beside
+        print(scorecard.markdown(published.load(Path(args.records))), end="")
+        return 0
+    text = scorecard.markdown(_store_rows(
+        args.results, "run './run.py sweep configs/sweeps/seeds.toml' first, or read the "
+                      "published data with --records docs/data"))
+    cache.write_atomic(Path(args.results) / "scorecard.md", text)
     print(text, end="")
-    if not args.records:
-        print(f"scorecard: {Path(args.results) / 'scorecard.md'}")
+    print(f"scorecard: {Path(args.results) / 'scorecard.md'}")
     return 0
 
 
 def cmd_export(args) -> int:
     """A sweep's finished rows from the store into the repository's data."""
     names = [sweep.load(f).name for f in args.files]  # every file checked first
-    inputs.output_dir(args.to, "--to")
+    inputs.output_dir(args.to, "--to", write=True)
     db = Path(args.results) / STORE_NAME
     if not db.is_file():
         raise UserError(f"no results store at {db}: run the sweeps first")
@@ -581,20 +579,12 @@ def cmd_compare(args) -> int:
     mine = _store_rows(args.results, "run a sweep first (for the published gem5 points: "
                                      "'./run.py sweep configs/sweeps/seeds-era.toml')")
     header, body = compare.table(pub, mine)
-    print(report_table(header, body), end="")
+    print(findings.aligned(header, body, indent="", text_cols=len(header)), end="")
     same = sum(1 for b in body if b[-1] == "same" or b[-1].startswith("within"))
     ran = sum(1 for b in body if b[-1] != "not run here")
     print(f"{ran} of {len(body)} published experiments run here; {same} agree "
           f"(gem5 cycles within {compare.TOLERANCE:.0%}, QEMU counts exactly)")
     return 0
-
-
-def report_table(header, body) -> str:
-    """A plain-text table, columns padded."""
-    rows = [header] + body
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n"
-                   for r in rows)
 
 
 SECONDS = inputs.cli(inputs.seconds, "--timeout")

@@ -19,8 +19,8 @@ metrics.py (tables), crosscheck.py, figures.py, render.py.
 
 from pathlib import Path
 
-from analysis import (crosscheck, figures, findings, metrics, render, sampling, scorecard,
-                      store, warmup)
+from analysis import (accounting, crosscheck, figures, findings, metrics, render, sampling,
+                      scorecard, store, warmup)
 from lab import cache
 
 
@@ -95,6 +95,11 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
                     for (a, w, v, m), pts in sorted(costs.items()) for rob, d in pts]
             sections.append(("Mechanism cost against the out-of-order window", header, body,
                              [], fig.relative_to(out_dir)))
+        header, body = accounting.table(rows)
+        if body:
+            sections.append(("Where gem5's cycles go, per op: rename's states and the "
+                             "front end's instruction-cache stalls (analysis/accounting.py)",
+                             header, body, [], None))
         if any(r["backend"] == "gem5" for r in rows):
             sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
                              "(analysis/scorecard.py)", *scorecard.table(rows), [], None))

@@ -123,8 +123,14 @@ def test_the_session_fails_if_a_slurm_daemon_it_started_outlives_it(tmp_path):
     fake.chmod(0o755)
     (tmp_path / "test_leaves_one.py").write_text(f"""
 import subprocess
+import time
 def test_starts_a_daemon(slurm_daemons):
     proc = subprocess.Popen([{str(fake)!r}, "300"])
+    # Until it has exec'd, the child is still python3 by name.
+    deadline = time.monotonic() + 10
+    while open(f"/proc/{{proc.pid}}/comm").read().strip() != "munged":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     slurm_daemons.append(("munged", proc.pid))
     open({str(tmp_path / "pid")!r}, "w").write(str(proc.pid))
 """)

@@ -279,3 +279,28 @@ def test_the_report_opens_with_the_findings_and_a_table_of_contents(tmp_path):
         "## About these numbers") < md.index("## x86_64 / statx-loop / x86_64-smap")
     # The terminal's summary reads the same store.
     assert "statx-putuser: stac/clac 2 -> 28 (+26)" in report.summary(db, "s")
+
+
+def test_cycle_accounting_per_op_and_the_share_it_covers():
+    """analysis/accounting.py: rename's states per op beside the cycles,
+    and the share of the ROI's cycles they account for (rename leaves a
+    cycle uncounted where it is idle with instructions waiting)."""
+    import json as _json
+
+    from analysis import accounting
+    record = _json.dumps({"provenance": {"simulator": {"cpu_preset": {
+        "name": "x86_64-skylake+fetchWidth=8"}}}})
+    row = {"backend": "gem5", "arch": "x86_64", "variant": "stock", "workload": "statx-loop",
+           "cache": "x86_64-skylake", "smap_model": "smap", "warming": "none",
+           "sampling": "none", "record": record, "ops": 10, "cycles": 1000,
+           "rename_run_cycles": 400, "rename_idle_cycles": 300, "rename_block_cycles": 50,
+           "serialize_stall_cycles": 200, "rename_squash_cycles": 30,
+           "rename_unblock_cycles": 10, "icache_stall_cycles": 120, "fetch_cache_lines": 60}
+    header, body = accounting.table([row, dict(row, backend="qemu")])
+    assert len(body) == 1
+    cells = dict(zip(header, body[0]))
+    assert cells["machine (CPU / caches)"] == "x86_64-skylake+fetchWidth=8 / x86_64-skylake"
+    assert (cells["cycles/op"], cells["run/op"], cells["serialize/op"]) == ("100.0", "40.0",
+                                                                          "20.0")
+    assert cells["states / cycles"] == "0.990"
+    assert (cells["icache stall/op"], cells["lines fetched/op"]) == ("12.0", "6.0")

@@ -81,7 +81,7 @@ arch = ["x86_64"]
 variant = ["stock"]
 workload = ["fstat-loop"]
 [params]
-"fstat-loop.run.iterations" = [100, 1000000000]
+"fstat-loop.run.iterations" = [100, 100000000]
 "fstat-loop.run.warmup" = [{_seeds(1)}]
 ''')
     results = tmp_path / "r"
