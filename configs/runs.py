@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -187,6 +188,25 @@ def _read_counts(work: Path) -> dict:
     return counts
 
 
+def _qemu_failure(booted, qemu_log: Path, console_log: Path) -> tuple:
+    """(message, log) of a QEMU that ended badly. A QEMU killed by a signal
+    says nothing in its own log: the guest's console log is the one that
+    shows how far the run got. A QEMU that exited with an error (a refused
+    option, a missing file) said why in its own log, when it said anything."""
+    said = booted.last_line if qemu_log.is_file() and qemu_log.stat().st_size else ""
+    if booted.returncode < 0:
+        try:
+            why = f"QEMU was killed by {signal.Signals(-booted.returncode).name}"
+        except ValueError:
+            why = f"QEMU was killed by signal {-booted.returncode}"
+    else:
+        why = f"QEMU exited with {booted.returncode}"
+    log = qemu_log if said and booted.returncode > 0 else console_log
+    if not log.is_file():  # QEMU ended before it opened the console file
+        log = qemu_log
+    return (f"{why}: {said}" if said else why), str(log)
+
+
 def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
                   plugin: bool, bbv_interval: int, extra_args: tuple) -> dict:
     log = work / "console.log"
@@ -199,8 +219,7 @@ def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
     if booted.timed_out:
         raise RunFailed(f"timed out after {timeout:.0f}s", str(log))
     if booted.returncode != 0:
-        raise RunFailed(f"QEMU exited with {booted.returncode}: {booted.last_line}",
-                        str(work / "qemu.log"))
+        raise RunFailed(*_qemu_failure(booted, work / "qemu.log", log))
     why = report.failure() or _feature_check(profile, variants.load(kernel.variant),
                                              report, text)
     if why:

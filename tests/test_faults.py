@@ -5,8 +5,10 @@ run. The simulator is a stand-in (sleep, started and waited for exactly
 as QEMU and gem5 are, through lab/child.py); the process tree, the
 signals and the cache folders are real."""
 
+import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -144,3 +146,72 @@ def test_starts_a_daemon(slurm_daemons):
         assert "('munged', " in out.stdout
     finally:
         os.kill(pid, signal.SIGKILL)
+
+
+def _qemu_child(parent: int):
+    """(pid, console log) of the QEMU that process `parent` runs, or None."""
+    for d in Path("/proc").iterdir():
+        try:
+            stat = (d / "stat").read_text()
+            cmdline = (d / "cmdline").read_bytes().decode().split("\0")
+        except (OSError, ValueError):
+            continue
+        comm, ppid = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()[1]
+        if int(ppid) == parent and comm.startswith("qemu-system") and "-serial" in cmdline:
+            return int(d.name), Path(cmdline[cmdline.index("-serial") + 1][len("file:"):])
+    return None
+
+
+def test_a_qemu_killed_mid_run_is_recorded_with_its_console_log(tmp_path):
+    # A real x86_64 QEMU point (its kernel is cached), new to the cache by
+    # its warm-up count, killed with -9 once the guest has written to its
+    # console. The failure names the console log, which shows how far the
+    # guest got (QEMU's own log is empty: a killed QEMU says nothing); the
+    # same command again runs the point whole.
+    iterations = 1000003
+    sw = tmp_path / "killed.toml"
+    sw.write_text(f"""name = "killedqemu"
+[fixed]
+plugin = false
+timeout = 300
+[axes]
+arch = ["x86_64"]
+variant = ["stock"]
+workload = ["fstat-loop"]
+[params]
+"fstat-loop.run.iterations" = [{iterations}]
+"fstat-loop.run.warmup" = [{1000 + time.time_ns() % 5000}]
+""")
+    results = tmp_path / "r"
+    cmd = [sys.executable, str(REPO / "run.py"), "sweep", str(sw), "--results", str(results)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline, found = time.monotonic() + 300, None
+        while time.monotonic() < deadline and proc.poll() is None:
+            found = found or _qemu_child(proc.pid)
+            if found and found[1].is_file() and found[1].stat().st_size:
+                break
+            time.sleep(0.1)
+        assert found and proc.poll() is None, "QEMU never wrote to its console"
+        os.kill(found[0], signal.SIGKILL)
+        err = proc.communicate(timeout=120)[1]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 1, err
+    failed = [l for l in err.splitlines() if l.startswith("failed:")]
+    assert len(failed) == 1 and "QEMU was killed by SIGKILL" in failed[0], err
+    log = Path(failed[0].split("(log: ")[1].rstrip(")"))
+    assert log.name == "console.log" and log.parent.parent.name == "failed"
+    assert log.stat().st_size > 0  # the guest's output, as far as it got
+    db = sqlite3.connect(results / "results.sqlite")
+    assert db.execute("SELECT log FROM runs WHERE sweep='killedqemu' AND status='failed'"
+                      ).fetchall() == [(str(log),)]
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    ok = db.execute("SELECT record FROM runs WHERE sweep='killedqemu' AND status='ok'"
+                    ).fetchall()
+    assert len(ok) == 1
+    assert json.loads(ok[0][0])["result"]["ops"] == iterations

@@ -5,10 +5,13 @@ Skipped, naming the reason, where those packages are not installed."""
 
 import contextlib
 import os
+import pickle
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -82,6 +85,90 @@ def test_the_fixture_stops_what_it_started_and_keeps_what_it_found(slurm_daemons
         assert not any(Path(f"/proc/{pid}").exists() and
                        Path(f"/proc/{pid}/comm").read_text().strip() == name
                        for name, pid in during.items())
+
+
+def _machine_daemons() -> set:
+    """(name, pid) of every munged, slurmctld and slurmd running on this
+    machine (not the zombies their daemonizing leaves a moment)."""
+    found = set()
+    for d in Path("/proc").iterdir():
+        try:
+            name = (d / "comm").read_text().strip()
+            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if d.name.isdigit() and name in ("munged", "slurmctld", "slurmd") and state != "Z":
+            found.add((name, int(d.name)))
+    return found
+
+
+@contextlib.contextmanager
+def _stand_in(name: str, *args):
+    """A process that single-node.sh takes for daemon `name` (its comm)
+    started with `args`; killed on the way out."""
+    code = f"import ctypes, time; ctypes.CDLL(None).prctl(15, b'{name}'); time.sleep(300)"
+    proc = subprocess.Popen([sys.executable, "-c", code, *args])  # 15: PR_SET_NAME
+    try:
+        assert _wait(lambda: Path(f"/proc/{proc.pid}/comm").read_text().strip() == name, 10)
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _start(cache: Path):
+    env = {k: v for k, v in os.environ.items() if k not in ("UACCESS_SLURM_DIR", "SLURM_CONF")}
+    return subprocess.run([str(SCRIPT), "start"], capture_output=True, text=True, timeout=120,
+                          env=dict(env, UACCESS_CACHE=str(cache)))
+
+
+def test_start_beside_a_node_that_cannot_be_reused_fails_in_one_line(tmp_path):
+    # Before the module's cluster exists. A slurmctld of another folder
+    # that does not answer (a stand-in under that name, with the pid file
+    # single-node.sh writes) and, alone, a port held by another program:
+    # start from a third folder says so in one line, starts nothing, and
+    # the stop it names stops what it names.
+    if _machine_daemons():
+        pytest.skip("a Slurm daemon already runs on this machine: these cases need none")
+    dead = tmp_path / "dead" / "slurm"
+    dead.mkdir(parents=True)
+    with _stand_in("slurmctld", "-f", str(dead / "slurm.conf")) as ctld:
+        (dead / "slurmctld.pid").write_text(f"{ctld.pid}\n")
+        out = _start(tmp_path / "other")
+        assert out.returncode == 1 and out.stdout == "", out.stdout
+        assert len(out.stderr.splitlines()) == 1, out.stderr
+        assert "does not answer" in out.stderr and f"{dead}: slurmctld {ctld.pid}" in out.stderr
+        assert f"'UACCESS_SLURM_DIR={dead} {SCRIPT} stop'" in out.stderr
+        assert _machine_daemons() == {("slurmctld", ctld.pid)}
+        assert not (tmp_path / "other").exists()
+        stop = subprocess.Popen([str(SCRIPT), "stop"],
+                                env=dict(os.environ, UACCESS_SLURM_DIR=str(dead)))
+        ctld.wait(timeout=30)  # reaped here, its parent, so that stop sees it gone
+        assert stop.wait(timeout=60) == 0 and ctld.returncode == -signal.SIGTERM
+    with socket.socket() as held:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind(("0.0.0.0", 16817))
+        held.listen()
+        out = _start(tmp_path / "other")
+    assert out.returncode == 1 and len(out.stderr.splitlines()) == 1, out.stderr
+    assert "ports are in use" in out.stderr and ":16817" in out.stderr
+    assert _machine_daemons() == set()
+
+
+def test_start_from_another_cache_reuses_the_running_node(cluster, tmp_path):
+    # The README's start, with another UACCESS_CACHE, beside the running
+    # node and a munged a failed start of a third folder left behind: it
+    # prints the running node's SLURM_CONF and starts nothing.
+    before = _machine_daemons()
+    stray = tmp_path / "stray" / "slurm" / "munge.socket"
+    with _stand_in("munged", f"--socket={stray}") as left:
+        out = _start(tmp_path / "other")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == f"export SLURM_CONF={cluster}\n"
+        assert "reusing the single node running from" in out.stderr
+        assert _machine_daemons() == before | {("munged", left.pid)}
+    assert not (tmp_path / "other").exists()
+    assert _machine_daemons() == before
 
 
 def _sweep(tmp_path, timeout=300, iterations=300):
@@ -224,4 +311,60 @@ def test_kill_9_of_run_py_and_of_a_job_then_the_same_command_again(cluster, tmp_
     db = sqlite3.connect(tmp_path / "results" / "results.sqlite")
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT count(*) FROM runs WHERE sweep='slurmfaults' AND status='ok'"
+                      ).fetchone()[0] == 3
+
+
+def test_a_rerun_after_kill_9_submits_only_what_is_neither_done_nor_queued(cluster, tmp_path):
+    # Three points: a short one, a long one, and one whose task is
+    # cancelled. run.py is killed with -9 once its job is submitted; the
+    # same command again, while the long point's task still runs, follows
+    # that task instead of submitting its point again (with a free node it
+    # would run twice) and submits the cancelled point alone.
+    short, long, cancelled = 200003, 4000037, 400009
+    f = tmp_path / "rerun.toml"
+    f.write_text(f"""name = "slurmrerun"
+[fixed]
+timeout = 600
+[axes]
+arch = ["x86_64"]
+variant = ["stock"]
+workload = ["statx-loop"]
+[params]
+"statx-loop.run.iterations" = [{short}, {long}, {cancelled}]
+""")
+    for pl in executor.plan(sweep.load(f)):
+        shutil.rmtree(runs.run_dir(pl.key), ignore_errors=True)
+    cmd = ["python3", str(REPO / "run.py"), "sweep", str(f), "--executor", "slurm",
+           "--results", str(tmp_path / "results")]
+    env = dict(os.environ, SLURM_CONF=cluster)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env, start_new_session=True)
+    line = next(l for l in proc.stdout if l.startswith("[slurm] job "))
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    job, job_dir = line.split()[2], Path(line.rsplit("output in ", 1)[1].strip())
+    with open(job_dir / "points.pkl", "rb") as tasks:
+        index = {int(dict(pl.point.job.params)["iterations"]): (i, pl.key)
+                 for i, pl in enumerate(pickle.load(tasks))}
+    subprocess.run(["scancel", f"{job}_{index[cancelled][0]}"], env=env, check=True)
+    assert _wait(lambda: not _squeue(env, "-j", f"{job}_{index[cancelled][0]}"), 60)
+    assert _squeue(env, "-j", f"{job}_{index[long][0]}")  # the long one is still queued or running
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert again.returncode == 0, again.stdout + again.stderr
+    followed = [l for l in again.stdout.splitlines() if "already queued or running" in l]
+    submitted = [l for l in again.stdout.splitlines() if l.startswith("[slurm] job ")]
+    cached = int(again.stderr.rsplit(" cached", 1)[0].rsplit("(", 1)[1])
+    # The long point followed (the short one too, if it had not ended
+    # yet), the cancelled one submitted alone: each point ran once.
+    assert len(followed) == 1 and f"(jobs {job})" in followed[0], again.stdout
+    assert len(submitted) == 1 and "(points): 1 points" in submitted[0], again.stdout
+    assert int(followed[0].split()[1]) + 1 + cached == 3
+    new_dir = Path(submitted[0].rsplit("output in ", 1)[1].strip())
+    with open(new_dir / "points.pkl", "rb") as tasks:
+        assert [pl.key for pl in pickle.load(tasks)] == [index[cancelled][1]]
+    for iterations, (_, key) in index.items():
+        record = runs.finished(key)
+        assert record and record["result"]["ops"] == iterations and record["key"] == key
+    db = sqlite3.connect(tmp_path / "results" / "results.sqlite")
+    assert db.execute("SELECT count(*) FROM runs WHERE sweep='slurmrerun' AND status='ok'"
                       ).fetchone()[0] == 3

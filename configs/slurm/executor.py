@@ -14,8 +14,11 @@ token file that a job on a node must see.
 Progress comes from the scheduler: squeue says which tasks are still
 pending or running, and a finished task's record (or its failure log) is
 in the cache. A task that failed has its Slurm output kept as the log.
-Rerunning the same command resumes: finished points are cached. Ctrl-C
-cancels what was submitted. Only the Slurm command-line tools are used.
+Rerunning the same command resumes: finished points are cached, and a
+point that a task of an earlier run still has queued or running (run.py
+killed with -9 leaves its jobs in Slurm) is followed, not submitted again,
+so no point runs twice. Ctrl-C cancels what this run submitted. Only the
+Slurm command-line tools are used.
 """
 
 import os
@@ -167,44 +170,103 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
         progress.out.done(f"{progress.done}/{progress.total} points (nothing to submit)")
         return outcomes
 
-    job_dir = root / "slurm" / "jobs" / f"{sweep.name}-{time.strftime('%Y%m%dT%H%M%S')}"
-    job_dir.mkdir(parents=True, exist_ok=True)
+    # Points an earlier run's tasks still have in the queue: followed, not
+    # submitted again (with free nodes they would run twice).
+    earlier = _in_queue(root, {pl.key for pl in runnable})
+    # A task that left the queue since the plan was made wrote its record
+    # first: asked after squeue, the cache has it.
+    for pl in [pl for pl in runnable if pl.key not in earlier]:
+        record = runs.finished(pl.key)
+        if record is not None:
+            runnable.remove(pl)
+            finish(executor.Outcome(pl, record=record, cached=True))
+    tasks = {(job_id, i): (pl, out) for pl in runnable if pl.key in earlier
+             for job_id, i, out in [earlier[pl.key]]}
+    if tasks:
+        print(f"[slurm] {len(tasks)} points already queued or running in Slurm (jobs "
+              f"{', '.join(sorted({j for j, _ in tasks}))}): following them, not submitting "
+              f"them again", flush=True)
     boots, rest = _boot_first_split(runnable)
-    arrays = []  # (job id, name, points)
+    # The rest waits for every boot, this run's and an earlier run's.
+    after = [f"{earlier[pl.key][0]}_{earlier[pl.key][1]}" for pl in boots if pl.key in earlier]
+    boots = [pl for pl in boots if pl.key not in earlier]
+    rest = [pl for pl in rest if pl.key not in earlier]
+    job_dir = root / "slurm" / "jobs" / f"{sweep.name}-{time.strftime('%Y%m%dT%H%M%S')}"
+    submitted = []
     try:
-        if boots:
-            arrays.append((_submit(job_dir, "boots", boots), "boots", boots))
-        if rest:
-            after = arrays[0][0] if boots else ""
-            arrays.append((_submit(job_dir, "points", rest, after), "points", rest))
-        for job_id, name, points in arrays:
+        for name, points in (("boots", boots), ("points", rest)):
+            if not points:
+                continue
+            job_dir.mkdir(parents=True, exist_ok=True)
+            job_id = _submit(job_dir, name, points, ":".join(after) if name == "points" else "")
+            submitted.append(job_id)
+            if name == "boots":
+                after.insert(0, job_id)
+            tasks.update({(job_id, i): (pl, job_dir / f"{name}-{i}.out")
+                          for i, pl in enumerate(points)})
             print(f"[slurm] job {job_id} ({name}): {len(points)} points, output in {job_dir}",
                   flush=True)
-        _follow(arrays, job_dir, progress, finish)
+        _follow(tasks, progress, finish)
     except KeyboardInterrupt:
-        ids = [j for j, _, _ in arrays]
-        if ids:
-            _slurm("scancel", *ids, check=False)
-        print(f"\n[slurm] cancelled jobs {', '.join(ids)}; finished points are kept",
-              flush=True)
+        if submitted:
+            _slurm("scancel", *submitted, check=False)
+        print(f"\n[slurm] cancelled jobs {', '.join(submitted) or '(none)'}; finished points "
+              f"are kept", flush=True)
+        left = sorted({j for j, _ in tasks} - set(submitted))
+        if left:
+            print(f"[slurm] jobs {', '.join(left)} of an earlier run go on (scancel them to "
+                  f"stop them)", flush=True)
         raise
     progress.out.done(f"{progress.done}/{progress.total} points ({progress.cached} cached, "
                       f"{progress.failed} failed)")
     return outcomes
 
 
-def _follow(arrays: list, job_dir: Path, progress, finish) -> None:
-    """Poll squeue until every task has left the queue; settle each one:
-    its record is in the cache, or it failed and its output is the log. A
-    task whose boot failed never becomes runnable (afterok): cancelled."""
-    pending = {(job_id, name, i): pl for job_id, name, points in arrays
-               for i, pl in enumerate(points)}
+def _in_queue(root: Path, keys: set) -> dict:
+    """Run key -> (array job id, task index, its output file) for each of
+    `keys` that a task of this user's sweeps on this cache has queued or
+    running now. Slurm keeps each array's output pattern, <job dir>/<name>-%a.out,
+    and beside it is <name>.pkl, the points its tasks run. A queue that
+    does not answer finds nothing: the points are submitted, as before."""
+    jobs = (root / "slurm" / "jobs").resolve()
+    proc = subprocess.run(["squeue", "-h", "-r", "-u", str(os.getuid()), "-O",
+                           "ArrayJobID:|,ArrayTaskID:|,Name:|,StdOut:0"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {}
+    found, plans = {}, {}
+    for line in proc.stdout.splitlines():
+        parts = line.strip().split("|", 3)
+        if len(parts) != 4 or not parts[1].isdigit() or not parts[2].startswith("uaccess-"):
+            continue
+        job_id, index, out = parts[0], int(parts[1]), Path(parts[3])
+        if not out.name.endswith("-%a.out") or out.parent.parent.resolve() != jobs:
+            continue
+        tasks = out.parent / (out.name[:-len("-%a.out")] + ".pkl")
+        if tasks not in plans:
+            try:
+                with open(tasks, "rb") as f:
+                    plans[tasks] = [pl.key for pl in pickle.load(f)]
+            except Exception:  # gone, or written by another version: not ours to follow
+                plans[tasks] = []
+        if index < len(plans[tasks]) and plans[tasks][index] in keys:
+            found[plans[tasks][index]] = (job_id, index,
+                                          out.parent / out.name.replace("%a", str(index)))
+    return found
+
+
+def _follow(tasks: dict, progress, finish) -> None:
+    """Poll squeue until every task, (job id, index) -> (point, its output
+    file), has left the queue; settle each one: its record is in the
+    cache, or it failed and its output is the log. A task whose boot
+    failed never becomes runnable (afterok): cancelled."""
+    pending = dict(tasks)
     while pending:
-        queued = _queued([j for j, _, _ in arrays])
+        queued = _queued(sorted({j for j, _ in pending}))
         if queued is None:
             time.sleep(POLL)
             continue
-        for (job_id, name, i), pl in list(pending.items()):
+        for (job_id, i), (pl, out) in list(pending.items()):
             state = queued.get((job_id, i))
             if state and state[0] == "RUNNING":
                 progress.started(pl.point.label())
@@ -212,8 +274,7 @@ def _follow(arrays: list, job_dir: Path, progress, finish) -> None:
                 _slurm("scancel", f"{job_id}_{i}", check=False)
                 state = None
             if state is None:
-                del pending[(job_id, name, i)]
-                out = job_dir / f"{name}-{i}.out"
+                del pending[(job_id, i)]
                 record = runs.finished(pl.key)
                 if record is not None:
                     finish(executor.Outcome(pl, record=record))
