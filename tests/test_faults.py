@@ -1,9 +1,8 @@
 """Faults, for real and cheaply (issue 31): a simulator child never
 outlives the run.py that started it, Ctrl-C stops the running points at
 once, and what a run killed with -9 left in the cache goes with the next
-run. The simulator is a stand-in (sleep, started and waited for exactly
-as QEMU and gem5 are, through lab/child.py); the process tree, the
-signals and the cache folders are real."""
+run: real sweeps of real QEMU points (x86_64 kernels are cheap to have),
+real signals, the real cache."""
 
 import json
 import os
@@ -22,72 +21,92 @@ REPO = Path(__file__).resolve().parent.parent
 def _gone(pid: int, seconds: float = 10) -> bool:
     """Process `pid` has ended (or is a zombie nobody waits for) within `seconds`."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while True:  # looked at least once, also with seconds=0
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             return True
         if state == "Z":
             return True
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.1)
-    return False
 
 
-def _parent(body: str) -> subprocess.Popen:
-    """A Python process (run.py's stand-in) running `body`; it prints its
-    simulator's pid on its first line. SIGINT has its default disposition,
-    as a terminal's Ctrl-C finds it (a background `make test &` ignores it)."""
-    code = f"import sys; sys.path.insert(0, {str(REPO)!r})\n" + body
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+def _long_sweep(tmp_path, name: str) -> tuple:
+    """A one-point x86_64 QEMU sweep (its kernel is cached) new to the
+    cache by its warm-up count, long enough (minutes under TCG) to be
+    caught running; (command, results folder, iterations)."""
+    iterations = 3000001
+    sw = tmp_path / f"{name}.toml"
+    sw.write_text(f"""name = "{name}"
+[fixed]
+plugin = false
+timeout = 600
+[axes]
+arch = ["x86_64"]
+variant = ["stock"]
+workload = ["fstat-loop"]
+[params]
+"fstat-loop.run.iterations" = [{iterations}]
+"fstat-loop.run.warmup" = [{1000 + time.time_ns() % 5000}]
+""")
+    results = tmp_path / "r"
+    return ([sys.executable, str(REPO / "run.py"), "sweep", str(sw), "--results", str(results)],
+            results, iterations)
+
+
+def _started_with_qemu(cmd) -> tuple:
+    """run.py started on `cmd` in its own session, SIGINT at its default
+    (as a terminal's Ctrl-C finds it), once its QEMU runs: (process, QEMU pid)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline, found = time.monotonic() + 300, None
+    while time.monotonic() < deadline and proc.poll() is None and not found:
+        found = _qemu_child(proc.pid)
+        time.sleep(0.1)
+    if not found:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise AssertionError("run.py never started QEMU")
+    return proc, found[0]
 
 
-SIMULATOR = '["sh", "-c", "echo $$; exec sleep 300"]'  # prints its pid, then runs 5 min
+def test_kill_9_of_run_py_takes_its_qemu_with_it(tmp_path):
+    # A real sweep's real QEMU: kill -9 of run.py alone (not its group)
+    # ends QEMU too (PR_SET_PDEATHSIG), where it used to run on reparented
+    # to init. (That a rerun then resumes: tests/test_sweep_run.py.)
+    cmd, _, _ = _long_sweep(tmp_path, "killrunpy")
+    proc, qemu = _started_with_qemu(cmd)
+    try:
+        proc.kill()
+        proc.wait()
+        assert _gone(qemu), "QEMU outlived the run.py that started it"
+    finally:
+        if not _gone(qemu, 0):
+            os.kill(qemu, signal.SIGKILL)
 
 
-def test_kill_9_of_run_py_takes_its_simulator_with_it():
-    parent = _parent(f"""
-import threading
-from lab import child
-# Started and waited for by a worker thread, as the sweep's workers do.
-t = threading.Thread(target=child.run, args=({SIMULATOR}, 600))
-t.start()
-t.join()
-""")
-    sim = int(parent.stdout.readline())
-    assert not _gone(sim, 0.5)  # it runs
-    parent.kill()
-    parent.wait()
-    assert _gone(sim), "the simulator outlived the run.py that started it"
-
-
-def test_ctrl_c_stops_the_running_points_at_once():
-    # The local executor itself, with points whose run is the stand-in:
-    # SIGINT to the parent alone (not its process group, so the simulator
-    # does not get it) ends the parent and the simulator in seconds, not at
-    # the point's timeout.
-    parent = _parent(f"""
-import types
-from configs import executor
-from lab import child
-
-def settle(sweep, planned, on_outcome, jobs):
-    return [], executor.SweepProgress("t", len(planned)), lambda o: None, planned
-
-executor.settle_and_build = settle
-executor._run_one = lambda pl: child.run({SIMULATOR}, 600)
-point = types.SimpleNamespace(label=lambda: "stand-in", backend="qemu")
-try:
-    executor.execute(types.SimpleNamespace(name="t"), [types.SimpleNamespace(point=point)], 1)
-except KeyboardInterrupt:
-    sys.exit(130)
-""")
-    sim = int(parent.stdout.readline())
+def test_ctrl_c_stops_the_running_qemu_at_once(tmp_path):
+    # SIGINT to run.py alone (QEMU does not get it): run.py stops QEMU and
+    # ends in seconds, not at the point's 600 s timeout, and says that
+    # finished results are kept.
+    cmd, _, _ = _long_sweep(tmp_path, "ctrlc")
+    proc, qemu = _started_with_qemu(cmd)
     start = time.monotonic()
-    parent.send_signal(signal.SIGINT)
-    assert parent.wait(timeout=30) == 130
-    assert _gone(sim), "the simulator ran on after Ctrl-C"
-    assert time.monotonic() - start < 30
+    try:
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=60)[1]
+        assert proc.returncode == 130 and "interrupted" in err, err
+        assert _gone(qemu), "QEMU ran on after Ctrl-C"
+        assert time.monotonic() - start < 60
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if not _gone(qemu, 0):
+            os.kill(qemu, signal.SIGKILL)
 
 
 def test_leftovers_of_a_killed_run_are_cleaned_by_the_next(tmp_path, monkeypatch):
