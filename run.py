@@ -422,8 +422,8 @@ def cmd_sweep(args) -> int:
     planned = executor.plan(sw, args.gem5, dry=args.dry_run)
     if args.executor == "slurm" and not args.dry_run:
         slurm_executor.check_cluster(cache.cache_root())  # before the store is written
-    for label, why in sw.skipped:
-        print(f"[sweep] skipped {label}: {why}", file=sys.stderr)
+    for line in _skipped_lines(sw.skipped):
+        print(line, file=sys.stderr)
     if args.dry_run:
         print(executor.describe(planned))
         return 0
@@ -465,6 +465,16 @@ def cmd_sweep(args) -> int:
     for row in bad:
         print(f"checksum differs from stock: {'/'.join(row[:3])}", file=sys.stderr)
     return 1 if failures or bad else 0
+
+
+def _skipped_lines(skipped: list) -> list:
+    """One line per reason and arch/variant, not per point: a sweep over
+    "all" variants leaves out each one-arch variant on the other arch."""
+    by = {}
+    for label, why in skipped:
+        arch, variant, workload = label.split("/", 2)
+        by.setdefault((why, f"{arch}/{variant}"), []).append(workload)
+    return [f"[sweep] skipped {what} ({', '.join(w)}): {why}" for (why, what), w in by.items()]
 
 
 def cmd_report(args) -> int:
