@@ -33,16 +33,15 @@ def _gone(pid: int, seconds: float = 10) -> bool:
         time.sleep(0.1)
 
 
-def _long_sweep(tmp_path, name: str) -> tuple:
+def _long_sweep(tmp_path, name: str, iterations: int = 3000001, timeout: int = 600) -> tuple:
     """A one-point x86_64 QEMU sweep (its kernel is cached) new to the
-    cache by its warm-up count, long enough (minutes under TCG) to be
-    caught running; (command, results folder, iterations)."""
-    iterations = 3000001
+    cache by its warm-up count, long enough (seconds to minutes under TCG)
+    to be caught running; (command, results folder, iterations)."""
     sw = tmp_path / f"{name}.toml"
     sw.write_text(f"""name = "{name}"
 [fixed]
 plugin = false
-timeout = 600
+timeout = {timeout}
 [axes]
 arch = ["x86_64"]
 variant = ["stock"]
@@ -187,22 +186,7 @@ def test_a_qemu_killed_mid_run_is_recorded_with_its_console_log(tmp_path):
     # console. The failure names the console log, which shows how far the
     # guest got (QEMU's own log is empty: a killed QEMU says nothing); the
     # same command again runs the point whole.
-    iterations = 1000003
-    sw = tmp_path / "killed.toml"
-    sw.write_text(f"""name = "killedqemu"
-[fixed]
-plugin = false
-timeout = 300
-[axes]
-arch = ["x86_64"]
-variant = ["stock"]
-workload = ["fstat-loop"]
-[params]
-"fstat-loop.run.iterations" = [{iterations}]
-"fstat-loop.run.warmup" = [{1000 + time.time_ns() % 5000}]
-""")
-    results = tmp_path / "r"
-    cmd = [sys.executable, str(REPO / "run.py"), "sweep", str(sw), "--results", str(results)]
+    cmd, results, iterations = _long_sweep(tmp_path, "killedqemu", 1000003, 300)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
