@@ -114,6 +114,7 @@ class Point:
         extra = "".join(f" {k}={v}" for k, v in self.params)
         if self.backend == "gem5":
             extra += f" {self.cpu_preset}" + "".join(f" {k}={v}" for k, v in self.cpu_params)
+            extra += f" cache={self.cache}" if self.cache else ""
             extra += f" smap={self.smap_model}" if self.smap_model else ""
             extra += f" warming={self.warming}" if self.warming not in ("", "none") else ""
             extra += " sampling=simpoint" if self.simpoint else ""
