@@ -45,10 +45,9 @@ from configs.gem5 import spec as gem5_spec  # noqa: E402
 from configs.qemu import backend as qemu  # noqa: E402
 from configs.qemu import plugin_build  # noqa: E402
 from kernels import build as kbuild  # noqa: E402
-from kernels import config as kconfig  # noqa: E402
 from kernels import source as linux_source  # noqa: E402
 from kernels import variants  # noqa: E402
-from lab import cache, inputs, tools  # noqa: E402
+from lab import arches, cache, inputs, tools  # noqa: E402
 from lab.errors import UserError  # noqa: E402
 from lab.symbols import SymbolMap  # noqa: E402
 from workloads import script  # noqa: E402
@@ -71,7 +70,7 @@ def _job(args) -> script.Job:
 
 
 def cmd_list(args) -> int:
-    print("arches:    " + ", ".join(kconfig.ARCHES))
+    print("arches:    " + ", ".join(arches.NAMES))
     print("variants:")
     for name in variants.names():
         v = variants.load(name)
@@ -109,10 +108,10 @@ def cmd_doctor(args) -> int:
 
     def tools_for(arch):
         return lambda: ", ".join(tools.require(t) for t in kbuild.required_tools(arch)
-                                 + ["mke2fs", qemu.load_profile(qemu.DEFAULT_PROFILE[arch]).binary])
+                                 + ["mke2fs", qemu.load_profile(arches.get(arch).qemu_profile).binary])
 
     def qemu_version(arch):
-        return lambda: qemu.version(qemu.load_profile(qemu.DEFAULT_PROFILE[arch]).binary)
+        return lambda: qemu.version(qemu.load_profile(arches.get(arch).qemu_profile).binary)
 
     def plugin():
         return str(plugin_build.build("qemu-system-x86_64"))
@@ -137,12 +136,12 @@ def cmd_doctor(args) -> int:
 
     check("python", python)
     check("linux source", linux)
-    for arch in kconfig.ARCHES:
+    for arch in arches.NAMES:
         check(f"{arch} build tools", tools_for(arch))
         check(f"{arch} QEMU", qemu_version(arch))
     check("QEMU profiling plugin", plugin)
     check("gem5", gem5_home)
-    for arch in kconfig.ARCHES:
+    for arch in arches.NAMES:
         check(f"gem5 {arch}", gem5_arch(arch))
     check("gem5 patch series", gem5_series)
 
@@ -413,9 +412,9 @@ def cmd_sweep(args) -> int:
     sw = sweep.load(args.file)
     inputs.output_dir(args.results, "--results", write=not args.dry_run)
     if args.arch is not None:  # --arch '' is a mistake, not "every arch"
-        if args.arch not in kconfig.ARCHES:
+        if args.arch not in arches.ARCHES:
             raise UserError(f"unknown arch {inputs.short(repr(args.arch))}: choose one of "
-                            f"{', '.join(kconfig.ARCHES)}")
+                            f"{', '.join(arches.NAMES)}")
         sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == args.arch])
         if not sw.points:
             raise UserError(f"{args.file} has no {args.arch} point")

@@ -21,6 +21,7 @@ import json
 from collections import namedtuple
 
 from analysis import metrics, render
+from lab import arches
 
 # Counts by the names tables and findings give them: the store columns
 # (per call), several where they must agree ("stac/clac": a window opens
@@ -78,7 +79,7 @@ RULES = (
 )
 
 WIDTH = 100  # the terminal text keeps to this many columns
-ARCHES = ("x86_64", "arm64")  # the order groups are shown in
+ARCHES = arches.NAMES  # the order groups are shown in
 
 
 # -- groups -----------------------------------------------------------------

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from buildroot import cpio
 from kernels import source as linux_source
-from lab import cache, tools
+from lab import arches, cache, tools
 from lab.errors import UserError
 from workloads import script
 
@@ -35,7 +35,6 @@ REPO = Path(__file__).resolve().parent.parent
 WORKLOADS_DIR = REPO / "workloads"
 INIT_DIR = Path(__file__).resolve().parent / "init"
 OVERLAY = Path(__file__).resolve().parent / "board" / "uaccess" / "rootfs_overlay"
-CC = {"x86_64": "gcc", "arm64": "aarch64-linux-gnu-gcc"}
 BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "probe")
 PATHS_IN_IMAGE = "usr/share/uaccess/kernel-tree.paths"
 
@@ -73,27 +72,23 @@ def sources_digest() -> str:
     return h.hexdigest()
 
 
-LIBC_PACKAGE = {"x86_64": "libc6-dev", "arm64": "libc6-dev-arm64-cross"}
-
-
 def _libc_version(arch: str) -> str:
-    run = subprocess.run(["dpkg-query", "-W", "-f=${Version}", LIBC_PACKAGE[arch]],
-                         capture_output=True, text=True)
+    run = subprocess.run(["dpkg-query", "-W", "-f=${Version}",
+                          arches.get(arch).libc_dev_package], capture_output=True, text=True)
     return run.stdout.strip() if run.returncode == 0 else "unknown"
 
 
 def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
     """(key, inputs) of the image for `job`; with `handoff`, of the image
     without a job file that serves it (and every job with its files)."""
-    if arch not in CC:
-        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(CC)}")
-    for tool in ("make", CC[arch], "mke2fs"):
+    cc = arches.get(arch).cc
+    for tool in ("make", cc, "mke2fs"):
         tools.require(tool)
     inputs = {
         "assembler": ASSEMBLER_VERSION,
         "arch": arch,
         "sources": sources_digest(),
-        "compiler": tools.first_line([CC[arch], "--version"]),
+        "compiler": tools.first_line([cc, "--version"]),
         "libc": _libc_version(arch),  # the workloads are linked statically
         "job_conf": None if handoff else job.job_conf(),
     }
@@ -158,7 +153,7 @@ def install_job_files(job: script.Job, handoff: bool, root: Path) -> None:
 
 def _make(directory: Path, arch: str, outdir: Path, log: Path) -> None:
     cmd = ["make", "-s", "-C", str(directory), f"ARCH={arch}", f"OUT={outdir}",
-           f"CC={CC[arch]}"]
+           f"CC={arches.get(arch).cc}"]
     with open(log, "w") as f:
         run = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
     if run.returncode != 0:

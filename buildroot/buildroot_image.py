@@ -36,7 +36,7 @@ from buildroot import assemble, cpio, host_sources, kernel_fragment, toolchain
 from kernels import build as kbuild
 from kernels import config as kernel_config
 from kernels import source as linux_source
-from lab import cache, kconfig, tools
+from lab import arches, cache, kconfig, tools
 from lab.errors import UserError
 from lab.progress import Progress
 
@@ -44,7 +44,6 @@ BUILDER_VERSION = 1
 EXTERNAL = Path(__file__).resolve().parent
 THIRD_PARTY = EXTERNAL.parent.parent / "shared" / "third-party"
 TARBALL = "buildroot-2024.02.13.tar.xz"
-DEFCONFIG = {"x86_64": "uaccess_x86_64_defconfig", "arm64": "uaccess_aarch64_defconfig"}
 TOOLCHAINS = ("debian", "bootlin")
 # What Buildroot reads of the external tree besides the sources of the
 # project's two packages (those are rebuilt each time, see above).
@@ -105,8 +104,7 @@ def plan(arch: str, job, route: str = "debian", handoff: bool = False,
     With `variant`, the same build also makes that kernel variant: every
     variant of an arch shares one output directory (and its host tools),
     the kernel being rebuilt when the variant changes."""
-    if arch not in DEFCONFIG:
-        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(DEFCONFIG)}")
+    arches.check(arch)
     check_toolchain(route)
     for tool in ("make", "rsync", "readelf", "cpio", "file", "bc", "unzip"):
         tools.require(tool)
@@ -230,7 +228,7 @@ def _compiler(inputs: dict) -> str:
 
 
 def _fragment(arch: str, route: str, work: Path, variant: str = None) -> str:
-    text = (EXTERNAL / "configs" / DEFCONFIG[arch]).read_text()
+    text = (EXTERNAL / "configs" / arches.get(arch).buildroot_defconfig).read_text()
     extra = [f'BR2_DL_DIR="{cache.cache_root() / "buildroot" / "dl"}"',
              f'BR2_ROOTFS_POST_SCRIPT_ARGS="{work / JOB_DIR}"']
     if route == "debian":
@@ -257,7 +255,7 @@ def _configure(arch: str, route: str, br_tree: Path, work: Path, variant: str = 
     lost = kconfig.verify(wanted, (work / ".config").read_text(), prefix="BR2_")
     if lost:
         raise UserError(f"Buildroot dropped {len(lost)} requested option(s) of "
-                        f"{DEFCONFIG[arch]}: {'; '.join(lost)}")
+                        f"{arches.get(arch).buildroot_defconfig}: {'; '.join(lost)}")
     return wanted
 
 

@@ -15,10 +15,8 @@ from pathlib import Path
 from kernels import build as kbuild
 from kernels import source as linux_source
 from kernels import variants
-from lab import cache, kconfig
+from lab import arches, cache, kconfig
 
-IMAGE_OPTION = {"x86_64": "BR2_LINUX_KERNEL_BZIMAGE", "arm64": "BR2_LINUX_KERNEL_IMAGE"}
-BUILT_IMAGE = {"x86_64": "bzImage", "arm64": "Image"}
 LINUX_BUILD_DIR = "linux-custom"  # Buildroot's name for a custom-tarball kernel
 # The config lines that name the compiler: Buildroot compiles through its
 # toolchain wrapper, whose --version names the relocated driver.
@@ -40,7 +38,7 @@ def lines(arch: str, variant: str, config: Path) -> list:
         f'BR2_LINUX_KERNEL_PATCH="{patches}"',
         "BR2_LINUX_KERNEL_USE_CUSTOM_CONFIG=y",
         f'BR2_LINUX_KERNEL_CUSTOM_CONFIG_FILE="{config}"',
-        f"{IMAGE_OPTION[arch]}=y",
+        f"{arches.get(arch).buildroot_image_option}=y",
         "# BR2_LINUX_KERNEL_DTS_SUPPORT is not set",
     ]
     if arch == "x86_64":
@@ -58,8 +56,8 @@ def collect(arch: str, work: Path, out: Path) -> None:
     """Buildroot's kernel, in kernels/build.py's artifact layout."""
     linux = work / "build" / LINUX_BUILD_DIR
     shutil.copyfile(linux / "vmlinux", out / "vmlinux")
-    shutil.copyfile(work / "images" / BUILT_IMAGE[arch],
-                    out / kbuild.ARCH_INFO[arch]["image_name"])
+    image = arches.get(arch).image_name  # Buildroot's name and the artifact's are the same
+    shutil.copyfile(work / "images" / image, out / image)
     shutil.copyfile(linux / "System.map", out / "System.map")
     shutil.copyfile(linux / ".config", out / "config")
 

@@ -27,18 +27,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from lab import cache, tools
+from lab import arches, cache, tools
 from lab.errors import UserError
 
-PREFIX = {"x86_64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}
-SYSROOT_PACKAGES = {
-    "x86_64": ("libc6", "libc6-dev", "linux-libc-dev", "libcrypt1", "libcrypt-dev",
-               "libgcc-s1"),
-    "arm64": ("libc6-arm64-cross", "libc6-dev-arm64-cross", "linux-libc-dev-arm64-cross",
-              "libgcc-s1-arm64-cross"),
-}
-# Where each arch's gcc keeps its own files (crt*.o, libgcc, cc1).
-GCC_DIR = {"x86_64": "gcc", "arm64": "gcc-cross"}
 GCC_MAJOR = "12"  # Debian 12's gcc; Buildroot must be told the version
 KERNEL_HEADERS = "6_1"  # linux-libc-dev of Debian 12 (both arches)
 # No g++: the image has no C++, and a C++ toolchain would need
@@ -62,11 +53,12 @@ def _package_versions(packages) -> dict:
 
 def identity(arch: str) -> dict:
     """What the toolchain is made of; its cache key and the image's record."""
-    gcc = f"{PREFIX[arch]}-gcc"
-    tools.require("aarch64-linux-gnu-gcc" if arch == "arm64" else "gcc")
+    info = arches.get(arch)
+    gcc = f"{info.triplet}-gcc"
+    tools.require(info.cc)
     return {"version": TOOLCHAIN_VERSION, "arch": arch,
             "gcc": tools.first_line([gcc, "--version"]),
-            "packages": _package_versions(SYSROOT_PACKAGES[arch])}
+            "packages": _package_versions(info.sysroot_packages)}
 
 
 def ensure(arch: str) -> Path:
@@ -89,7 +81,7 @@ def defconfig_lines(arch: str, path: Path) -> list:
         "BR2_TOOLCHAIN_EXTERNAL_CUSTOM=y",
         "BR2_TOOLCHAIN_EXTERNAL_PREINSTALLED=y",
         f'BR2_TOOLCHAIN_EXTERNAL_PATH="{path}"',
-        f'BR2_TOOLCHAIN_EXTERNAL_CUSTOM_PREFIX="{PREFIX[arch]}"',
+        f'BR2_TOOLCHAIN_EXTERNAL_CUSTOM_PREFIX="{arches.get(arch).triplet}"',
         f"BR2_TOOLCHAIN_EXTERNAL_GCC_{GCC_MAJOR}=y",
         f"BR2_TOOLCHAIN_EXTERNAL_HEADERS_{KERNEL_HEADERS}=y",
         "BR2_TOOLCHAIN_EXTERNAL_CUSTOM_GLIBC=y",
@@ -109,8 +101,10 @@ def _package_files(packages) -> list:
 def _in_sysroot(arch: str, host: Path) -> Path:
     """Where a package file goes in the merged-/usr sysroot."""
     rel = str(host)
-    if arch == "arm64" and rel.startswith("/usr/aarch64-linux-gnu/"):
-        rel = "/usr/" + rel[len("/usr/aarch64-linux-gnu/"):]
+    info = arches.get(arch)
+    cross_root = f"/usr/{info.triplet}/"  # where Debian's -cross packages install
+    if info.cross_compile and rel.startswith(cross_root):
+        rel = "/usr/" + rel[len(cross_root):]
     for top in ("/lib/", "/lib64/"):
         if rel.startswith(top):
             rel = "/usr" + rel
@@ -118,7 +112,7 @@ def _in_sysroot(arch: str, host: Path) -> Path:
 
 
 def _sysroot(arch: str, root: Path) -> None:
-    for host in _package_files(SYSROOT_PACKAGES[arch]):
+    for host in _package_files(arches.get(arch).sysroot_packages):
         if host.is_dir() and not host.is_symlink():
             continue
         dst = root / _in_sysroot(arch, host)
@@ -155,9 +149,10 @@ def _relocate_ld_script(arch: str, path: Path) -> None:
 
 
 def _driver(arch: str, tc: Path, final: Path) -> None:
-    prefix = PREFIX[arch]
-    gcc_rel = Path("lib") / GCC_DIR[arch] / prefix / GCC_MAJOR
-    libexec_rel = Path("libexec") / GCC_DIR[arch] / prefix / GCC_MAJOR
+    info = arches.get(arch)
+    prefix = info.triplet
+    gcc_rel = Path("lib") / info.gcc_dir / prefix / GCC_MAJOR
+    libexec_rel = Path("libexec") / info.gcc_dir / prefix / GCC_MAJOR
     # A real directory of links, so that gcc's "../../../<triplet>" from it
     # resolves inside the toolchain (where nothing is) rather than on the host.
     (tc / gcc_rel).mkdir(parents=True)

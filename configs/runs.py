@@ -28,7 +28,7 @@ from configs.gem5 import stats as gem5_stats
 from configs.qemu import backend as qemu
 from configs.qemu import plugin_build
 from kernels import variants
-from lab import cache
+from lab import arches, cache
 from lab.errors import UserError
 from lab.progress import Progress
 from lab.symbols import SymbolMap
@@ -72,12 +72,10 @@ def resolve(arch: str, backend: str, profile_name: str = ""):
     QEMU profile (None for gem5, whose presets spec.py checks)."""
     if backend not in BACKENDS:
         raise UserError(f"unknown backend '{backend}': choose one of {', '.join(BACKENDS)}")
-    if arch not in qemu.DEFAULT_PROFILE:
-        raise UserError(f"unknown arch '{arch}': choose one of "
-                        f"{', '.join(qemu.DEFAULT_PROFILE)}")
+    arches.check(arch)
     if backend == "gem5":
         return None
-    profile = qemu.load_profile(profile_name or qemu.DEFAULT_PROFILE[arch])
+    profile = qemu.load_profile(profile_name or arches.get(arch).qemu_profile)
     if profile.arch != arch:
         raise UserError(f"profile '{profile.name}' is for {profile.arch}, not {arch}")
     return profile
@@ -351,7 +349,7 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
             "point": _gem5_point(kernel, job, cpu, cache_preset, smap_model),
             "result": report.result,
             "gem5": {"stats_file": str(final / "stats.txt"),
-                     "console_file": str(final / gem5_spec.BOARD[kernel.arch]["console_file"]),
+                     "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
                      "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),

@@ -60,9 +60,8 @@ from configs import runs
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
-from kernels import config as kconfig
 from kernels import variants
-from lab import inputs, tomlfile
+from lab import arches, inputs, tomlfile
 from lab.errors import UserError
 from workloads import script
 
@@ -218,8 +217,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
                        f"or cpu.<O3 parameter>, cpu.kernel_entry)")
     cpu_axes = _cpu_axes(path, where, axes)
 
-    arches = _choose(path, f"{where}.arch", _list_of_strings(path, f"{where}.arch",
-                     axes.get("arch", list(kconfig.ARCHES))), kconfig.ARCHES)
+    arch_names = _choose(path, f"{where}.arch", _list_of_strings(path, f"{where}.arch",
+                         axes.get("arch", list(arches.NAMES))), arches.NAMES)
     variant_values = axes.get("variant", "all")
     names = variants.names() if variant_values == "all" else _choose(
         path, f"{where}.variant", _list_of_strings(path, f"{where}.variant", variant_values),
@@ -255,7 +254,7 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
         raise _err(path, f"{where}.sampling", "sampling \"simpoint\" needs warming "
                    "\"functional\" only (its checkpoints lie on the boot-once timeline)")
     param_axes = _param_axes(path, params, workloads)
-    size = math.prod(len(x) for x in (arches, names, workloads, backends, profiles, presets,
+    size = math.prod(len(x) for x in (arch_names, names, workloads, backends, profiles, presets,
                                       caches, models, warmings, samplings))
     size *= math.prod(len(v) for _, v in cpu_axes) * math.prod(len(v) for *_, v in param_axes)
     if size > MAX_POINTS:
@@ -264,7 +263,7 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
 
     points, skipped = [], []
     for arch, variant, (wname, base, origin), backend in itertools.product(
-            arches, names, workloads, backends):
+            arch_names, names, workloads, backends):
         v = variants.load(variant)
         if not v.applies_to(arch):
             skipped.append((f"{arch}/{variant}/{wname}", f"variant is {'/'.join(v.arches)} only"))
@@ -296,7 +295,7 @@ def _qemu_points(path, common, profiles, skipped, timeout) -> list:
     out = []
     for profile in profiles:
         arch = common["arch"]
-        prof = qemu.DEFAULT_PROFILE[arch] if profile == "default" else profile
+        prof = arches.get(arch).qemu_profile if profile == "default" else profile
         if qemu.load_profile(prof).arch != arch:
             skipped.append((f"{arch}/{common['variant']}/{common['workload']}",
                             f"profile {prof} is for another arch"))

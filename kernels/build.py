@@ -27,20 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernels import config, source, variants
-from lab import cache, kconfig, tools
+from lab import arches, cache, kconfig, tools
 from lab.errors import UserError
 from lab.progress import Progress
 
 # Bump when the build procedure changes what it produces.
 BUILDER_VERSION = 1
-
-ARCH_INFO = {
-    "x86_64": {"karch": "x86_64", "cross": "", "image": "arch/x86/boot/bzImage",
-               "image_name": "bzImage", "cc": "gcc"},
-    "arm64": {"karch": "arm64", "cross": "aarch64-linux-gnu-",
-              "image": "arch/arm64/boot/Image", "image_name": "Image",
-              "cc": "aarch64-linux-gnu-gcc"},
-}
 
 # Fixed build identity, so two builds of the same inputs are the same
 # kernel (uname -v and the banner otherwise carry a date and a counter).
@@ -67,7 +59,7 @@ class KernelArtifact:
 
     @property
     def image(self) -> Path:
-        return self.path / ARCH_INFO[self.arch]["image_name"]
+        return self.path / arches.get(self.arch).image_name
 
     @property
     def system_map(self) -> Path:
@@ -80,11 +72,11 @@ class KernelArtifact:
 def binutils(arch: str) -> str:
     """The assembler and linker the kernel build runs: as much a part of
     the binary as the compiler (alternatives, relocations, padding)."""
-    return ARCH_INFO[arch]["cross"] + "ld"
+    return arches.get(arch).cross_compile + "ld"
 
 
 def required_tools(arch: str) -> list:
-    return ["make", ARCH_INFO[arch]["cc"], binutils(arch), "flex", "bison", "bc", "patch"]
+    return ["make", arches.get(arch).cc, binutils(arch), "flex", "bison", "bc", "patch"]
 
 
 def _stack(arch: str, variant_name: str, layers: tuple) -> tuple:
@@ -104,8 +96,7 @@ def _stack(arch: str, variant_name: str, layers: tuple) -> tuple:
 
 def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
     """(key, inputs) for a build, without building: what the cache keys on."""
-    if arch not in ARCH_INFO:
-        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(ARCH_INFO)}")
+    arches.check(arch)
     stack = _stack(arch, variant_name, tuple(layers))
     variant = stack[0]
     for tool in required_tools(arch):
@@ -117,7 +108,7 @@ def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
         "arch": arch,
         "config": kconfig.render(config.requested(arch)),
         "variant": variant.as_record(),
-        "toolchain": tools.first_line([ARCH_INFO[arch]["cc"], "--version"]),
+        "toolchain": tools.first_line([arches.get(arch).cc, "--version"]),
         "binutils": tools.first_line([binutils(arch), "--version"]),
     }
     if layers:  # absent for plain variants, so their keys never change
@@ -249,10 +240,10 @@ def _break_link(path: Path) -> None:
 
 
 def _kmake(arch: str, tree: Path, obj: Path) -> list:
-    info = ARCH_INFO[arch]
-    cmd = ["make", "-C", str(tree), f"O={obj}", f"ARCH={info['karch']}"]
-    if info["cross"]:
-        cmd.append(f"CROSS_COMPILE={info['cross']}")
+    info = arches.get(arch)
+    cmd = ["make", "-C", str(tree), f"O={obj}", f"ARCH={info.kernel_arch}"]
+    if info.cross_compile:
+        cmd.append(f"CROSS_COMPILE={info.cross_compile}")
     return cmd
 
 
@@ -290,7 +281,7 @@ def _configure(arch: str, tree: Path, obj: Path) -> None:
 
 def _make(arch: str, variant: str, tree: Path, obj: Path, log: Path, jobs: int) -> None:
     jobs = jobs or os.cpu_count() or 1
-    targets = ["vmlinux", ARCH_INFO[arch]["image_name"]]
+    targets = ["vmlinux", arches.get(arch).image_name]
     cmd = _kmake(arch, tree, obj) + [f"-j{jobs}"] + targets
     progress = Progress(f"kernel {arch}/{variant}")
     compiled = 0
@@ -319,7 +310,8 @@ def _collect(arch: str, obj: Path, out: Path) -> None:
     # vmlinux stays unstripped: the symbol table is what gem5's ArmBoard
     # looks in (unflatten_device_tree) before it loads the DTB.
     shutil.copyfile(obj / "vmlinux", out / "vmlinux")
-    shutil.copyfile(obj / ARCH_INFO[arch]["image"], out / ARCH_INFO[arch]["image_name"])
+    info = arches.get(arch)
+    shutil.copyfile(obj / info.kernel_image, out / info.image_name)
     shutil.copyfile(obj / "System.map", out / "System.map")
     shutil.copyfile(obj / ".config", out / "config")
 

@@ -8,17 +8,15 @@ itself, verify() names every request the kernel dropped.
 
 from pathlib import Path
 
-from lab.errors import UserError
+from lab import arches
 from lab.kconfig import merge, parse
 
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
-ARCHES = ("x86_64", "arm64")
 
 
 def fragments_for(arch: str) -> list:
     """The fragment files that make up an arch's config, in merge order."""
-    if arch not in ARCHES:
-        raise UserError(f"unknown arch '{arch}': choose one of {', '.join(ARCHES)}")
+    arches.check(arch)
     return [CONFIG_DIR / "base.config", CONFIG_DIR / f"{arch}.config"]
 
 

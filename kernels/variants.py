@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernels.config import ARCHES
+from lab import arches as arch_table
 from lab.errors import UserError
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
@@ -96,7 +96,7 @@ def load_layer(name: str) -> Variant:
 
 
 def parse_series(name: str, folder: Path) -> Variant:
-    arches = ARCHES
+    arches = arch_table.NAMES
     clears = ()
     patches = []
     for lineno, raw in enumerate((folder / "series").read_text().splitlines(), 1):
@@ -104,7 +104,7 @@ def parse_series(name: str, folder: Path) -> Variant:
         m = _ARCHES_LINE.match(line)
         if m:
             arches = tuple(m.group(1).split())
-            bad = [a for a in arches if a not in ARCHES]
+            bad = [a for a in arches if a not in arch_table.ARCHES]
             if bad:
                 raise UserError(f"{folder}/series:{lineno}: unknown arch {bad[0]!r}")
             continue

@@ -20,7 +20,7 @@ from buildroot import (assemble, buildroot_image, compare_images, cpio, kernel_f
                        toolchain)
 from configs import runs
 from kernels import build as kbuild
-from lab import kconfig
+from lab import arches, kconfig
 from lab.errors import UserError
 from workloads import script
 
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny-storm.toml"
 EXTERNAL = buildroot_image.EXTERNAL
 POST_BUILD = EXTERNAL / "board" / "uaccess" / "post-build.sh"
-ARCHES = ("x86_64", "arm64")
+ARCHES = arches.NAMES
 
 
 def _have_tree() -> bool:
@@ -51,7 +51,7 @@ needs_cross = pytest.mark.skipif(
 def test_defconfig_parses_and_asks_for_no_static_libs(arch):
     """BR2_STATIC_LIBS needs a non-glibc C library; asking for it with a
     glibc toolchain is what once went unnoticed."""
-    path = EXTERNAL / "configs" / buildroot_image.DEFCONFIG[arch]
+    path = EXTERNAL / "configs" / arches.get(arch).buildroot_defconfig
     wanted = kconfig.parse(path.read_text(), str(path), prefix="BR2_")
     assert "BR2_STATIC_LIBS" not in wanted
     assert wanted["BR2_ROOTFS_POST_BUILD_SCRIPT"].endswith('/board/uaccess/post-build.sh"')
@@ -154,7 +154,7 @@ def test_offline_toolchain_finds_libc_only_in_its_own_sysroot(arch):
     """Buildroot takes the sysroot from where the compiler finds libc.a:
     Debian's gcc as installed answers with a host path."""
     tc = toolchain.ensure(arch)
-    gcc = tc / "bin" / f"{toolchain.PREFIX[arch]}-gcc"
+    gcc = tc / "bin" / f"{arches.get(arch).triplet}-gcc"
     libc = subprocess.run([str(gcc), "-print-file-name=libc.a"], capture_output=True,
                           text=True, check=True).stdout.strip()
     assert Path(libc).resolve().is_relative_to((tc / "sysroot").resolve())

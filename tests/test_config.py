@@ -1,7 +1,7 @@
 import pytest
 
 from kernels import config
-from lab import kconfig
+from lab import arches, kconfig
 from lab.errors import UserError
 
 
@@ -26,7 +26,7 @@ def test_render_round_trips():
 
 
 def test_arch_fragments_override_base():
-    for arch in config.ARCHES:
+    for arch in arches.NAMES:
         files = config.fragments_for(arch)
         assert files[0].name == "base.config" and files[-1].name == f"{arch}.config"
         wanted = config.requested(arch)

@@ -13,10 +13,6 @@ series; elsewhere these skip and say what is missing.
   stray store, run inside the O3 ROI under "sdm": gem5's TLB still faults.
 """
 
-from pathlib import Path
-
-import pytest
-
 from analysis import roi_trace
 from buildroot import assemble
 from configs import runs

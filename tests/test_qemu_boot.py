@@ -11,10 +11,11 @@ import pytest
 from buildroot import assemble
 from configs import runs
 from kernels import build as kbuild
+from lab import arches
 from workloads import script
 
 TINY = Path(__file__).resolve().parent / "data" / "tiny-storm.toml"
-ARCHES = ("x86_64", "arm64")
+ARCHES = arches.NAMES
 VARIANTS = {"x86_64": ("statx-putuser", "dcache-repcmpsb"), "arm64": ("statx-putuser",)}
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from configs import console
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
-from lab import cache, child, tools
+from lab import arches, cache, child, tools
 from lab.errors import UserError
 
 _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
@@ -80,7 +80,7 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
         m = _MARK.search(line)
         if m:
             markers[m.group(1)] = m.group(2).strip()
-    term = outdir / gspec.BOARD[arch]["console_file"]
+    term = outdir / arches.get(arch).gem5_console_file
     console_text = term.read_text(errors="replace") if term.is_file() else ""
     if "error" in markers:
         # The guest's own reason (an oops, a panic) says more than ours.
@@ -112,7 +112,7 @@ def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: flo
                     raise Gem5Failed("the boot ended without a checkpoint (did the "
                                      + ("workload reach its ROI?)" if warming == "none"
                                         else "guest's init reach its handoff?)"),
-                                     str(tmp / "boot" / gspec.BOARD[arch]["console_file"]))
+                                     str(tmp / "boot" / arches.get(arch).gem5_console_file))
             except Gem5Failed as e:
                 # The staging dir is removed on the way out: keep the logs.
                 raise Gem5Failed(f"gem5 boot: {e}", keep_logs(Path(e.log), final)) from None
@@ -194,7 +194,7 @@ def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
             options = (f"--debug-file={TRACE_FILE}",)
     ran = run(gem5, arch, spec, outdir, timeout, options)
     report = console.parse(ran.console_text)
-    term = str(outdir / gspec.BOARD[arch]["console_file"])
+    term = str(outdir / arches.get(arch).gem5_console_file)
     if "roi-end" not in ran.markers:
         raise Gem5Failed("the ROI never ended (no m5 workend)", term)
     why = report.failure()

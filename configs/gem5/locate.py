@@ -26,17 +26,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from lab import arches
 from lab.errors import UserError
 
-BINARY = {"x86_64": "build/X86/gem5.opt", "arm64": "build/ARM/gem5.opt"}
 ARM_BOOTLOADER = "system/arm/bootloader/arm64/boot_foundation.arm64"
-HOW = {
-    "x86_64": "build it in the gem5 tree with 'scons build/X86/gem5.opt -j$(nproc)' "
-              "(gem5's documentation lists its build dependencies)",
-    "arm64": "build it in the gem5 tree with 'scons build/ARM/gem5.opt -j$(nproc)'",
-    "bootloader": "build it with 'make -C system/arm/bootloader/arm64 "
-                  "CROSS_COMPILE=aarch64-linux-gnu-' in the gem5 tree",
-}
+HOW_BOOTLOADER = ("build it with 'make -C system/arm/bootloader/arm64 "
+                  "CROSS_COMPILE=aarch64-linux-gnu-' in the gem5 tree")
 PATCHES = Path(__file__).resolve().parent / "patches"
 # Strings the series compiles into gem5.opt (a TLB statistic's description,
 # the new op class's name, O3 rename's reader-wait statistic, the X86ISA
@@ -123,7 +118,7 @@ class Gem5:
     version: str
 
     def binary(self, arch: str) -> Path:
-        return self.home / BINARY[arch]
+        return self.home / arches.get(arch).gem5_binary
 
     def bootloader(self) -> Path:
         return self.home / ARM_BOOTLOADER
@@ -182,9 +177,11 @@ class Gem5:
         """What this arch's gem5 runs need that is not there, with the fix."""
         out = []
         if not os.access(self.binary(arch), os.X_OK):
-            out.append(f"{self.binary(arch)} not found: {HOW[arch]}")
+            out.append(f"{self.binary(arch)} not found: build it in the gem5 tree with "
+                       f"'scons {arches.get(arch).gem5_binary} -j$(nproc)' (gem5's "
+                       f"documentation lists its build dependencies)")
         if arch == "arm64" and not self.bootloader().is_file():
-            out.append(f"{self.bootloader()} not found: {HOW['bootloader']}")
+            out.append(f"{self.bootloader()} not found: {HOW_BOOTLOADER}")
         return out
 
 

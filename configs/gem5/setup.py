@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from configs.gem5 import locate
-from lab import cache, tools
+from lab import arches, cache, tools
 from lab.errors import UserError
 
 TAG = "v24.0.0.1"
@@ -34,7 +34,8 @@ VERSION = "24.0.0.1"
 DEFAULT_SOURCE = "https://github.com/gem5/gem5"
 ARCHIVE_PATHS = ("src", "system", "util", "ext", "configs", "build_opts", "build_tools",
                  "site_scons", "SConstruct", "COPYING", "LICENSE", "README.md", "include")
-ISAS = {"x86": ("x86_64", "build/X86/gem5.opt"), "arm": ("arm64", "build/ARM/gem5.opt")}
+# --isa names -> the study's arches (lab/arches.py has each one's gem5 binary).
+ISAS = {"x86": "x86_64", "arm": "arm64"}
 # What gem5's build needs beyond a C++ compiler (gem5's documentation,
 # "Building gem5"): program -> Debian package.
 BUILD_TOOLS = {"git": "git", "tar": "tar", "scons": "scons", "g++": "g++", "m4": "m4",
@@ -87,7 +88,8 @@ class Setup:
                ("series", f"git am {locate.PATCHES}/*.patch",
                 tree and locate._source_carries_series(self.dest))]
         for isa in self.isas:
-            arch, target = ISAS[isa]
+            arch = ISAS[isa]
+            target = arches.get(arch).gem5_binary
             built = (self.dest / target).is_file() and (
                 arch != "x86_64" or g.built_with_series(arch))
             out.append((isa.upper(), f"scons {target} -j{self.jobs}", built))
@@ -179,7 +181,7 @@ def apply_series(setup: Setup, say) -> None:
 
 
 def build(setup: Setup, isa: str, say) -> None:
-    target = ISAS[isa][1]
+    target = arches.get(ISAS[isa]).gem5_binary
     say(f"scons {target} -j{setup.jobs} (hours on two cores; rerun to resume)")
     proc = subprocess.run(["scons", target, f"-j{setup.jobs}", "--ignore-style"],
                           cwd=setup.dest)

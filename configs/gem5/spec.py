@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lab import cache, inputs, tomlfile
+from lab import arches, cache, inputs, tomlfile
 from lab.errors import UserError
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
@@ -94,12 +94,6 @@ KERNEL_ENTRY_DEFAULT = "serialize"
 FU_OP_CLASSES = {"IntAlu", "IntMult", "IntDiv", "MemRead", "MemWrite", SMAP_OP_CLASS,
                  REP_STARTUP_OP_CLASS}
 
-BOARD = {
-    "x86_64": {"console": "ttyS0", "disk_device": "/dev/sda", "lpj": "7999923",
-               "console_file": "board.pc.com_1.device"},
-    "arm64": {"console": "ttyAMA0", "disk_device": "/dev/vda", "lpj": "19988480",
-              "console_file": "board.terminal"},
-}
 MEMORY = "1GiB"
 CLOCK = "3GHz"
 DEFAULT_TIMEOUT = 6 * 3600  # seconds per gem5 process: boots take minutes, ROIs more
@@ -146,12 +140,11 @@ def executes_smap(arch: str, smap_model: str) -> bool:
 
 
 # The QEMU profile whose CPU matches gem5's: a gem5 point's twin.
-TWIN_PROFILE = {"x86_64": "x86_64-gem5", "arm64": "arm64-gem5"}
 TWIN_PROFILE_SMAP = "x86_64-gem5-smap"
 
 
 def twin_profile(arch: str, smap_model: str) -> str:
-    return TWIN_PROFILE_SMAP if executes_smap(arch, smap_model) else TWIN_PROFILE[arch]
+    return TWIN_PROFILE_SMAP if executes_smap(arch, smap_model) else arches.get(arch).gem5_twin_profile
 
 
 def model_in(args) -> str:
@@ -454,11 +447,11 @@ def load_cache(name: str) -> CachePreset:
 
 
 def kernel_args(arch: str, smap_model: str) -> list:
-    b = BOARD[arch]
+    b = arches.get(arch)
     # norandmaps: no user address-space randomisation, one less source of
     # run-to-run noise in cycles (gem5's ArmBoard sets it by default too).
-    args = [f"console={b['console']}", "panic=-1", f"lpj={b['lpj']}", "norandmaps",
-            f"root={b['disk_device']}", "rw", "init=/init", "uaccess.backend=gem5"]
+    args = [f"console={b.gem5_console}", "panic=-1", f"lpj={b.gem5_lpj}", "norandmaps",
+            f"root={b.gem5_disk}", "rw", "init=/init", "uaccess.backend=gem5"]
     if arch == "arm64":
         # gem5's Arm CPU has no SSBS, so with the default dynamic Spectre-v4
         # policy Linux patches a firmware-mitigation check into every
@@ -495,7 +488,7 @@ def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt,
     spec = {
         "arch": arch, "mode": mode,
         "kernel": str(kernel.vmlinux), "disk": str(image.ext2),
-        "disk_device": BOARD[arch]["disk_device"],
+        "disk_device": arches.get(arch).gem5_disk,
         "kernel_args": boot_args(arch, smap_model, warming),
         "memory": MEMORY, "clock": CLOCK,
         "cache": dict(cache_preset.sizes),

@@ -15,11 +15,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import child, inputs, tomlfile, tools
+from lab import arches, child, inputs, tomlfile, tools
 from lab.errors import UserError
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
-DEFAULT_PROFILE = {"x86_64": "x86_64-smap", "arm64": "arm64-pan"}
 # QEMU 7.2 TCG does not implement SERIALIZE (0f 01 e8); the cost model's
 # serialize variant is for gem5 only.
 
@@ -81,8 +80,8 @@ def load_profile(name: str) -> Profile:
     if missing:
         raise UserError(f"{path}: missing {missing[0]!r} (a profile sets "
                         f"{', '.join(k for k, f in fields.items() if f.default is dataclasses.MISSING)})")
-    if data["arch"] not in DEFAULT_PROFILE:
-        raise UserError(f"{path}: arch must be one of {', '.join(DEFAULT_PROFILE)}, "
+    if data["arch"] not in arches.ARCHES:
+        raise UserError(f"{path}: arch must be one of {', '.join(arches.NAMES)}, "
                         f"got {data['arch']!r}")
     if not _MEMORY.match(data["memory"]):
         raise UserError(f"{path}: memory must be a size for QEMU's -m such as \"512M\" or "

@@ -1,0 +1,96 @@
+"""The two architectures the study runs, as one table: every per-arch fact a
+stage needs (how the kernel is built and named, the cross toolchain, the
+image's Buildroot names, the QEMU and gem5 sides' defaults) in one typed
+value per arch, and the one check of an arch name.
+
+Stages read the facts here rather than keeping their own dictionaries, so
+adding an arch, or renaming a file, is one edit. Nothing here is hashed
+into a cache key: the keys record what a build used (the compiler's
+version line, the config), not this table, so reshaping it moves no key.
+"""
+
+from dataclasses import dataclass
+
+from lab.errors import UserError
+
+
+@dataclass(frozen=True)
+class Arch:
+    name: str              # the study's name, as sweeps and records spell it
+    # The kernel (kernels/)
+    kernel_arch: str       # make ARCH=
+    cross_compile: str     # make CROSS_COMPILE= ("" for the host's own tools)
+    kernel_image: str      # the boot image in the build tree
+    # The cross toolchain and sysroot (kernels/, buildroot/)
+    cc: str                # the C compiler for kernel and guest programs
+    triplet: str           # GNU triplet: the toolchain's prefix and /usr/lib/<triplet>
+    gcc_dir: str           # /usr/lib/<gcc_dir>/<triplet>/<major>: crt*.o, libgcc, cc1
+    libc_dev_package: str  # the Debian package with the libc headers
+    sysroot_packages: tuple  # the Debian packages a Buildroot sysroot is made of
+    # The image (buildroot/)
+    buildroot_defconfig: str
+    buildroot_image_option: str  # the Buildroot option that builds kernel_image
+    # The run stage (configs/)
+    qemu_profile: str      # the QEMU profile a QEMU point runs by default
+    gem5_twin_profile: str  # the QEMU profile whose CPU matches gem5's
+    gem5_isa: str          # gem5's build/<ISA> directory
+    gem5_console: str      # the board's serial console (kernel console=)
+    gem5_console_file: str  # where gem5 writes that console, in its m5out
+    gem5_disk: str         # the board's disk device (kernel root=)
+    gem5_lpj: str          # loops_per_jiffy at the board's clock (skips calibration)
+
+    @property
+    def image_name(self) -> str:
+        """The boot image's file name (bzImage, Image)."""
+        return self.kernel_image.rsplit("/", 1)[-1]
+
+    @property
+    def gem5_binary(self) -> str:
+        """gem5.opt for this arch, relative to a gem5 tree."""
+        return f"build/{self.gem5_isa}/gem5.opt"
+
+
+X86_64 = Arch(
+    name="x86_64",
+    kernel_arch="x86_64", cross_compile="", kernel_image="arch/x86/boot/bzImage",
+    cc="gcc", triplet="x86_64-linux-gnu", gcc_dir="gcc", libc_dev_package="libc6-dev",
+    sysroot_packages=("libc6", "libc6-dev", "linux-libc-dev", "libcrypt1", "libcrypt-dev",
+                      "libgcc-s1"),
+    buildroot_defconfig="uaccess_x86_64_defconfig",
+    buildroot_image_option="BR2_LINUX_KERNEL_BZIMAGE",
+    qemu_profile="x86_64-smap", gem5_twin_profile="x86_64-gem5",
+    gem5_isa="X86", gem5_console="ttyS0", gem5_console_file="board.pc.com_1.device",
+    gem5_disk="/dev/sda", gem5_lpj="7999923",
+)
+
+ARM64 = Arch(
+    name="arm64",
+    kernel_arch="arm64", cross_compile="aarch64-linux-gnu-",
+    kernel_image="arch/arm64/boot/Image",
+    cc="aarch64-linux-gnu-gcc", triplet="aarch64-linux-gnu", gcc_dir="gcc-cross",
+    libc_dev_package="libc6-dev-arm64-cross",
+    sysroot_packages=("libc6-arm64-cross", "libc6-dev-arm64-cross",
+                      "linux-libc-dev-arm64-cross", "libgcc-s1-arm64-cross"),
+    buildroot_defconfig="uaccess_aarch64_defconfig",
+    buildroot_image_option="BR2_LINUX_KERNEL_IMAGE",
+    qemu_profile="arm64-pan", gem5_twin_profile="arm64-gem5",
+    gem5_isa="ARM", gem5_console="ttyAMA0", gem5_console_file="board.terminal",
+    gem5_disk="/dev/vda", gem5_lpj="19988480",
+)
+
+# In the order tables and reports show them.
+ARCHES = {a.name: a for a in (X86_64, ARM64)}
+NAMES = tuple(ARCHES)
+
+
+def get(name) -> Arch:
+    """The arch called `name`, or the one error every stage gives."""
+    try:
+        return ARCHES[name]
+    except (KeyError, TypeError):
+        raise UserError(f"unknown arch {name!r}: choose one of {', '.join(NAMES)}") from None
+
+
+def check(name) -> str:
+    """`name`, once it is known to be an arch (the same error as get)."""
+    return get(name).name
