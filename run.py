@@ -36,6 +36,7 @@ from analysis import (compare, figures, findings, published, report, roi_trace, 
                       scorecard, store, table)
 from buildroot import assemble, buildroot_image  # noqa: E402
 from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
+from configs import point as run_point  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
 from configs.slurm import executor as slurm_executor  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
@@ -184,9 +185,6 @@ def _image(args, job, handoff: bool = False):
 def _check_builder(args) -> None:
     if not hasattr(args, "builder"):
         return  # commands without --builder use the assembler
-    if args.builder not in IMAGE_BUILDERS:
-        raise UserError(f"unknown --builder '{args.builder}': choose one of "
-                        f"{', '.join(IMAGE_BUILDERS)}")
     buildroot_image.check_toolchain(args.br_toolchain)
     if getattr(args, "br_kernel", False) and args.builder != "buildroot":
         raise UserError("--br-kernel needs --builder buildroot")
@@ -219,6 +217,8 @@ def cmd_run(args) -> int:
     if args.commit_profile:
         raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
                         "instructions per function, not cycles")
+    point = run_point.qemu_point(args.arch, args.variant, job, args.profile,
+                                 args.timeout or 300, args.plugin)
     _check_builder(args)
     kbuild.plan(args.arch, args.variant)
     if args.br_kernel:
@@ -227,8 +227,7 @@ def cmd_run(args) -> int:
     else:
         kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
         image = _image(args, job)
-    record = runs.run_point(kernel, image, job, args.backend, args.profile,
-                            args.timeout or 300, args.force, args.plugin)
+    record = runs.QemuBackend().run(point, kernel, image, args.force)
     if args.json:
         print(json.dumps(record, indent=2, sort_keys=True))
     else:
@@ -240,54 +239,46 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _gem5_inputs(args, job, check=None, cpu=None, warming="none") -> tuple:
-    """(model, cache preset, gem5, kernel, image) of one gem5 point: every
-    input checked (and `check(model)` run) before anything is built."""
-    layers = gem5_spec.layers_for(args.arch)
-    model = gem5_spec.model_for(args.arch, args.smap_model)
-    gem5_spec.kernel_args(args.arch, model)  # validates the model
-    if check:
-        check(model)
-    caches = gem5_spec.load_cache(args.cache)
-    _check_builder(args)
-    kbuild.plan(args.arch, args.variant, layers)
-    g = gem5_locate.require(args.arch, args.gem5)
-    why = gem5_spec.needs_series(args.arch, model, cpu)
-    if why:
-        g.require_series(args.arch, why)
-    kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=layers)
-    image = _image(args, job, handoff=warming != "none")
-    return model, caches, g, kernel, image
-
-
-def _run_gem5(args, job) -> int:
-    cpu = gem5_spec.load_cpu(args.cpu_preset or f"{args.arch}-o3-default", args.arch)
-    if args.kernel_entry:
-        cpu = gem5_spec.with_params(cpu, {"kernel_entry": args.kernel_entry})
-    warming = gem5_spec.check_warming(args.warming)
-    simpoint = None  # checked whole before anything is built
-    if gem5_sampling.check_sampling(args.sampling) == "simpoint":
+def _gem5_point(args, job):
+    """The command line's gem5 point, checked whole before anything is built."""
+    simpoint = None
+    if gem5_sampling.check_sampling(getattr(args, "sampling", "none")) == "simpoint":
         simpoint = gem5_sampling.Settings(
             args.simpoint_interval, args.simpoint_max_k, args.simpoint_functional_warmup,
             args.simpoint_detailed_warmup, args.simpoint_measure_all).check("", cli=True)
-        if warming != "functional":
-            raise UserError("--sampling simpoint needs --warming functional (its checkpoints "
-                            "lie on the boot-once timeline)")
-        if args.commit_profile:
-            raise UserError("--commit-profile needs the whole ROI: it cannot be sampled")
-    args.smap_model, caches, g, kernel, image = _gem5_inputs(args, job, cpu=cpu,
-                                                             warming=warming)
-    record = runs.run_gem5_point(kernel, image, job, g, cpu, caches, args.smap_model,
-                                 args.timeout or gem5_spec.DEFAULT_TIMEOUT, args.force,
-                                 commit_profile=args.commit_profile, warming=warming,
-                                 simpoint=simpoint)
+    return run_point.gem5_point(
+        args.arch, args.variant, job, getattr(args, "cpu_preset", None) or "default",
+        args.cache, args.smap_model, args.timeout or gem5_spec.DEFAULT_TIMEOUT,
+        cpu_params=(("kernel_entry", args.kernel_entry),)
+        if getattr(args, "kernel_entry", None) else (),
+        commit_profile=bool(getattr(args, "commit_profile", False)),
+        warming=getattr(args, "warming", "none"), simpoint=simpoint, cli=True)
+
+
+def _gem5_inputs(args, point) -> tuple:
+    """(gem5 backend, kernel, image) of one gem5 point: the build found and
+    able to run it before the kernel and image are built."""
+    _check_builder(args)
+    kbuild.plan(point.arch, point.variant, point.layers)
+    backend = runs.Gem5Backend(gem5_locate.require(point.arch, args.gem5))
+    backend.require(point)
+    kernel = kbuild.build_kernel(point.arch, point.variant, args.jobs, layers=point.layers)
+    image = _image(args, point.job, handoff=point.handoff)
+    return backend, kernel, image
+
+
+def _run_gem5(args, job) -> int:
+    point = _gem5_point(args, job)
+    backend, kernel, image = _gem5_inputs(args, point)
+    record = backend.run(point, kernel, image, args.force)
+    cpu = point.run.cpu
     summary = record["gem5"]["summary"]
     if args.json:
         print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
         return 0
     ops = record["result"]["ops"]
     print(f"{args.arch}/{args.variant}/{job.workload} on gem5 {cpu.name} "
-          f"smap_model={args.smap_model}: {ops} ops, checksum {record['result']['checksum']}")
+          f"smap_model={point.smap_model}: {ops} ops, checksum {record['result']['checksum']}")
     for k in ("cycles", "insts", "ops", "ipc", "branch_mispredicts", "squashed_insts",
               "l1d_misses", "l2_misses"):
         v = summary.get(k)
@@ -321,16 +312,18 @@ def cmd_crosscheck(args) -> int:
     job = _job(args)
     job.check_fits(300, "")  # the QEMU twin's timeout
 
-    def has_twin(model):
-        if model == "serialize":
-            raise UserError("smap_model serialize has no QEMU twin: QEMU 7.2 TCG does not "
-                            "implement SERIALIZE")
-
-    model, caches, g, kernel, image = _gem5_inputs(args, job, has_twin)
-    twin = runs.run_point(kernel, image, job, "qemu", gem5_spec.twin_profile(args.arch, model), 300,
-                          plugin=True, extra_args=gem5_spec.model_args(args.arch, model))
-    trace = gem5_backend.trace_roi(g, args.arch, kernel, image, model, caches,
-                                   args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+    point = _gem5_point(args, job)
+    model = point.smap_model
+    if model == "serialize":
+        raise UserError("smap_model serialize has no QEMU twin: QEMU 7.2 TCG does not "
+                        "implement SERIALIZE")
+    twin_point = run_point.qemu_point(args.arch, args.variant, job,
+                                      gem5_spec.twin_profile(args.arch, model), 300,
+                                      plugin=True, smap_model=model, layers=point.layers)
+    backend, kernel, image = _gem5_inputs(args, point)
+    twin = runs.QemuBackend().run(twin_point, kernel, image)
+    trace = gem5_backend.trace_roi(backend.gem5, args.arch, kernel, image, model,
+                                   point.run.cache, args.timeout or gem5_spec.DEFAULT_TIMEOUT)
     counts, lines = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))
     print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
     print(roi_trace.text(roi_trace.compare(counts, twin["counts"])), end="")
@@ -345,9 +338,6 @@ def cmd_calibrate(args) -> int:
     # rep first: its start-up cost is in every rep string instruction,
     # copy_to_user's included, so SMAP is calibrated on top of it.
     names = ["rep", "smap"] if args.mechanism == "all" else [args.mechanism]
-    if args.mechanism != "all" and args.mechanism not in calibrate.MECHANISMS:
-        raise UserError(f"unknown mechanism '{args.mechanism}': choose one of "
-                        f"{', '.join(calibrate.MECHANISMS)}, all")
     latencies = None
     if args.latencies:
         try:
@@ -411,10 +401,7 @@ def cmd_sweep(args) -> int:
     """Expand a sweep file, run what is not finished, store, report."""
     sw = sweep.load(args.file)
     inputs.output_dir(args.results, "--results", write=not args.dry_run)
-    if args.arch is not None:  # --arch '' is a mistake, not "every arch"
-        if args.arch not in arches.ARCHES:
-            raise UserError(f"unknown arch {inputs.short(repr(args.arch))}: choose one of "
-                            f"{', '.join(arches.NAMES)}")
+    if args.arch is not None:  # argparse's choices refuse --arch ''
         sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == args.arch])
         if not sw.points:
             raise UserError(f"{args.file} has no {args.arch} point")
@@ -433,18 +420,12 @@ def cmd_sweep(args) -> int:
         p = outcome.planned.point
         params = dict(p.params)
         if outcome.error:
-            store.ingest_one(db, store.add_failure, sw.name, outcome.planned.key,
-                             {"arch": p.arch, "variant": p.variant, "workload": p.workload,
-                              "backend": p.backend, "profile": p.profile,
-                              # Which point failed, as its result row would say.
-                              "cache": p.cache or None, "smap_model": p.smap_model,
-                              "twin_of": p.twin_of or None,
-                              "warming": (p.warming or "none") if p.backend == "gem5"
-                              else None},
+            # Which point failed, as its result row would say.
+            store.ingest_one(db, store.add_failure, sw.name, outcome.planned.key, p.columns(),
                              outcome.error, outcome.log, params)
         else:
             store.ingest_one(db, store.add_record, sw.name, outcome.record, params,
-                             p.twin_of or None)
+                             p.columns()["twin_of"])
 
     if args.executor == "slurm":
         outcomes = slurm_executor.execute(sw, planned, record, args.jobs)
@@ -622,8 +603,10 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("doctor", help="what is found and what is missing, with the fix")
     sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
 
+    # A flag with a closed set of values takes argparse's choices: --help
+    # lists them, and a wrong one is the parser's one line.
     def kernel_args(sp):
-        sp.add_argument("--arch", required=True)
+        sp.add_argument("--arch", required=True, choices=arches.NAMES)
         sp.add_argument("--variant", default="stock")
         sp.add_argument("--jobs", type=COUNT, default=0, help="make -j (default: cores)")
 
@@ -637,17 +620,17 @@ def parser() -> argparse.ArgumentParser:
                         "workloads/scripts/<workload>.toml")
 
     def image_args(sp):
-        sp.add_argument("--builder", default="assembler",
+        sp.add_argument("--builder", default="assembler", choices=IMAGE_BUILDERS,
                         help="assembler (default: offline, from Debian packages) or "
                              "buildroot (a real Buildroot build of buildroot/)")
-        sp.add_argument("--br-toolchain", default="debian",
+        sp.add_argument("--br-toolchain", default="debian", choices=buildroot_image.TOOLCHAINS,
                         help="with --builder buildroot: debian (offline, default) or "
                              "bootlin (the defconfig's; Buildroot downloads it)")
 
     sp = sub.add_parser("build-kernel", help="build (or find cached) one kernel")
     kernel_args(sp)
     sp = sub.add_parser("build-image", help="build (or find cached) one root filesystem")
-    sp.add_argument("--arch", required=True)
+    sp.add_argument("--arch", required=True, choices=arches.NAMES)
     workload_args(sp)
     image_args(sp)
     sp.add_argument("--br-kernel", metavar="VARIANT", default="",
@@ -660,7 +643,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--br-kernel", action="store_true",
                     help="with --builder buildroot (QEMU): the kernel from the same "
                          "Buildroot build instead of kernels/")
-    sp.add_argument("--backend", default="qemu", help="qemu or gem5")
+    sp.add_argument("--backend", default="qemu", choices=runs.BACKENDS)
     sp.add_argument("--profile", default="", help="QEMU CPU profile (default per arch)")
     sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
     gem5_args(sp)
@@ -669,18 +652,18 @@ def parser() -> argparse.ArgumentParser:
                     help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
                          "drains) or sdm (as the SDM describes them; patches 0008-0009); "
                          "default: the CPU preset's")
-    sp.add_argument("--smap-model", default="none",
+    sp.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
                          "smap (SMAP executed by gem5; needs configs/gem5/patches)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
-    sp.add_argument("--warming", default="functional",
+    sp.add_argument("--warming", default="functional", choices=gem5_spec.WARMING,
                     help="gem5: functional (default: boot once, hand the job over, warm the "
                          "caches on the atomic core) or none (the ROI checkpoint, cold caches)")
     sp.add_argument("--commit-profile", action="store_true",
                     help="gem5: charge the ROI's cycles to kernel functions (needs patch "
                          "0007 of configs/gem5/patches)")
-    sp.add_argument("--sampling", default="none",
+    sp.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
                     help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
                          "simulation points, weighted; needs --warming functional)")
     defaults = gem5_sampling.Settings()
@@ -701,14 +684,15 @@ def parser() -> argparse.ArgumentParser:
     kernel_args(sp)
     workload_args(sp)
     gem5_args(sp)
-    sp.add_argument("--smap-model", default="none", help="x86: none | lfence | smap")
+    sp.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
+                    help="x86: none, lfence or smap (serialize has no QEMU twin)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("calibrate", help="fit the gem5 series' latencies to the seeds "
                         "(needs gem5 with configs/gem5/patches)")
     gem5_args(sp)
     sp.add_argument("--cpu-preset", default="x86_64-o3-default", help="the O3 preset to calibrate")
-    sp.add_argument("--mechanism", default="smap",
+    sp.add_argument("--mechanism", default="smap", choices=(*calibrate.MECHANISMS, "all"),
                     help="smap (STAC/CLAC, on statx), rep (rep string start-up, on the "
                          "dentry compare) or all (default: %(default)s)")
     sp.add_argument("--latencies", default="",
@@ -725,7 +709,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
-    sp.add_argument("--arch", help="only this arch's points (say, gem5 built for X86 only)")
+    sp.add_argument("--arch", choices=arches.NAMES,
+                    help="only this arch's points (say, gem5 built for X86 only)")
     sp.add_argument("--executor", default="local", choices=("local", "slurm"),
                     help="local worker pool (default) or Slurm jobs (configs/slurm)")
     sp = sub.add_parser("gem5", help="get gem5 v24.0.0.1, apply configs/gem5/patches, build "

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from buildroot import assemble
 from configs import runs
 from configs.gem5 import locate as gem5_locate
-from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
 from kernels import variants
 from lab import cache, child
@@ -31,13 +30,26 @@ from lab.progress import Heartbeat, Progress
 
 @dataclass
 class Planned:
-    point: object          # configs.sweep.Point
+    point: object          # configs.point.Point
     kernel: object         # kbuild.KernelArtifact (may not be built yet)
     image: object          # assemble.ImageArtifact (may not be built yet)
-    key: str               # run key
+    key: str               # run key: the backend's key of the point
     done: bool             # a finished run exists
-    gem5: object = None    # configs.gem5.locate.Gem5, for gem5 points
+    backend: object = None  # runs.QemuBackend | runs.Gem5Backend: the one that keyed it
     needs: str = ""        # a dry run's point that cannot be keyed: what it needs
+
+    def boot_group(self) -> tuple:
+        """gem5 points that share a boot checkpoint (kernel, image, model,
+        caches) share this; None for a QEMU point."""
+        p = self.point
+        if p.backend != "gem5":
+            return None
+        return (p.arch, self.kernel.key, self.image.key, p.smap_model, p.run.cache.name)
+
+    def run(self) -> dict:
+        """Run the point (or read its finished record), under the planned key."""
+        _check_same_key("run", self.key, self.backend.key(self.point, self.kernel, self.image))
+        return self.backend.run(self.point, self.kernel, self.image)
 
 
 @dataclass
@@ -47,11 +59,6 @@ class Outcome:
     error: str = None
     log: str = None
     cached: bool = False
-
-
-def _handoff(p) -> bool:
-    """A boot-once gem5 point boots the job-less image; the job is handed over."""
-    return p.backend == "gem5" and p.warming not in ("", "none")
 
 
 def _gem5_for(sweep, arch: str, gem5_flag):
@@ -86,36 +93,21 @@ def plan(sweep, gem5_flag: str = None, dry: bool = False) -> list:
         kid = (p.arch, p.variant, p.layers)
         if kid not in kernels:
             kernels[kid] = kbuild.artifact(p.arch, p.variant, p.layers)
-        handoff = _handoff(p)
-        ijob = (p.arch, p.job.job_conf(), handoff)
+        ijob = (p.arch, p.job.job_conf(), p.handoff)
         if ijob not in images:
-            key, _ = assemble.plan(p.arch, p.job, handoff)
+            key, _ = assemble.plan(p.arch, p.job, p.handoff)
             images[ijob] = assemble.ImageArtifact(key, cache.cache_root() / "images" / key, p.arch)
         kernel, image = kernels[kid], images[ijob]
         if p.backend == "gem5" and p.arch in missing:
             out.append(Planned(p, kernel, image, "", False, None, missing[p.arch]))
             continue
-        if p.backend == "gem5":
-            cpu = gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch),
-                                        p.cpu_params)
-            why = gem5_spec.needs_series(p.arch, p.smap_model, cpu)
-            if why:  # before any work
-                gem5s[p.arch].require_series(p.arch, why)
-            if p.commit_profile:
-                gem5s[p.arch].require_commit_ticks(p.arch)
-            key = runs.gem5_key(kernel, image, gem5s[p.arch], cpu,
-                                gem5_spec.load_cache(p.cache),
-                                gem5_spec.model_for(p.arch, p.smap_model), p.commit_profile,
-                                p.warming or "none", p.job, p.simpoint)
-        else:
-            profile = runs.resolve(p.arch, p.backend, p.profile)
-            key = runs.run_key(kernel, image, p.backend, profile, p.plugin, p.bbv_interval,
-                               p.extra_args())
+        backend = runs.backend_for(p, gem5s.get(p.arch))
+        backend.require(p)  # before any work
+        key = backend.key(p, kernel, image)
         if key in seen:  # e.g. a QEMU twin that equals a plain QEMU point
             continue
         seen.add(key)
-        out.append(Planned(p, kernel, image, key, runs.finished(key) is not None,
-                           gem5s.get(p.arch) if p.backend == "gem5" else None))
+        out.append(Planned(p, kernel, image, key, runs.finished(key) is not None, backend))
     return out
 
 
@@ -191,7 +183,7 @@ def execute(sweep, planned: list, workers: int = 0, on_outcome=None, jobs: int =
 
     def run_one(pl):
         progress.started(pl.point.label())
-        return _run_one(pl)
+        return run_planned(pl)
 
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
@@ -250,10 +242,9 @@ def _boots_first(points: list) -> list:
     seen = {}
 
     def rank(pl):
-        p = pl.point
-        if p.backend != "gem5":
+        group = pl.boot_group()
+        if group is None:
             return 0
-        group = (p.arch, pl.kernel.key, pl.image.key, p.smap_model, p.cache)
         seen[group] = seen.get(group, -1) + 1
         return seen[group]
 
@@ -281,7 +272,7 @@ def _build_inputs(todo: list, jobs: int) -> dict:
         if pl.image.key not in seen:
             seen.add(pl.image.key)
             try:
-                built = assemble.build_image(p.arch, p.job, _handoff(p))
+                built = assemble.build_image(p.arch, p.job, p.handoff)
                 _check_same_key("image", pl.image.key, built.key)
             except UserError as e:
                 broken[pl.image.key] = f"image build: {e}"
@@ -297,20 +288,11 @@ def _check_same_key(what: str, planned: str, built: str) -> None:
                         f"{planned}, built {built}); run the sweep again")
 
 
-def _run_one(pl: Planned) -> Outcome:
-    p = pl.point
+def run_planned(pl: Planned) -> Outcome:
+    """One planned point run to its outcome: a record, or the error that
+    stopped it (never raised: one point's failure is not the sweep's)."""
     try:
-        if p.backend == "gem5":
-            record = runs.run_gem5_point(
-                pl.kernel, pl.image, p.job, pl.gem5,
-                gem5_spec.with_params(gem5_spec.load_cpu(p.cpu_preset, p.arch), p.cpu_params),
-                gem5_spec.load_cache(p.cache), p.smap_model, p.timeout,
-                commit_profile=p.commit_profile, warming=p.warming or "none",
-                simpoint=p.simpoint)
-        else:
-            record = runs.run_point(pl.kernel, pl.image, p.job, p.backend, p.profile,
-                                    p.timeout, False, p.plugin, p.bbv_interval, p.extra_args())
-        return Outcome(pl, record=record)
+        return Outcome(pl, record=pl.run())
     except runs.RunFailed as e:
         return Outcome(pl, error=str(e), log=e.log)
     except UserError as e:

@@ -7,7 +7,12 @@ forced. A failed run's directory is kept under runs/failed/ so its logs can
 be read, and the error names the log.
 
 Backends: qemu (QEMU-TCG, optionally counted by the profiling plugin) and
-gem5 (boot to a ROI checkpoint once, simulate the ROI on an O3 preset).
+gem5 (boot to a ROI checkpoint once, simulate the ROI on an O3 preset),
+two implementations of one interface (QemuBackend, Gem5Backend: a
+configs.point.Point's key, and its run -> record); backend_for() picks
+one. The plan and the run ask the same backend, so a plan's key is the
+run's. run_point and run_gem5_point are the same runs from loose
+arguments (tests and benchmarks), each making the point first.
 """
 
 import json
@@ -20,6 +25,7 @@ import time
 from pathlib import Path
 
 from configs import console
+from configs import point as run_point_mod
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import commit_profile as commit_profile_mod
 from configs.gem5 import sampling as sampling_mod
@@ -112,6 +118,16 @@ def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     return finished(key)
 
 
+def _record(point: dict, result: dict, seconds: float, guest: dict, provenance: dict,
+            **backend) -> dict:
+    """A run record, whichever backend made it: the point (the store's
+    columns), the guest's result, host seconds from boot to result, what
+    the guest said of itself, the provenance, and the backend's own part
+    (QEMU: counts; gem5: gem5)."""
+    return {"point": point, "result": result, "boot_to_result_seconds": seconds,
+            "guest": guest, "provenance": provenance, **backend}
+
+
 def _provenance(kernel, image, handed_over, simulator: dict, command: list) -> dict:
     """handed_over: the job a boot-once gem5 run gave the guest (its image
     holds none), else None."""
@@ -160,11 +176,13 @@ def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
     `extra_args` go on the kernel command line (the smap-model layer's)."""
     if backend != "qemu":
         raise UserError(f"run_point runs QEMU points; use run_gem5_point for {backend}")
-    profile = resolve(kernel.arch, backend, profile_name)
-    key = run_key(kernel, image, backend, profile, plugin, bbv_interval, tuple(extra_args))
-    label = f"{kernel.arch}/{kernel.variant}/{job.workload} on qemu"
-    return _in_run_dir(key, force, label, lambda work: _execute_qemu(
-        kernel, image, job, profile, work, timeout, plugin, bbv_interval, tuple(extra_args)))
+    point = run_point_mod.qemu_point(kernel.arch, kernel.variant, job, profile_name, timeout,
+                                     plugin, bbv_interval,
+                                     smap_model=gem5_spec.model_in(tuple(extra_args)) or "")
+    if point.extra_args() != tuple(extra_args):
+        raise UserError(f"run_point: kernel arguments {' '.join(extra_args)!r} are not a "
+                        f"smap model's (those are the only ones a point adds)")
+    return QemuBackend().run(point, kernel, image, force)
 
 
 def _plugin_args(profile, kernel, work: Path, bbv_interval: int) -> list:
@@ -227,20 +245,17 @@ def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
     # which needs no command line, from the twin profile's CPU.
     model = gem5_spec.model_in(extra_args) or profile.twin_of_smap_model
     final = run_dir(work.name.split(".")[1])  # .KEY.random -> runs/KEY
-    return {
-        "point": {"arch": kernel.arch, "variant": kernel.variant,
-                  "workload": job.workload, "backend": "qemu", "profile": profile.name,
-                  "smap_model": model},
-        "result": report.result,
-        "counts": counts,
-        "boot_to_result_seconds": booted.seconds,
-        "guest": {"boot": report.boot, "cpu_flags": report.cpu_flags,
-                  "kernel_lines": _uaccess_lines(text)},
+    return _record(
+        {"arch": kernel.arch, "variant": kernel.variant, "workload": job.workload,
+         "backend": "qemu", "profile": profile.name, "smap_model": model},
+        report.result, booted.seconds,
+        {"boot": report.boot, "cpu_flags": report.cpu_flags,
+         "kernel_lines": _uaccess_lines(text)},
         # The command as it reads once the run is in its final place.
-        "provenance": _provenance(kernel, image, None, {
+        _provenance(kernel, image, None, {
             "name": "qemu", "version": qemu.version(profile.binary),
             "profile": profile.as_record()}, [c.replace(str(work), str(final)) for c in cmd]),
-    }
+        counts=counts)
 
 
 def _uaccess_lines(text: str) -> list:
@@ -307,66 +322,115 @@ def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str 
     `simpoint` (configs.gem5.sampling.Settings), the ROI is measured on
     SimPoint's simulation points, not whole, and its summary is their
     weighted estimate (gem5.sampling says how it was made)."""
-    smap_model = gem5_spec.model_for(kernel.arch, smap_model)
-    why = gem5_spec.needs_series(kernel.arch, smap_model, cpu)
-    if why:
-        gem5.require_series(kernel.arch, why)
-    if commit_profile:
-        gem5.require_commit_ticks(kernel.arch)
-    gem5_spec.check_warming(warming)
-    if simpoint and warming != "functional":
-        raise UserError("sampling = \"simpoint\" needs warming = \"functional\" (its "
-                        "checkpoints are taken on the boot-once scheme's timeline)")
-    if simpoint and commit_profile:
-        raise UserError("a commit profile needs the whole ROI: it cannot be sampled")
-    key = gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model, commit_profile,
-                   warming, job, simpoint)
-    label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
-    if simpoint:
-        return _in_run_dir(key, force, label + " (SimPoint)", lambda work: _execute_simpoint(
-            kernel, image, job, gem5, cpu, cache_preset, smap_model, timeout, simpoint, work))
+    run_point_mod.check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile)
+    point = run_point_mod.Point(
+        kernel.arch, kernel.variant, job, float(timeout),
+        run_point_mod.Gem5Settings(cpu.name, cpu, cache_preset, (), bool(commit_profile),
+                                   warming, simpoint),
+        gem5_spec.model_for(kernel.arch, smap_model), kernel.layers)
+    return Gem5Backend(gem5).run(point, kernel, image, force)
 
-    def execute(work: Path) -> dict:
-        run, report, boot = gem5_backend.roi(gem5, kernel.arch, kernel, image, smap_model,
-                                             cache_preset, cpu, work, timeout,
-                                             trace=commit_profile, warming=warming, job=job)
-        final = run_dir(key)
-        summary = gem5_stats.roi_summary(work)
-        # The ROI starts at the restore (cold) or at workbegin (warm).
-        warm = warming != "none"
-        begin = gem5_backend.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
-        extra = {"warming": dict(_warming_record(run.markers) if warm else {},
-                                 scheme=warming, roi_begin_tick=begin,
-                                 boot_insts=boot.get("boot_insts"))}
-        if commit_profile:
-            extra["commit_profile"] = dict(
-                commit_profile_mod.profile(work / gem5_backend.TRACE_FILE,
-                                           SymbolMap(kernel.system_map), begin,
-                                           gem5_stats.clock_period(work / "config.ini")),
-                trace=str(final / gem5_backend.TRACE_FILE))
-            _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
-        return {
-            "point": _gem5_point(kernel, job, cpu, cache_preset, smap_model),
-            "result": report.result,
-            "gem5": {"stats_file": str(final / "stats.txt"),
-                     "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
-                     "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
-                     "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
-                     "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
-                     "stac_clac": _stac_clac(kernel.arch, smap_model,
-                                             gem5_backend.fu_latency(run.markers)),
-                     "fu_latency": gem5_backend.fu_latency(run.markers),
-                     "summary": summary, **extra},
-            "boot_to_result_seconds": run.seconds,
-            "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
-            "provenance": _provenance(
-                kernel, image, job if warming != "none" else None,
-                _gem5_simulator(gem5, kernel.arch, cpu, cache_preset, smap_model,
-                                spec=json.loads((work / "spec.json").read_text())),
-                gem5_backend.command(gem5, kernel.arch, final, final / "spec.json")),
-        }
 
-    return _in_run_dir(key, force, label, execute)
+# ------------------------------------------------------------ backends --
+
+class QemuBackend:
+    """QEMU-TCG: boot, run the job, count the ROI with the plugin if asked."""
+    name = "qemu"
+
+    def require(self, point) -> None:
+        """What the point needs of the simulator, before any work: nothing
+        beyond the profile the point already holds."""
+
+    def key(self, point, kernel, image) -> str:
+        s = point.run
+        return run_key(kernel, image, "qemu", s.profile, s.plugin, s.bbv_interval,
+                       point.extra_args())
+
+    def run(self, point, kernel, image, force: bool = False) -> dict:
+        s = point.run
+        label = f"{kernel.arch}/{kernel.variant}/{point.workload} on qemu"
+        return _in_run_dir(self.key(point, kernel, image), force, label,
+                           lambda work: _execute_qemu(kernel, image, point.job, s.profile, work,
+                                                      point.timeout, s.plugin, s.bbv_interval,
+                                                      point.extra_args()))
+
+
+class Gem5Backend:
+    """gem5 full system: the boot checkpoint once per boot group, then the
+    ROI on the point's CPU preset (whole, or sampled by SimPoint)."""
+    name = "gem5"
+
+    def __init__(self, gem5):
+        self.gem5 = gem5  # configs.gem5.locate.Gem5: the build the point runs on
+
+    def require(self, point) -> None:
+        """The build has what the point needs (our series, commit stamps)."""
+        why = gem5_spec.needs_series(point.arch, point.smap_model, point.run.cpu)
+        if why:
+            self.gem5.require_series(point.arch, why)
+        if point.run.commit_profile:
+            self.gem5.require_commit_ticks(point.arch)
+
+    def key(self, point, kernel, image) -> str:
+        s = point.run
+        return gem5_key(kernel, image, self.gem5, s.cpu, s.cache, point.smap_model,
+                        s.commit_profile, s.warming, point.job, s.simpoint)
+
+    def run(self, point, kernel, image, force: bool = False) -> dict:
+        self.require(point)
+        gem5, job, timeout, smap_model = self.gem5, point.job, point.timeout, point.smap_model
+        s = point.run
+        cpu, cache_preset, commit_profile, warming, simpoint = (
+            s.cpu, s.cache, s.commit_profile, s.warming, s.simpoint)
+        key = self.key(point, kernel, image)
+        label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
+        if simpoint:
+            return _in_run_dir(key, force, label + " (SimPoint)", lambda work: _execute_simpoint(
+                kernel, image, job, gem5, cpu, cache_preset, smap_model, timeout, simpoint, work))
+
+        def execute(work: Path) -> dict:
+            run, report, boot = gem5_backend.roi(gem5, kernel.arch, kernel, image, smap_model,
+                                                 cache_preset, cpu, work, timeout,
+                                                 trace=commit_profile, warming=warming, job=job)
+            final = run_dir(key)
+            summary = gem5_stats.roi_summary(work)
+            # The ROI starts at the restore (cold) or at workbegin (warm).
+            warm = warming != "none"
+            begin = gem5_backend.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
+            extra = {"warming": dict(_warming_record(run.markers) if warm else {},
+                                     scheme=warming, roi_begin_tick=begin,
+                                     boot_insts=boot.get("boot_insts"))}
+            if commit_profile:
+                extra["commit_profile"] = dict(
+                    commit_profile_mod.profile(work / gem5_backend.TRACE_FILE,
+                                               SymbolMap(kernel.system_map), begin,
+                                               gem5_stats.clock_period(work / "config.ini")),
+                    trace=str(final / gem5_backend.TRACE_FILE))
+                _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
+            return _record(
+                _gem5_point(kernel, job, cpu, cache_preset, smap_model), report.result,
+                run.seconds, dict(boot["guest"], kernel_lines=boot["boot_log"]),
+                _provenance(
+                    kernel, image, job if warming != "none" else None,
+                    _gem5_simulator(gem5, kernel.arch, cpu, cache_preset, smap_model,
+                                    spec=json.loads((work / "spec.json").read_text())),
+                    gem5_backend.command(gem5, kernel.arch, final, final / "spec.json")),
+                gem5={"stats_file": str(final / "stats.txt"),
+                      "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
+                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
+                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
+                      "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
+                      "stac_clac": _stac_clac(kernel.arch, smap_model,
+                                              gem5_backend.fu_latency(run.markers)),
+                      "fu_latency": gem5_backend.fu_latency(run.markers),
+                      "summary": summary, **extra})
+
+        return _in_run_dir(key, force, label, execute)
+
+
+def backend_for(point, gem5=None):
+    """The backend that runs `point`; gem5 points need the gem5 build."""
+    return Gem5Backend(gem5) if point.backend == "gem5" else QemuBackend()
 
 
 def _execute_simpoint(kernel, image, job, gem5, cpu, cache_preset, smap_model, timeout,
@@ -380,31 +444,29 @@ def _execute_simpoint(kernel, image, job, gem5, cpu, cache_preset, smap_model, t
     # now or were found cached (the wall time of this call says neither).
     cost = round(sum(v for k, v in sampled["sampling"]["host_seconds"].items() if k != "wall"), 1)
     boot = sampled["boot"]
-    return {
-        "point": _gem5_point(kernel, job, cpu, cache_preset, smap_model),
+    return _record(
+        _gem5_point(kernel, job, cpu, cache_preset, smap_model),
         # The guest's result line, from the basic-block-vector run: the
         # same instructions as a detailed run's, on the atomic core. Its
         # own clock timed the ROI on that core, so its time is replaced by
         # the estimate's (simulated ticks are picoseconds).
-        "result": dict(sampled["result"], roi_ns=round(sampled["summary"]["sim_ticks"] / 1000)
-                       if sampled["summary"].get("sim_ticks") else None,
-                       roi_ns_from="the SimPoint estimate of the ROI's simulated time"),
-        "gem5": {"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
-                 "roi_seconds": cost,
-                 "checkpoint_tick": boot["tick"],
-                 "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"]),
-                 "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
-                 "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
-                 "sampling": sampled["sampling"]},
-        "boot_to_result_seconds": cost,
-        "guest": dict(boot["guest"], kernel_lines=boot["boot_log"]),
-        "provenance": _provenance(
+        dict(sampled["result"], roi_ns=round(sampled["summary"]["sim_ticks"] / 1000)
+             if sampled["summary"].get("sim_ticks") else None,
+             roi_ns_from="the SimPoint estimate of the ROI's simulated time"),
+        cost, dict(boot["guest"], kernel_lines=boot["boot_log"]),
+        _provenance(
             kernel, image, job,
             _gem5_simulator(gem5, kernel.arch, cpu, cache_preset, smap_model,
                             simpoint=settings.as_record()),
             # Each step's own command is in gem5.sampling's step records.
             [str(gem5.binary(kernel.arch)), str(sampling_mod.SCRIPT)]),
-    }
+        gem5={"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
+              "roi_seconds": cost,
+              "checkpoint_tick": boot["tick"],
+              "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"]),
+              "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
+              "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
+              "sampling": sampled["sampling"]})
 
 
 def _gem5_point(kernel, job, cpu, cache_preset, smap_model) -> dict:

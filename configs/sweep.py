@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from configs import runs
+from configs.point import check_gem5_rules, gem5_point, qemu_point
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
@@ -82,44 +83,6 @@ MAX_POINTS = 2000
 # published <name>.jsonl.gz and the Slurm jobs' <name>-<YYYYmmddTHHMMSS>/.
 # So it fits NAME_MAX (255 bytes on Linux) with the longest of those suffixes.
 MAX_NAME = 255 - len("-YYYYmmddTHHMMSS")
-
-
-@dataclass(frozen=True)
-class Point:
-    arch: str
-    variant: str
-    workload: str
-    job: script.Job
-    backend: str
-    profile: str
-    timeout: float
-    plugin: bool
-    bbv_interval: int
-    params: tuple = ()  # the swept parameter values, for tables
-    cpu_preset: str = ""       # gem5 only
-    cache: str = ""            # gem5 only
-    smap_model: str = ""       # x86 gem5 points and their QEMU twins
-    layers: tuple = ()         # kernel layers on top of the variant
-    twin_of: str = ""          # a QEMU cross-check twin: its gem5 group
-    cpu_params: tuple = ()     # gem5: (O3 parameter, value) on top of the preset
-    commit_profile: bool = False  # gem5: charge the ROI's cycles to kernel functions
-    warming: str = ""          # gem5: none (ROI checkpoint, cold) | functional (boot once)
-    simpoint: object = None    # gem5: configs.gem5.sampling.Settings when sampled
-
-    def extra_args(self) -> tuple:
-        return gem5_spec.model_args(self.arch, self.smap_model)
-
-    def label(self) -> str:
-        extra = "".join(f" {k}={v}" for k, v in self.params)
-        if self.backend == "gem5":
-            extra += f" {self.cpu_preset}" + "".join(f" {k}={v}" for k, v in self.cpu_params)
-            extra += f" cache={self.cache}" if self.cache else ""
-            extra += f" smap={self.smap_model}" if self.smap_model else ""
-            extra += f" warming={self.warming}" if self.warming not in ("", "none") else ""
-            extra += " sampling=simpoint" if self.simpoint else ""
-        elif self.twin_of:
-            extra += " (qemu twin" + (f" smap={self.smap_model}" if self.smap_model else "") + ")"
-        return f"{self.arch}/{self.variant}/{self.workload}{extra}"
 
 
 @dataclass
@@ -247,12 +210,12 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     samplings = _choose(path, f"{where}.sampling", _list_of_strings(
         path, f"{where}.sampling", axes.get("sampling", fixed["sampling"])),
         gem5_sampling.SAMPLING)
-    if "simpoint" in samplings and fixed["commit_profile"]:
-        raise _err(path, f"{where}.sampling", "a commit profile needs the whole ROI: "
-                   "it cannot be sampled")
-    if "simpoint" in samplings and "none" in warmings:
-        raise _err(path, f"{where}.sampling", "sampling \"simpoint\" needs warming "
-                   "\"functional\" only (its checkpoints lie on the boot-once timeline)")
+    if "gem5" in backends:  # the rules between them, once, before any point is made
+        for warming, sampling in itertools.product(warmings, samplings):
+            try:
+                check_gem5_rules(warming, sampling == "simpoint", bool(fixed["commit_profile"]))
+            except UserError as e:
+                raise _err(path, f"{where}.sampling", str(e)) from None
     param_axes = _param_axes(path, params, workloads)
     size = math.prod(len(x) for x in (arch_names, names, workloads, backends, profiles, presets,
                                       caches, models, warmings, samplings))
@@ -273,16 +236,14 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             settings = tuple((k, val) for (k, _), val in zip(mine, combo))
             job = _job_with(path, base, origin, settings)
             shown = tuple((k, _show(val)) for k, val in settings)
-            common = dict(arch=arch, variant=variant, workload=wname, job=job,
-                          plugin=bool(fixed["plugin"]), bbv_interval=int(fixed["bbv_interval"]),
-                          params=shown)
+            common = dict(arch=arch, variant=variant, job=job, params=shown)
             # Before any work: a job no run can finish in its point's timeout
             # (a gem5 point's, and its QEMU twin's).
             runs_in = [fixed["timeout"]] if backend == "qemu" else \
                 [fixed["gem5_timeout"]] + ([fixed["timeout"]] if fixed["cross_check"] else [])
             job.check_fits(float(min(runs_in)), f"{path}: ")
             if backend == "qemu":
-                points += _qemu_points(path, common, profiles, skipped, float(fixed["timeout"]))
+                points += _qemu_points(path, common, profiles, skipped, fixed)
             else:
                 points += _gem5_points(path, common, presets, caches, models, fixed, cpu_axes,
                                        warmings, samplings)
@@ -291,16 +252,17 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     return points, skipped
 
 
-def _qemu_points(path, common, profiles, skipped, timeout) -> list:
+def _qemu_points(path, common, profiles, skipped, fixed) -> list:
     out = []
     for profile in profiles:
         arch = common["arch"]
         prof = arches.get(arch).qemu_profile if profile == "default" else profile
         if qemu.load_profile(prof).arch != arch:
-            skipped.append((f"{arch}/{common['variant']}/{common['workload']}",
+            skipped.append((f"{arch}/{common['variant']}/{common['job'].workload}",
                             f"profile {prof} is for another arch"))
             continue
-        out.append(Point(backend="qemu", profile=prof, timeout=timeout, **common))
+        out.append(qemu_point(profile=prof, timeout=fixed["timeout"], plugin=fixed["plugin"],
+                              bbv_interval=fixed["bbv_interval"], **common))
     return out
 
 
@@ -370,21 +332,20 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                 for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3" else [()])
                 for w in warmings for s in samplings]:
             try:  # the preset and its axes together (a delay against its buffers)
-                gem5_spec.with_params(gem5_spec.load_cpu(name, arch), over)
+                out.append(gem5_point(
+                    preset=name, cache=cache_name, smap_model=model,
+                    timeout=fixed["gem5_timeout"], cpu_params=over,
+                    commit_profile=bool(fixed["commit_profile"]), warming=warming,
+                    simpoint=_simpoint(fixed) if sampled == "simpoint" else None, **common))
             except UserError as e:
                 raise _err(path, "axes", str(e)) from None
-            out.append(Point(backend="gem5", profile=name, timeout=float(fixed["gem5_timeout"]),
-                             cpu_preset=name, cache=cache_name, smap_model=model,
-                             layers=layers, cpu_params=over,
-                             commit_profile=bool(fixed["commit_profile"]), warming=warming,
-                             simpoint=_simpoint(fixed) if sampled == "simpoint" else None,
-                             **dict(common, plugin=False, bbv_interval=0)))
         # QEMU 7.2 TCG has no SERIALIZE (0f 01 e8): that model is gem5-only.
         if fixed["cross_check"] and model != "serialize":
-            out.append(Point(backend="qemu", profile=gem5_spec.twin_profile(arch, model),
-                             timeout=float(fixed["timeout"]), smap_model=model, layers=layers,
-                             twin_of=f"{cache_name}/{model or '-'}",
-                             **dict(common, plugin=True)))
+            out.append(qemu_point(profile=gem5_spec.twin_profile(arch, model),
+                                  timeout=fixed["timeout"], plugin=True,
+                                  bbv_interval=fixed["bbv_interval"], smap_model=model,
+                                  layers=layers, twin_of=f"{cache_name}/{model or '-'}",
+                                  **common))
     return out
 
 

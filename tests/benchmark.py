@@ -219,7 +219,7 @@ def kernel_entry() -> None:
                 if p.backend == "gem5":
                     print(f"{p.variant}/{p.workload}: failed: {o.error}")
                 continue
-            entry = dict(p.cpu_params).get("kernel_entry", "serialize")
+            entry = p.run.cpu.kernel_entry
             by.setdefault((p.variant, p.workload), {})[entry] = rec
         print(f"{arch}: {len(outcomes)} points in {wall:.0f} s (cached points cost nothing)")
         for (variant, workload), recs in sorted(by.items()):

@@ -15,11 +15,11 @@ def _run(*args):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["run", "--arch", "sparc"], "unknown arch 'sparc'"),
+    (["run", "--arch", "sparc"], "--arch: invalid choice: 'sparc'"),
     (["run", "--arch", "x86_64", "--variant", "turbo"], "unknown variant 'turbo'"),
     (["run", "--arch", "arm64", "--variant", "dcache-repcmpsb"], "does not apply to arm64"),
     (["run", "--arch", "x86_64", "--workload", "ls"], "unknown workload 'ls'"),
-    (["run", "--arch", "x86_64", "--backend", "bochs"], "unknown backend 'bochs'"),
+    (["run", "--arch", "x86_64", "--backend", "bochs"], "--backend: invalid choice: 'bochs'"),
     (["run", "--arch", "x86_64", "--profile", "arm64-pan"], "is for arm64"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, says):

@@ -241,20 +241,20 @@ def test_a_cache_that_never_missed_has_zero_misses():
 def test_gem5_sweep_expands_presets_models_and_twins():
     sw = sweep.load(sweep.SWEEP_DIR / "gem5.toml")
     gem5 = [p for p in sw.points if p.backend == "gem5"]
-    twins = [p for p in sw.points if p.twin_of]
+    twins = [p for p in sw.points if p.backend == "qemu" and p.run.twin_of]
     x86 = [p for p in gem5 if p.arch == "x86_64"]
     arm = [p for p in gem5 if p.arch == "arm64"]
     # x86: 3 variants x 3 models x 2 presets; arm64: 2 variants x 2 presets.
     assert len(x86) == 18 and len(arm) == 4
     assert {p.smap_model for p in x86} == {"none", "lfence", "serialize"}
     assert {p.smap_model for p in arm} == {""}
-    assert {p.cpu_preset for p in arm} == {"arm64-o3-default", "arm64-o3-v7a-like"}
+    assert {p.run.preset for p in arm} == {"arm64-o3-default", "arm64-o3-v7a-like"}
     assert all(p.layers == ("smap-model",) for p in x86) and all(p.layers == () for p in arm)
     # One QEMU twin per boot group (variant x model), counted by the plugin;
     # none for serialize, which QEMU 7.2 cannot execute.
-    assert len(twins) == 3 * 2 + 2 and all(p.plugin and p.backend == "qemu" for p in twins)
+    assert len(twins) == 3 * 2 + 2 and all(p.run.plugin for p in twins)
     assert "serialize" not in {p.smap_model for p in twins}
-    assert {p.profile for p in twins} == {"x86_64-gem5", "arm64-gem5"}
+    assert {p.run.profile.name for p in twins} == {"x86_64-gem5", "arm64-gem5"}
 
 
 def test_workers_boot_different_checkpoints_first():
@@ -283,7 +283,7 @@ backend = ["qemu", "gem5"]
 smap_model = ["none", "lfence"]
 cpu_preset = ["default", "x86_64-o3-small", "arm64-o3-v7a-like"]
 '''), Path("s.toml"))
-    assert len([p for p in sw.points if p.backend == "qemu" and not p.twin_of]) == 1
+    assert len([p for p in sw.points if p.backend == "qemu" and not p.run.twin_of]) == 1
     assert len([p for p in sw.points if p.backend == "gem5"]) == 4
 
 

@@ -135,8 +135,8 @@ def test_sweep_axis_kernel_entry_runs_x86_both_ways_and_arm_once(tmp_path):
                  'arch = ["x86_64", "arm64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
                  '"cpu.kernel_entry" = ["serialize", "sdm"]\n')
     points = [p for p in sweep.load(f).points if p.backend == "gem5"]
-    x86 = sorted(dict(p.cpu_params).get("kernel_entry") for p in points if p.arch == "x86_64")
-    arm = [p.cpu_params for p in points if p.arch == "arm64"]
+    x86 = sorted(dict(p.run.cpu_params).get("kernel_entry") for p in points if p.arch == "x86_64")
+    arm = [p.run.cpu_params for p in points if p.arch == "arm64"]
     assert x86 == ["sdm", "serialize"] and arm == [()]
 
 

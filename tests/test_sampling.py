@@ -62,7 +62,7 @@ def _sweep(tmp_path, fixed="", axes='sampling = ["none", "simpoint"]\n'):
 
 def test_sampling_is_a_gem5_axis_with_its_settings(tmp_path):
     points = sweep.load(_sweep(tmp_path, "simpoint_interval = 200000")).points
-    assert [p.simpoint for p in points] == [None, sampling.Settings(interval=200_000)]
+    assert [p.run.simpoint for p in points] == [None, sampling.Settings(interval=200_000)]
     assert "sampling=simpoint" in points[1].label()
     with pytest.raises(UserError, match="needs warming \"functional\" only"):
         sweep.load(_sweep(tmp_path, 'warming = "none"'))

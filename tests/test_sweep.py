@@ -19,7 +19,7 @@ def test_default_sweep_expands_and_skips_inapplicable_variants():
     assert "x86_64/dcache-repcmpsb/lstat-storm" in labels
     assert "arm64/dcache-repcmpsb/lstat-storm" not in labels
     assert any(l.startswith("arm64/dcache-repcmpsb") for l, _ in sw.skipped)
-    assert all(p.plugin for p in sw.points)
+    assert all(p.run.plugin for p in sw.points)
 
 
 def test_product_and_param_axes():
@@ -39,7 +39,7 @@ workload = ["lstat-storm", "statx-loop"]
     p = storm[0]
     assert dict(p.job.params)["name_len_min"] == dict(p.job.params)["name_len_max"]
     assert dict(p.params)["tree.name_len"] in ("4-4", "16-16")
-    assert p.profile == "x86_64-smap" and p.backend == "qemu"
+    assert p.run.profile.name == "x86_64-smap" and p.backend == "qemu"
 
 
 def test_script_path_relative_to_sweep_file(tmp_path):
@@ -113,10 +113,11 @@ def test_cpu_parameter_axes_make_derived_presets(tmp_path):
     f = _gem5_sweep(tmp_path / "rob.toml", "cross_check = false",
                     '"cpu.numROBEntries" = [64, 128, 256, 512]\n')
     points = sweep.load(f).points
-    assert [p.cpu_params for p in points] == [(("numROBEntries", n),)
-                                              for n in (64, 128, 256, 512)]
-    cpu = gem5_spec.with_params(gem5_spec.load_cpu(points[0].cpu_preset, "x86_64"),
-                                points[0].cpu_params)
+    assert [p.run.cpu_params for p in points] == [(("numROBEntries", n),)
+                                                  for n in (64, 128, 256, 512)]
+    cpu = points[0].run.cpu  # the preset loaded once, its axes applied
+    assert cpu == gem5_spec.with_params(gem5_spec.load_cpu(points[0].run.preset, "x86_64"),
+                                        points[0].run.cpu_params)
     assert cpu.name == "x86_64-o3-default+numROBEntries=64"
     assert cpu.params["numROBEntries"] == 64 and cpu.as_record()["params"]["numROBEntries"] == 64
     assert "numROBEntries=64" in points[0].label()
@@ -127,4 +128,5 @@ def test_cpu_parameter_axes_make_derived_presets(tmp_path):
 
 def test_commit_profile_marks_gem5_points_only(tmp_path):
     points = sweep.load(_gem5_sweep(tmp_path / "prof.toml", "commit_profile = true")).points
-    assert [(p.backend, p.commit_profile) for p in points] == [("gem5", True), ("qemu", False)]
+    assert [(p.backend, getattr(p.run, "commit_profile", False)) for p in points] == [
+        ("gem5", True), ("qemu", False)]

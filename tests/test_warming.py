@@ -60,7 +60,7 @@ def test_warming_is_a_gem5_axis(tmp_path):
     f.write_text('[fixed]\nbackend = "gem5"\n[axes]\narch = ["x86_64"]\nvariant = ["stock"]\n'
                  'workload = ["statx-loop"]\nwarming = ["none", "functional"]\n')
     points = sweep.load(f).points
-    assert [(p.backend, p.warming) for p in points] == [
+    assert [(p.backend, getattr(p.run, "warming", "")) for p in points] == [
         ("gem5", "none"), ("gem5", "functional"), ("qemu", "")]
     assert "warming=functional" in points[1].label()
     f.write_text(f.read_text().replace('"functional"]', '"hot"]'))

@@ -101,14 +101,12 @@ def _boot_first_split(runnable: list) -> tuple:
     """(points that boot a gem5 checkpoint, every other point)."""
     boots, rest, groups = [], [], set()
     for pl in runnable:
-        p = pl.point
-        if p.backend == "gem5":
-            group = (p.arch, pl.kernel.key, pl.image.key, p.smap_model, p.cache)
-            if group not in groups:
-                groups.add(group)
-                boots.append(pl)
-                continue
-        rest.append(pl)
+        group = pl.boot_group()
+        if group is not None and group not in groups:
+            groups.add(group)
+            boots.append(pl)
+        else:
+            rest.append(pl)
     return boots, rest
 
 
@@ -152,7 +150,7 @@ def run_task(tasks: Path, index: int) -> int:
     """Inside a Slurm job: run one planned point (`run.py slurm-task`)."""
     with open(tasks, "rb") as f:
         pl = pickle.load(f)[index]
-    outcome = executor._run_one(pl)
+    outcome = executor.run_planned(pl)
     if outcome.error:
         print(f"failed: {pl.point.label()}: {outcome.error}", flush=True)
         return 1

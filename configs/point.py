@@ -1,0 +1,140 @@
+"""One run point: what runs (arch, kernel variant and layers, the job) and
+how (one backend's settings), as one immutable value built and checked
+once, from a sweep file (configs/sweep.py) or the command line (run.py).
+
+Everything downstream (the plan's key, the run, the store's columns, the
+Slurm task) takes the point whole. The rules that tie settings together
+live here and nowhere else: a gem5 point's smap model is normalised for
+its arch, its presets are loaded and its cpu.* overrides applied once,
+SimPoint sampling needs functional warming, and a commit profile needs
+the whole ROI.
+"""
+
+from dataclasses import dataclass
+
+from configs.gem5 import sampling as gem5_sampling
+from configs.gem5 import spec as gem5_spec
+from configs.qemu import backend as qemu
+from lab import arches
+from lab.errors import UserError
+
+
+@dataclass(frozen=True)
+class QemuSettings:
+    profile: object          # configs.qemu.backend.Profile, of the point's arch
+    plugin: bool = False     # count the ROI with the TCG plugin
+    bbv_interval: int = 0    # > 0: also write SimPoint basic-block vectors
+    twin_of: str = ""        # a gem5 boot group's cross-check twin: "<cache>/<model or ->"
+
+
+@dataclass(frozen=True)
+class Gem5Settings:
+    preset: str              # the CPU preset as the user named it
+    cpu: object              # configs.gem5.spec.CpuPreset: the preset with cpu_params applied
+    cache: object            # configs.gem5.spec.CachePreset
+    cpu_params: tuple = ()   # (O3 parameter or kernel_entry, value) set on top of the preset
+    commit_profile: bool = False  # charge the ROI's cycles to kernel functions
+    warming: str = "none"    # none: the ROI checkpoint, cold; functional: boot once
+    simpoint: object = None  # configs.gem5.sampling.Settings when sampled
+
+
+@dataclass(frozen=True)
+class Point:
+    arch: str
+    variant: str
+    job: object              # workloads.script.Job
+    timeout: float           # seconds for the simulator process
+    run: object              # QemuSettings | Gem5Settings
+    smap_model: str = ""     # x86 gem5 points and their twins; "" elsewhere
+    layers: tuple = ()       # kernel layers on top of the variant
+    params: tuple = ()       # the swept workload values, for tables
+
+    @property
+    def backend(self) -> str:
+        return "gem5" if isinstance(self.run, Gem5Settings) else "qemu"
+
+    @property
+    def workload(self) -> str:
+        return self.job.workload
+
+    @property
+    def handoff(self) -> bool:
+        """A boot-once gem5 point boots the job-less image; the job is handed over."""
+        return self.backend == "gem5" and self.run.warming != "none"
+
+    def extra_args(self) -> tuple:
+        """The kernel command line the smap model adds."""
+        return gem5_spec.model_args(self.arch, self.smap_model)
+
+    def columns(self) -> dict:
+        """What the store records of the point, run or not (a failure's row)."""
+        r = self.run
+        if self.backend == "gem5":
+            return {"arch": self.arch, "variant": self.variant, "workload": self.workload,
+                    "backend": "gem5", "profile": r.preset, "cache": r.cache.name,
+                    "smap_model": self.smap_model, "twin_of": None, "warming": r.warming}
+        return {"arch": self.arch, "variant": self.variant, "workload": self.workload,
+                "backend": "qemu", "profile": r.profile.name, "cache": None,
+                "smap_model": self.smap_model, "twin_of": r.twin_of or None, "warming": None}
+
+    def label(self) -> str:
+        extra = "".join(f" {k}={v}" for k, v in self.params)
+        r = self.run
+        if self.backend == "gem5":
+            extra += f" {r.preset}" + "".join(f" {k}={v}" for k, v in r.cpu_params)
+            extra += f" cache={r.cache.name}"
+            extra += f" smap={self.smap_model}" if self.smap_model else ""
+            extra += f" warming={r.warming}" if r.warming != "none" else ""
+            extra += " sampling=simpoint" if r.simpoint else ""
+        elif r.twin_of:
+            extra += " (qemu twin" + (f" smap={self.smap_model}" if self.smap_model else "") + ")"
+        return f"{self.arch}/{self.variant}/{self.workload}{extra}"
+
+
+def qemu_point(arch: str, variant: str, job, profile: str = "", timeout: float = 300,
+               plugin: bool = False, bbv_interval: int = 0, smap_model: str = "",
+               layers: tuple = (), twin_of: str = "", params: tuple = ()) -> Point:
+    """A QEMU point; `profile` "" (or "default") is the arch's default."""
+    arch = arches.check(arch)
+    name = arches.get(arch).qemu_profile if profile in ("", "default") else profile
+    prof = qemu.load_profile(name)
+    if prof.arch != arch:
+        raise UserError(f"profile '{prof.name}' is for {prof.arch}, not {arch}")
+    return Point(arch, variant, job, float(timeout),
+                 QemuSettings(prof, bool(plugin), int(bbv_interval), twin_of),
+                 smap_model, tuple(layers), tuple(params))
+
+
+def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str = "classic-l1l2",
+               smap_model: str = "none", timeout: float = gem5_spec.DEFAULT_TIMEOUT,
+               cpu_params: tuple = (), commit_profile: bool = False, warming: str = "none",
+               simpoint=None, params: tuple = (), cli: bool = False) -> Point:
+    """A gem5 point, every rule checked; `cli` spells a broken rule as the
+    command line's flags rather than a sweep file's keys."""
+    arch = arches.check(arch)
+    preset = f"{arch}-o3-default" if preset == "default" else preset
+    cpu = gem5_spec.with_params(gem5_spec.load_cpu(preset, arch), cpu_params)
+    check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile, cli)
+    model = gem5_spec.model_for(arch, smap_model)
+    gem5_spec.kernel_args(arch, model)  # the model is one gem5 can boot
+    return Point(arch, variant, job, float(timeout),
+                 Gem5Settings(preset, cpu, gem5_spec.load_cache(cache), tuple(cpu_params),
+                              bool(commit_profile), warming, simpoint),
+                 model, gem5_spec.layers_for(arch), tuple(params))
+
+
+def check_gem5_rules(warming: str, simpoint, commit_profile: bool, cli: bool = False) -> None:
+    """The settings a gem5 point cannot combine, said as the user wrote them
+    (the command line's flags with `cli`, else a sweep file's keys)."""
+    if simpoint and warming != "functional":
+        raise UserError(("--sampling simpoint needs --warming functional" if cli else
+                         "sampling \"simpoint\" needs warming \"functional\" only")
+                        + " (its checkpoints lie on the boot-once timeline)")
+    if simpoint and commit_profile:
+        raise UserError(("--commit-profile" if cli else "a commit profile")
+                        + " needs the whole ROI: it cannot be sampled")
+
+
+def simpoint_settings(values: dict, where: str = "", cli: bool = False):
+    """configs.gem5.sampling.Settings from their values, checked."""
+    return gem5_sampling.Settings(**values).check(where, cli=cli)
