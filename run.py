@@ -35,10 +35,10 @@ sys.path.insert(0, str(REPO))
 from analysis import (compare, figures, findings, published, report, roi_trace,  # noqa: E402
                       scorecard, store, table)
 from buildroot import assemble, buildroot_image  # noqa: E402
-from configs import calibrate, executor, runs, simpoint, sweep  # noqa: E402
+from configs import calibrate, local_executor, runs, simpoint_method, sweep  # noqa: E402
 from configs import point as run_point  # noqa: E402
 from configs.gem5 import backend as gem5_backend  # noqa: E402
-from configs.slurm import executor as slurm_executor  # noqa: E402
+from configs.slurm import slurm_executor  # noqa: E402
 from configs.gem5 import locate as gem5_locate  # noqa: E402
 from configs.gem5 import sampling as gem5_sampling  # noqa: E402
 from configs.gem5 import setup as gem5_setup  # noqa: E402
@@ -148,7 +148,7 @@ def cmd_doctor(args) -> int:
 
     def simpoint_reference():
         # Optional: the built-in method needs no binary.
-        return simpoint.reference_binary() or ("not found (optional: SIMPOINT_HOME or "
+        return simpoint_method.reference_binary() or ("not found (optional: SIMPOINT_HOME or "
                                                "'simpoint' on PATH for the reference binary)")
     check("SimPoint 3.2", simpoint_reference)
 
@@ -405,13 +405,13 @@ def cmd_sweep(args) -> int:
         sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == args.arch])
         if not sw.points:
             raise UserError(f"{args.file} has no {args.arch} point")
-    planned = executor.plan(sw, args.gem5, dry=args.dry_run)
+    planned = local_executor.plan(sw, args.gem5, dry=args.dry_run)
     if args.executor == "slurm" and not args.dry_run:
         slurm_executor.check_cluster(cache.cache_root())  # before the store is written
     for line in _skipped_lines(sw.skipped):
         print(line, file=sys.stderr)
     if args.dry_run:
-        print(executor.describe(planned))
+        print(local_executor.describe(planned))
         return 0
     db = Path(args.results) / STORE_NAME
     store.ingest_one(db, store.set_plan, sw.name, [pl.key for pl in planned], args.arch)
@@ -430,7 +430,7 @@ def cmd_sweep(args) -> int:
     if args.executor == "slurm":
         outcomes = slurm_executor.execute(sw, planned, record, args.jobs)
     else:
-        outcomes = executor.execute(sw, planned, args.workers, record, args.jobs)
+        outcomes = local_executor.execute(sw, planned, args.workers, record, args.jobs)
     records = [o.record for o in outcomes if o.record]
     # The counts per group, the findings, gem5's cycles, guest time under
     # TCG last: from the store, as the report has them.
@@ -471,8 +471,8 @@ def cmd_report(args) -> int:
 def cmd_simpoint(args) -> int:
     """Simulation points and weights of a .bb file, SimPoint 3.2's way."""
     bb = Path(args.bb)
-    vectors = simpoint.read_bb(bb)
-    sel = simpoint.choose(vectors, max_k=args.max_k)
+    vectors = simpoint_method.read_bb(bb)
+    sel = simpoint_method.choose(vectors, max_k=args.max_k)
     stem = Path(args.out) if args.out else bb.with_suffix("")
     sp, wt = sel.write(stem)
     print(f"{len(vectors)} intervals, {vectors.shape[1]} blocks: k = {sel.k} "
@@ -480,8 +480,8 @@ def cmd_simpoint(args) -> int:
     for (i, c), (w, _) in zip(sel.simpoints, sel.weights):
         print(f"  cluster {c}: interval {i}, weight {w:.3f}")
     print(f"wrote {sp} and {wt}")
-    if simpoint.reference_binary():
-        ref_sp, ref_wt = simpoint.reference(bb, stem, args.max_k)
+    if simpoint_method.reference_binary():
+        ref_sp, ref_wt = simpoint_method.reference(bb, stem, args.max_k)
         print(f"reference SimPoint 3.2: {ref_sp} and {ref_wt}")
     return 0
 
@@ -729,7 +729,7 @@ def parser() -> argparse.ArgumentParser:
                         "points and weights")
     sp.add_argument("bb", help="basic-block vectors (T:id:count ...), e.g. a run's roi.bb")
     sp.add_argument("--max-k", type=inputs.cli(inputs.at_least_one, "--max-k"),
-                    default=simpoint.MAX_K, help="most clusters")
+                    default=simpoint_method.MAX_K, help="most clusters")
     sp.add_argument("--out", help="output stem (default: the .bb path without .bb)")
     sp = sub.add_parser("scorecard", help="the seeds' hardware numbers beside gem5's, "
                         "from the store")

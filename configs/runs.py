@@ -301,7 +301,7 @@ def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str,
     if simpoint:  # sampled: the estimate depends on the settings and the method
         inputs["simpoint"] = dict(simpoint.as_record(), code=[
             cache.file_sha256(Path(f)) for f in (sampling_mod.__file__, sampling_mod.SCRIPT,
-                                                 Path(__file__).parent / "simpoint.py")])
+                                                 Path(__file__).parent / "simpoint_method.py")])
         if sampling_mod.reference_identity():  # its selection is measured too
             inputs["simpoint"]["reference"] = sampling_mod.reference_identity()
     return cache.content_key(inputs)

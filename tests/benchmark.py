@@ -121,7 +121,7 @@ def _per_arch(sweep_file: str, arches):
     """(arch, outcomes, wall seconds) of a gem5 sweep file's points, one
     arch at a time, for each arch gem5 is built for (the others say why
     they are skipped)."""
-    from configs import executor, sweep
+    from configs import local_executor, sweep
     from configs.gem5 import locate
     from lab.errors import UserError
 
@@ -133,7 +133,7 @@ def _per_arch(sweep_file: str, arches):
             print(f"{arch}: skipped: {e}")
             continue
         mine = dataclasses.replace(sw, points=[p for p in sw.points if p.arch == arch])
-        yield (arch, *timed(executor.execute, mine, executor.plan(mine), os.cpu_count()))
+        yield (arch, *timed(local_executor.execute, mine, local_executor.plan(mine), os.cpu_count()))
 
 
 def boot_once(arches) -> None:
@@ -252,8 +252,8 @@ def kernel_entry() -> None:
 def slurm_overhead() -> None:
     import subprocess
 
-    from configs import executor, runs, sweep
-    from configs.slurm import executor as slurm_executor
+    from configs import local_executor, runs, sweep
+    from configs.slurm import slurm_executor
 
     script = Path(__file__).resolve().parents[1] / "configs" / "slurm" / "single-node.sh"
     out = subprocess.run([str(script), "start"], capture_output=True, text=True, check=True)
@@ -267,12 +267,12 @@ def slurm_overhead() -> None:
         walls = {}
         # Untimed first pass: kernels and images get built (both executors
         # build inputs before they run points), so neither pays for them.
-        executor.execute(sw, executor.plan(sw), os.cpu_count())
-        for name, run in (("local", lambda pl: executor.execute(sw, pl, os.cpu_count())),
+        local_executor.execute(sw, local_executor.plan(sw), os.cpu_count())
+        for name, run in (("local", lambda pl: local_executor.execute(sw, pl, os.cpu_count())),
                           ("slurm", lambda pl: slurm_executor.execute(sw, pl))):
-            for pl in executor.plan(sw):  # forget the runs: each executor runs all
+            for pl in local_executor.plan(sw):  # forget the runs: each executor runs all
                 shutil.rmtree(runs.run_dir(pl.key), ignore_errors=True)
-            outcomes, walls[name] = timed(run, executor.plan(sw))
+            outcomes, walls[name] = timed(run, local_executor.plan(sw))
             failed = [o for o in outcomes if o.error]
             if failed:
                 print(f"{name}: {len(failed)} of {len(outcomes)} points failed: "

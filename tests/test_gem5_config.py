@@ -260,11 +260,11 @@ def test_gem5_sweep_expands_presets_models_and_twins():
 def test_workers_boot_different_checkpoints_first():
     from types import SimpleNamespace as NS
 
-    from configs import executor
+    from configs import local_executor
     sw = sweep.load(sweep.SWEEP_DIR / "gem5.toml")
-    planned = [executor.Planned(p, NS(key=p.variant), NS(key="img"), str(i), False)
+    planned = [local_executor.Planned(p, NS(key=p.variant), NS(key="img"), str(i), False)
                for i, p in enumerate(sw.points) if p.arch == "x86_64"]
-    order = executor._boots_first(planned)
+    order = local_executor._boots_first(planned)
     assert sorted(pl.key for pl in order) == sorted(pl.key for pl in planned)
     gem5 = [pl.point for pl in order if pl.point.backend == "gem5"]
     # Nine boot groups (3 variants x 3 models): each one's first point

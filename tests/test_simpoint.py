@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from buildroot import assemble
-from configs import runs, simpoint
+from configs import runs, simpoint_method
 from kernels import build as kbuild
 from lab.errors import UserError
 from workloads import script
@@ -24,7 +24,7 @@ def _phased(order, per_phase=12, blocks=50, seed=1):
 
 def test_three_phases_give_three_clusters_weighted_by_size():
     vectors, truth = _phased((0, 1, 2, 0, 1))
-    sel = simpoint.choose(vectors)
+    sel = simpoint_method.choose(vectors)
     assert sel.k == 3
     # The clustering is the phase partition exactly (cluster numbers are
     # arbitrary): intervals share a cluster iff they share a phase.
@@ -35,21 +35,21 @@ def test_three_phases_give_three_clusters_weighted_by_size():
         assert sel.labels[interval] == cluster
     # A per-interval metric that is a phase's constant is estimated exactly.
     cpi = [1.0, 2.0, 4.0]
-    assert simpoint.estimate(sel, [cpi[t] for t in truth]) == pytest.approx(
+    assert simpoint_method.estimate(sel, [cpi[t] for t in truth]) == pytest.approx(
         sum(cpi[t] for t in truth) / len(truth))
 
 
 def test_bb_files_are_read_and_results_written_as_simpoint_does(tmp_path):
     bb = tmp_path / "x.bb"
     bb.write_text("T:1:10 :2:5 \nT:2:7 :3:1 \n")
-    v = simpoint.read_bb(bb)
+    v = simpoint_method.read_bb(bb)
     assert v.tolist() == [[10, 5, 0], [0, 7, 1]]
-    sel = simpoint.Selection(1, [0, 0], [(1, 0)], [(1.0, 0)])
+    sel = simpoint_method.Selection(1, [0, 0], [(1, 0)], [(1.0, 0)])
     sp, wt = sel.write(tmp_path / "x")
     assert sp.read_text() == "1 0\n" and wt.read_text() == "1.000000 0\n"
     (tmp_path / "bad.bb").write_text("T:1:x\n")
     with pytest.raises(UserError, match="bad entry"):
-        simpoint.read_bb(tmp_path / "bad.bb")
+        simpoint_method.read_bb(tmp_path / "bad.bb")
 
 
 @pytest.mark.skipif(not shutil.which("qemu-system-x86_64"),
@@ -65,15 +65,15 @@ def test_a_real_roi_is_clustered(tmp_path):
                          assemble.build_image("x86_64", job), job, "qemu", "", 300,
                          force=True, plugin=True, bbv_interval=200_000)
     bb = runs.run_dir(rec["key"]) / "roi.bb"
-    vectors = simpoint.read_bb(bb)
+    vectors = simpoint_method.read_bb(bb)
     # An interval closes at the first block end at or after 200,000
     # instructions, so it overshoots by less than one TCG block (at most
     # 512 instructions); the last interval is the ROI's remainder.
     totals = vectors.sum(axis=1)
     assert len(vectors) >= 5
     assert ((totals[:-1] >= 200_000) & (totals[:-1] < 200_000 + 512)).all()
-    sel = simpoint.choose(vectors)
-    assert 1 <= sel.k <= simpoint.MAX_K
+    sel = simpoint_method.choose(vectors)
+    assert 1 <= sel.k <= simpoint_method.MAX_K
     assert sum(w for w, _ in sel.weights) == pytest.approx(1.0)
     assert all(0 <= i < len(vectors) for i, _ in sel.simpoints)
 
@@ -81,21 +81,21 @@ def test_a_real_roi_is_clustered(tmp_path):
 def test_the_reference_binarys_files_are_read_back(tmp_path, simpoint_stand_in):
     """The plumbing around a user's SimPoint 3.2 (its command line and its
     three output files), with a stand-in: SimPoint is in no registry."""
-    assert simpoint.reference_binary() == str(simpoint_stand_in / "bin" / "simpoint")
+    assert simpoint_method.reference_binary() == str(simpoint_stand_in / "bin" / "simpoint")
     vectors, truth = _phased((0, 1), per_phase=4)
     bb = tmp_path / "x.bb"
     bb.write_text("".join("T" + "".join(f":{j + 1}:{int(c)} " for j, c in enumerate(row) if c)
                           + "\n" for row in vectors))
-    sp, wt = simpoint.reference(bb, tmp_path / "x", max_k=5)
-    ref = simpoint.read_selection(sp, wt, tmp_path / "x.ref.labels")
+    sp, wt = simpoint_method.reference(bb, tmp_path / "x", max_k=5)
+    ref = simpoint_method.read_selection(sp, wt, tmp_path / "x.ref.labels")
     assert ref == {"simpoints": [(0, 0), (4, 1)], "weights": [(0.5, 0), (0.5, 1)], "k": 2,
                    "labels": [0, 0, 0, 0, 1, 1, 1, 1]}
     # Our clustering finds the same two phases: every pair agrees.
-    assert simpoint.label_agreement(simpoint.choose(vectors).labels, ref["labels"]) == 1.0
-    assert simpoint.label_agreement([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(1 / 3)
+    assert simpoint_method.label_agreement(simpoint_method.choose(vectors).labels, ref["labels"]) == 1.0
+    assert simpoint_method.label_agreement([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(1 / 3)
 
 
-@pytest.mark.skipif(not simpoint.reference_binary(),
+@pytest.mark.skipif(not simpoint_method.reference_binary(),
                     reason="SimPoint 3.2 not found (SIMPOINT_HOME, or 'simpoint' on PATH); "
                            "it is in no registry, so it is the user's to bring")
 def test_the_reference_binary_and_ours_find_the_same_phases(tmp_path):
@@ -106,12 +106,12 @@ def test_the_reference_binary_and_ours_find_the_same_phases(tmp_path):
     bb = tmp_path / "x.bb"
     bb.write_text("".join("T" + "".join(f":{j + 1}:{int(c)} " for j, c in enumerate(row) if c)
                           + "\n" for row in vectors))
-    sp, wt = simpoint.reference(bb, tmp_path / "x", max_k=10)
-    ref = simpoint.read_selection(sp, wt, tmp_path / "x.ref.labels")
-    ours = simpoint.choose(vectors, max_k=10)
+    sp, wt = simpoint_method.reference(bb, tmp_path / "x", max_k=10)
+    ref = simpoint_method.read_selection(sp, wt, tmp_path / "x.ref.labels")
+    ours = simpoint_method.choose(vectors, max_k=10)
     assert ref["k"] == ours.k == 3
-    assert simpoint.label_agreement(ours.labels, ref["labels"]) == 1.0
-    assert simpoint.label_agreement(truth, ref["labels"]) == 1.0
+    assert simpoint_method.label_agreement(ours.labels, ref["labels"]) == 1.0
+    assert simpoint_method.label_agreement(truth, ref["labels"]) == 1.0
     assert sorted(w for w, _ in ref["weights"]) == pytest.approx([0.2, 0.4, 0.4])
     # Each of its points lies in the cluster it stands for.
     assert all(ref["labels"][i] == c for i, c in ref["simpoints"])

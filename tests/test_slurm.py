@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from configs import executor, runs, sweep
-from configs.slurm import executor as slurm_executor
+from configs import local_executor, runs, sweep
+from configs.slurm import slurm_executor
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "configs" / "slurm" / "single-node.sh"
@@ -189,10 +189,10 @@ workload = ["statx-loop"]
 
 def test_slurm_records_equal_the_local_executors(cluster, tmp_path):
     sw = _sweep(tmp_path, iterations=301)
-    local = {o.planned.key: o.record for o in executor.execute(sw, executor.plan(sw), 2)}
+    local = {o.planned.key: o.record for o in local_executor.execute(sw, local_executor.plan(sw), 2)}
     for key in local:  # forget them, so Slurm really runs the same points
         shutil.rmtree(runs.run_dir(key))
-    planned = executor.plan(sw)
+    planned = local_executor.plan(sw)
     assert not any(pl.done for pl in planned)
     outcomes = slurm_executor.execute(sw, planned)
     assert {o.planned.key for o in outcomes} == set(local)
@@ -204,14 +204,14 @@ def test_slurm_records_equal_the_local_executors(cluster, tmp_path):
         # differ by QEMU's timer interrupts, which follow host time.
         assert o.record["counts"]["x86"]["stac"] == local[o.planned.key]["counts"]["x86"]["stac"]
     # A rerun of the same sweep resumes: nothing left to submit.
-    again = slurm_executor.execute(sw, executor.plan(sw))
+    again = slurm_executor.execute(sw, local_executor.plan(sw))
     assert all(o.cached for o in again)
 
 
 def test_a_failing_point_is_recorded_with_its_slurm_output(cluster, tmp_path):
     # One second is too short to boot: every point fails, on the node.
     sw = _sweep(tmp_path, timeout=1, iterations=302)
-    outcomes = slurm_executor.execute(sw, executor.plan(sw))
+    outcomes = slurm_executor.execute(sw, local_executor.plan(sw))
     assert len(outcomes) == 2
     for o in outcomes:
         assert "timed out after 1s" in o.error
@@ -240,7 +240,7 @@ workload = ["statx-loop"]
 [params]
 "statx-loop.run.iterations" = [{iterations}]
 """)
-    keys = [pl.key for pl in executor.plan(sweep.load(f))]
+    keys = [pl.key for pl in local_executor.plan(sweep.load(f))]
     for key in keys:
         shutil.rmtree(runs.run_dir(key), ignore_errors=True)
     cmd = ["python3", str(REPO / "run.py"), "sweep", str(f), "--executor", "slurm",
@@ -332,7 +332,7 @@ workload = ["statx-loop"]
 [params]
 "statx-loop.run.iterations" = [{short}, {long}, {cancelled}]
 """)
-    for pl in executor.plan(sweep.load(f)):
+    for pl in local_executor.plan(sweep.load(f)):
         shutil.rmtree(runs.run_dir(pl.key), ignore_errors=True)
     cmd = ["python3", str(REPO / "run.py"), "sweep", str(f), "--executor", "slurm",
            "--results", str(tmp_path / "results")]

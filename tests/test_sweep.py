@@ -82,7 +82,7 @@ def test_inputs_edited_mid_sweep_fail_in_one_line():
     import dataclasses
     import shutil
     from buildroot import assemble
-    from configs import executor
+    from configs import local_executor
     if not shutil.which("gcc") or not shutil.which("mke2fs"):
         pytest.skip("gcc or mke2fs missing: run 'make deps'")
     sw = _expand('''
@@ -92,9 +92,9 @@ arch = ["x86_64"]
 variant = ["stock"]
 workload = ["statx-loop"]
 ''')
-    planned = executor.plan(sw)[0]
+    planned = local_executor.plan(sw)[0]
     stale = assemble.ImageArtifact("0" * 20, planned.image.path.parent / ("0" * 20), "x86_64")
-    broken = executor._build_inputs([dataclasses.replace(planned, image=stale)], 0)
+    broken = local_executor._build_inputs([dataclasses.replace(planned, image=stale)], 0)
     assert list(broken) == ["0" * 20]
     assert "inputs changed while the sweep ran" in broken["0" * 20]
     assert planned.kernel.key not in broken

@@ -11,7 +11,7 @@ was in (every step's directory appears by atomic rename, whole):
                          checkpoint at the ROI's first instruction, and
                          set-up checkpoints (pre-<insts>) before it
   bbv-<interval>/        gem5's SimPoint probe over the ROI: roi.bb
-  .../k<max_k>/          SimPoint 3.2's method (configs/simpoint.py):
+  .../k<max_k>/          SimPoint 3.2's method (configs/simpoint_method.py):
                          roi.simpoints, roi.weights; the reference
                          binary's, where the user has one, in ref-<its
                          sha256>/ beside the built-in steps
@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from configs import console, simpoint
+from configs import console, simpoint_method
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
@@ -65,7 +65,7 @@ SCALED = ("cycles", "ops", "branch_mispredicts", "squashed_insts", "memory_order
 class Settings:
     """The sweep's simpoint_* settings, recorded in every sampled result."""
     interval: int = 500_000         # instructions per basic-block vector
-    max_k: int = simpoint.MAX_K     # most clusters SimPoint may choose
+    max_k: int = simpoint_method.MAX_K     # most clusters SimPoint may choose
     functional_warmup: int = 2_000_000  # atomic-core instructions before each point
     detailed_warmup: int = 100_000  # O3 instructions before each point's interval
     # Validation: also measure every interval the same way, which splits
@@ -97,7 +97,7 @@ class Settings:
 
 def reference_identity() -> str:
     """The user's SimPoint 3.2 binary by content ("" where there is none)."""
-    binary = simpoint.reference_binary()
+    binary = simpoint_method.reference_binary()
     return cache.file_sha256(Path(binary)) if binary else ""
 
 
@@ -236,22 +236,22 @@ class _Steps:
         if not (final / "selection.json").is_file():
             with cache.staging_dir(final) as tmp:
                 start = time.monotonic()
-                sel = simpoint.choose(simpoint.read_bb(bb), max_k=self.settings.max_k)
+                sel = simpoint_method.choose(simpoint_method.read_bb(bb), max_k=self.settings.max_k)
                 sel.write(tmp / "roi")
                 cache.write_json_atomic(tmp / "selection.json", {
                     "k": sel.k, "labels": sel.labels, "simpoints": sel.simpoints,
                     "weights": sel.weights, "bic": {str(k): v for k, v in sel.bic.items()},
                     "host_seconds": round(time.monotonic() - start, 2)})
         out = json.loads((final / "selection.json").read_text())
-        if not simpoint.reference_binary():
+        if not simpoint_method.reference_binary():
             return out
         ref_dir = self.reference_dir()
         if not (ref_dir / "selection.json").is_file():
             with cache.staging_dir(ref_dir) as tmp:
-                ref_sp, ref_wt = simpoint.reference(bb, tmp / "roi", self.settings.max_k)
-                ref = simpoint.read_selection(ref_sp, ref_wt, tmp / "roi.ref.labels")
+                ref_sp, ref_wt = simpoint_method.reference(bb, tmp / "roi", self.settings.max_k)
+                ref = simpoint_method.read_selection(ref_sp, ref_wt, tmp / "roi.ref.labels")
                 if "labels" in ref:
-                    ref["label_agreement"] = simpoint.label_agreement(out["labels"],
+                    ref["label_agreement"] = simpoint_method.label_agreement(out["labels"],
                                                                       ref["labels"])
                 cache.write_json_atomic(tmp / "selection.json", ref)
         out["reference"] = json.loads((ref_dir / "selection.json").read_text())
@@ -338,7 +338,7 @@ def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
                  "weights": [(n / sum(lengths), i) for i, n in enumerate(lengths)]}
         estimates[ALL] = _measure(steps, ALL, every, roi_start, bbv, workers, say)
         estimates[ALL]["diagnosis"] = diagnose(
-            simpoint.read_bb(steps.bbv_dir() / "roi.bb"), sel, estimates[ALL]["points"],
+            simpoint_method.read_bb(steps.bbv_dir() / "roi.bb"), sel, estimates[ALL]["points"],
             bbv["roi_insts"], settings)
         # Per interval, only what the report needs (there are many).
         estimates[ALL]["points"] = [
@@ -424,7 +424,7 @@ def diagnose(vectors, sel: dict, every: list, roi_insts: int, settings: Settings
     for max_k in WHAT_IF_MAX_K:
         if max_k > len(cpi):
             break
-        choice = simpoint.choose(vectors, max_k=max_k)
+        choice = simpoint_method.choose(vectors, max_k=max_k)
         est = sum(w * cpi[i] for (i, _), (w, _) in zip(choice.simpoints, choice.weights))
         what_if.append({"max_k": max_k, "k": choice.k, "cycles": round(est * roi_insts),
                         "detailed_insts": choice.k * (settings.interval

@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from configs import executor, runs
+from configs import local_executor, runs
 from lab import cache, tools
 from lab.errors import UserError
 
@@ -150,7 +150,7 @@ def run_task(tasks: Path, index: int) -> int:
     """Inside a Slurm job: run one planned point (`run.py slurm-task`)."""
     with open(tasks, "rb") as f:
         pl = pickle.load(f)[index]
-    outcome = executor.run_planned(pl)
+    outcome = local_executor.run_planned(pl)
     if outcome.error:
         print(f"failed: {pl.point.label()}: {outcome.error}", flush=True)
         return 1
@@ -162,7 +162,7 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
     """Run every planned point on Slurm; call on_outcome(outcome) as each ends."""
     root = cache.cache_root()
     check_cluster(root)
-    outcomes, progress, finish, runnable = executor.settle_and_build(sweep, planned,
+    outcomes, progress, finish, runnable = local_executor.settle_and_build(sweep, planned,
                                                                       on_outcome, jobs)
     if not runnable:
         progress.out.done(f"{progress.done}/{progress.total} points (nothing to submit)")
@@ -177,7 +177,7 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
         record = runs.finished(pl.key)
         if record is not None:
             runnable.remove(pl)
-            finish(executor.Outcome(pl, record=record, cached=True))
+            finish(local_executor.Outcome(pl, record=record, cached=True))
     tasks = {(job_id, i): (pl, out) for pl in runnable if pl.key in earlier
              for job_id, i, out in [earlier[pl.key]]}
     if tasks:
@@ -275,9 +275,9 @@ def _follow(tasks: dict, progress, finish) -> None:
                 del pending[(job_id, i)]
                 record = runs.finished(pl.key)
                 if record is not None:
-                    finish(executor.Outcome(pl, record=record))
+                    finish(local_executor.Outcome(pl, record=record))
                 else:
-                    finish(executor.Outcome(pl, error=_why(out), log=str(out)))
+                    finish(local_executor.Outcome(pl, error=_why(out), log=str(out)))
         if pending:
             progress.show()
             time.sleep(POLL)
