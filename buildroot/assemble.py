@@ -97,9 +97,20 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
     return cache.content_key(inputs), inputs
 
 
+def image_dir(key: str) -> Path:
+    """Where the image of `key` lives in the cache (either builder's)."""
+    return cache.cache_root() / "images" / key
+
+
+def artifact(arch: str, job: script.Job, handoff: bool = False) -> ImageArtifact:
+    """The image a build would produce (it may not be built yet)."""
+    key, _ = plan(arch, job, handoff)
+    return ImageArtifact(key, image_dir(key), arch)
+
+
 def build_image(arch: str, job: script.Job, handoff: bool = False) -> ImageArtifact:
     key, inputs = plan(arch, job, handoff)
-    final = cache.cache_root() / "images" / key
+    final = image_dir(key)
     artifact = ImageArtifact(key, final, arch)
     if final.is_dir():
         return artifact

@@ -142,7 +142,7 @@ def build(arch: str, job, route: str = "debian", handoff: bool = False,
     variant too when one is named."""
     progress = Progress(f"buildroot {arch}")
     key, inputs, work_key = plan(arch, job, route, handoff, progress, variant)
-    final = cache.cache_root() / "images" / key
+    final = assemble.image_dir(key)
     kernel = _kernel_artifact(arch, variant, work_key, inputs)
     image = assemble.ImageArtifact(key, final, arch)
     if final.is_dir() and (kernel is None or kernel.path.is_dir()):
@@ -189,7 +189,7 @@ def _kernel_artifact(arch: str, variant, work_key: str, inputs: dict):
         return None
     key = cache.content_key({"kernel_from": "buildroot", "work": work_key,
                              "kernel": inputs["kernel"]})
-    return kbuild.KernelArtifact(key, cache.cache_root() / "kernels" / key, arch, variant)
+    return kbuild.KernelArtifact(key, kbuild.kernel_dir(key), arch, variant)
 
 
 def _publish_kernel(kernel, inputs: dict, work: Path, seconds: float) -> None:

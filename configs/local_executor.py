@@ -23,7 +23,7 @@ from configs import runs
 from configs.gem5 import locate as gem5_locate
 from kernels import build as kbuild
 from kernels import variants
-from lab import cache, child
+from lab import child
 from lab.errors import UserError
 from lab.progress import Heartbeat, Progress
 
@@ -95,8 +95,7 @@ def plan(sweep, gem5_flag: str = None, dry: bool = False) -> list:
             kernels[kid] = kbuild.artifact(p.arch, p.variant, p.layers)
         ijob = (p.arch, p.job.job_conf(), p.handoff)
         if ijob not in images:
-            key, _ = assemble.plan(p.arch, p.job, p.handoff)
-            images[ijob] = assemble.ImageArtifact(key, cache.cache_root() / "images" / key, p.arch)
+            images[ijob] = assemble.artifact(p.arch, p.job, p.handoff)
         kernel, image = kernels[kid], images[ijob]
         if p.backend == "gem5" and p.arch in missing:
             out.append(Planned(p, kernel, image, "", False, None, missing[p.arch]))

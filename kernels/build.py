@@ -116,11 +116,15 @@ def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
     return cache.content_key(inputs), inputs
 
 
+def kernel_dir(key: str) -> Path:
+    """Where the kernel of `key` lives in the cache (this stage owns it)."""
+    return cache.cache_root() / "kernels" / key
+
+
 def artifact(arch: str, variant_name: str, layers: tuple = ()) -> KernelArtifact:
     """The artifact a build would produce (it may not be built yet)."""
     key, _ = plan(arch, variant_name, layers)
-    return KernelArtifact(key, cache.cache_root() / "kernels" / key, arch,
-                          variant_name, tuple(layers))
+    return KernelArtifact(key, kernel_dir(key), arch, variant_name, tuple(layers))
 
 
 def cached(arch: str, variant_name: str, layers: tuple = ()):
@@ -133,7 +137,7 @@ def build_kernel(arch: str, variant_name: str, jobs: int = 0,
                  layers: tuple = ()) -> KernelArtifact:
     layers = tuple(layers)
     key, inputs = plan(arch, variant_name, layers)
-    final = cache.cache_root() / "kernels" / key
+    final = kernel_dir(key)
     artifact = KernelArtifact(key, final, arch, variant_name, layers)
     if final.is_dir():
         return artifact
