@@ -326,7 +326,13 @@ def cmd_crosscheck(args) -> int:
                                    point.run.cache, args.timeout or gem5_spec.DEFAULT_TIMEOUT)
     counts, lines = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))
     print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
-    print(roi_trace.text(roi_trace.compare(counts, twin["counts"])), end="")
+    comparison = roi_trace.compare(counts, twin["counts"])
+    print(roi_trace.text(comparison), end="")
+    # A code path only one simulator ran, every op, is a different kernel
+    # path, not noise (a timer tick runs a few hundred instructions once).
+    one_sided = comparison.path_differences(twin["result"]["ops"])
+    print("code paths only one simulator ran every op: "
+          + (", ".join(f"{k} ({v:,})" for k, v in one_sided.items()) or "none"))
     print(roi_trace.code_footprint(counts, lines, twin["result"]["ops"]).text(), end="")
     print(f"gem5 trace: {trace}")
     print(f"QEMU record: {runs.run_dir(twin['key']) / 'record.json'}")

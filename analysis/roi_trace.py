@@ -37,11 +37,6 @@ def roi_symbols(trace: Path, symbols: SymbolMap) -> tuple:
     return counts, lines
 
 
-def roi_counts(trace: Path, symbols: SymbolMap) -> Counter:
-    """Instructions per symbol from a ROI replay's trace."""
-    return roi_symbols(trace, symbols)[0]
-
-
 @dataclass
 class Footprint:
     """The distinct code lines a ROI fetched, split by how often their

@@ -15,7 +15,7 @@ from pathlib import Path
 from kernels import build as kbuild
 from kernels import source as linux_source
 from kernels import variants
-from lab import arches, cache, kconfig
+from lab import arches, cache
 
 LINUX_BUILD_DIR = "linux-custom"  # Buildroot's name for a custom-tarball kernel
 # The config lines that name the compiler: Buildroot compiles through its
@@ -60,11 +60,3 @@ def collect(arch: str, work: Path, out: Path) -> None:
     shutil.copyfile(work / "images" / image, out / image)
     shutil.copyfile(linux / "System.map", out / "System.map")
     shutil.copyfile(linux / ".config", out / "config")
-
-
-def config_differences(ours: Path, theirs: Path) -> dict:
-    """{symbol: (buildroot's value, kernels/ builder's)} of every line that
-    differs between two kernel .config files."""
-    a, b = kconfig.parse(ours.read_text(), str(ours)), kconfig.parse(theirs.read_text(), str(theirs))
-    return {sym: (a.get(sym, "n"), b.get(sym, "n"))
-            for sym in sorted(set(a) | set(b)) if a.get(sym, "n") != b.get(sym, "n")}

@@ -65,7 +65,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     # are one-offs. User mode matches to about one instruction per op (an
     # Arm svc traps, so gem5 does not commit it; QEMU counts it).
     trace = gem5_backend.trace_roi(g, arch, kernel, image, model or "none", cache, 3 * 3600)
-    counts = roi_trace.roi_counts(trace, SymbolMap(kernel.system_map))
+    counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])
     assert c.path_differences(200) == {}, roi_trace.text(c)
     assert abs(c.user[0] - c.user[1]) <= 200 + 4, roi_trace.text(c)

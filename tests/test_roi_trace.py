@@ -47,7 +47,7 @@ def test_roi_ends_at_the_workend_instruction(tmp_path, symbols):
     trace = tmp_path / "trace.out.gz"
     with gzip.open(trace, "wt") as f:
         f.write(TRACE)
-    counts = roi_trace.roi_counts(trace, symbols)
+    counts = roi_trace.roi_symbols(trace, symbols)[0]
     assert counts == {USER: 2, "cp_statx": 1, "helper_alias": 1,
                       "this_cpu_cmpxchg16b_emu": 1}
 
@@ -56,7 +56,7 @@ def test_a_trace_without_workend_is_an_error(tmp_path, symbols):
     trace = tmp_path / "trace.out"
     trace.write_text(TRACE.split("gem5Op")[0].rsplit("\n", 1)[0] + "\n")
     with pytest.raises(ValueError, match="workend"):
-        roi_trace.roi_counts(trace, symbols)
+        roi_trace.roi_symbols(trace, symbols)[0]
 
 
 def test_compare_sorts_differences_by_cause():

@@ -125,6 +125,6 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     # Function by function, the same kernel paths (stac/clac included).
     trace = gem5_backend.trace_roi(g, "x86_64", kernel, image, "smap", cache, 3 * 3600)
-    counts = roi_trace.roi_counts(trace, SymbolMap(kernel.system_map))
+    counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])
     assert c.path_differences(200) == {}, roi_trace.text(c)
