@@ -35,8 +35,17 @@
       configs/slurm/single-node.sh, runs forgotten before each: wall time
       of each, and Slurm's overhead per job over the local pool.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|kernel-entry|slurm]
-                               [--arch A]
+  study    the whole study's cost, from the finished records of sweep files
+      (default: configs/sweeps/seeds.toml and seeds-era.toml; --sweep to
+      name others; nothing is run): points, boots, simulated instructions
+      and host seconds by phase (boot, functional and detailed warming,
+      ROI, QEMU), and the wall time of the same work on this machine's
+      local pool and on the Slurm executor with 8 and 32 nodes (its two
+      job arrays: every boot group's first point, then the rest). Points
+      not yet run are counted and left out of the times.
+
+    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|kernel-entry|slurm|study]
+                               [--arch A] [--sweep FILE]
                                [--keep]
 """
 
@@ -283,15 +292,89 @@ def slurm_overhead() -> None:
               f"{(walls['slurm'] - walls['local']) / n:+.2f} s per job")
 
 
+def _schedule(tasks: list, workers: int, start: float = 0.0) -> tuple:
+    """List scheduling in the given order: (finish time of each task, the
+    last finish). A task is (seconds, earliest start)."""
+    free = [start] * workers
+    ends = []
+    for seconds, earliest in tasks:
+        i = min(range(workers), key=free.__getitem__)
+        begin = max(free[i], earliest)
+        free[i] = begin + seconds
+        ends.append(free[i])
+    return ends, max(ends, default=start)
+
+
+def study_cost(sweep_files: list) -> None:
+    """What a study costs, read from its records (see the module's doc)."""
+    from configs import local_executor, runs, sweep
+    for path in sweep_files:
+        sw = sweep.load(path)
+        planned = local_executor.plan(sw, dry=True)
+        done = [(pl, runs.finished(pl.key)) for pl in planned if pl.key]
+        missing = len(planned) - sum(1 for _, r in done if r)
+        phases = ("boot", "functional warming", "detailed warming", "ROI (gem5)",
+                  "QEMU (boot to result; ROI insts)")
+        insts, host = dict.fromkeys(phases, 0), dict.fromkeys(phases, 0.0)
+        boots, firsts, rest = {}, [], []
+        for pl, rec in done:
+            if not rec:
+                continue
+            if pl.point.backend == "qemu":
+                host[phases[-1]] += rec["boot_to_result_seconds"]
+                insts[phases[-1]] += ((rec.get("counts") or {}).get("insns") or {}).get("total", 0)
+                rest.append((rec["boot_to_result_seconds"], None))
+                continue
+            g = rec["gem5"]
+            roi = g["roi_seconds"]
+            host["ROI (gem5)"] += roi
+            insts["ROI (gem5)"] += g["summary"].get("insts") or 0
+            w = g.get("warming") or {}
+            for phase in ("functional", "detailed"):
+                insts[f"{phase} warming"] += w.get(f"{phase}_insts") or 0
+                host[f"{phase} warming"] += (w.get("host_seconds") or {}).get(phase, 0)
+            if g["checkpoint"] not in boots:
+                boots[g["checkpoint"]] = g["boot_seconds"]
+                host["boot"] += g["boot_seconds"]
+                insts["boot"] += w.get("boot_insts") or 0
+                firsts.append((g["boot_seconds"] + roi, g["checkpoint"]))
+            else:
+                rest.append((roi, g["checkpoint"]))
+        print(f"{sw.name} ({path}): {len(planned)} points, {missing} not run yet; "
+              f"{len(boots)} gem5 boots")
+        for phase in phases:
+            print(f"  {phase:34} {insts[phase]:>16,} simulated instructions "
+                  f"{host[phase]:>10,.0f} host s")
+        # Local pool: boot groups' first points first; a group's other
+        # points wait for its checkpoint (the boot lock).
+        workers = os.cpu_count() or 1
+        ends, local = _schedule([(s, 0.0) for s, _ in firsts], workers)
+        booted = {k: end for (_, k), end in zip(firsts, ends)}
+        _, local = _schedule([(s, booted.get(k, 0.0)) for s, k in rest], workers)
+        print(f"  wall time, local pool on {workers} cores: {local / 60:,.1f} min "
+              f"(host time of every phase: {sum(host.values()) / 60:,.1f} min)")
+        for nodes in (8, 32):
+            _, first = _schedule([(s, 0.0) for s, _ in firsts], nodes)
+            _, total = _schedule([(s, first) for s, _ in rest], nodes, first)
+            print(f"  wall time, Slurm on {nodes} nodes (boots' array, then the rest "
+                  f"afterok): {total / 60:,.1f} min (critical path: the first array "
+                  f"{first / 60:,.1f} min)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
-                             "kernel-entry", "slurm"))
+                             "kernel-entry", "slurm", "study"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
+    ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
     args = ap.parse_args()
+    if args.mode == "study":
+        root = Path(__file__).resolve().parent.parent / "configs" / "sweeps"
+        study_cost(args.sweep or [str(root / "seeds.toml"), str(root / "seeds-era.toml")])
+        return 0
     if args.mode == "plugin":
         plugin_overhead(args.arch or ["x86_64", "arm64"])
         return 0
