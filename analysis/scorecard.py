@@ -352,7 +352,7 @@ def _base_cycles(c: BaseClaim, r: dict) -> float:
 
 def base_table(rows: list) -> tuple:
     header = ["base", "seed", "hardware", "hardware cycles", "gem5 cycles", "sim/hw",
-              "verdict", "cpu preset", "machine", "warming"]
+              "verdict", "cpu preset / caches", "machine", "warming"]
     body = []
     for c in BASE_CLAIMS:
         found = [r for r in rows
@@ -379,8 +379,8 @@ def base_table(rows: list) -> tuple:
                 if lo / MISS <= g <= hi * MISS:
                     verdict += " at 3 GHz; within 1.5x at some clock in the range"
             body.append([c.what, c.seed, c.hardware, hw_text, f"{g:,.0f}", f"{m:.2f}x",
-                         verdict, r["profile"], machine(c.seed, r["profile"]),
-                         store.scheme(r)])
+                         verdict, f"{r['profile']} / {r.get('cache') or '-'}",
+                         machine(c.seed, r["profile"]), store.scheme(r)])
             shown = True
         if not shown:
             body.append([c.what, c.seed, c.hardware, hw_text, "-", "-", "not simulated",

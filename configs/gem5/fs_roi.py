@@ -38,9 +38,9 @@ from gem5.components.cachehierarchies.classic.private_l1_private_l2_cache_hierar
 from gem5.components.memory.single_channel import SingleChannelDDR3_1600
 from gem5.components.processors.cpu_types import CPUTypes
 from gem5.components.processors.simple_processor import SimpleProcessor
-from gem5.components.processors.simple_switchable_processor import (
-    SimpleSwitchableProcessor,
-)
+from gem5.components.boards.mem_mode import MemMode
+from gem5.components.processors.simple_core import SimpleCore
+from gem5.components.processors.switchable_processor import SwitchableProcessor
 from gem5.isas import ISA
 from gem5.resources.resource import (
     BootloaderResource,
@@ -115,20 +115,43 @@ def warming(spec: dict) -> bool:
     return spec.get("warming", "none") == "functional"
 
 
+class AtomicThenDetailed(SwitchableProcessor):
+    """One core: gem5's atomic CPU until switch() (functional warming), then
+    the spec's detailed type. Built as the stdlib's SimpleSwitchableProcessor
+    builds one core (the same "start" and "switch" core lists, so the same
+    object names in config.ini and stats.txt, and the atomic memory mode to
+    begin), but it says which core is which type: that class keeps them in
+    private attributes only."""
+
+    def __init__(self, detailed: str, isa) -> None:
+        self._typed = [(SimpleCore(cpu_type=CPUTypes.ATOMIC, core_id=0, isa=isa), "atomic"),
+                       (SimpleCore(cpu_type=CPUS[detailed], core_id=0, isa=isa), detailed)]
+        super().__init__(switchable_cores={"start": [self._typed[0][0]],
+                                           "switch": [self._typed[1][0]]},
+                         starting_cores="start")
+
+    def typed_cores(self) -> list:
+        """[(core, its type)], the warming core first."""
+        return list(self._typed)
+
+    def incorporate_processor(self, board) -> None:
+        super().incorporate_processor(board)
+        # The atomic core's mode (classic caches here: no Ruby, whose atomic
+        # mode the stdlib turns into atomic_noncaching).
+        board.set_mem_mode(MemMode.ATOMIC)
+
+    def switch(self) -> None:
+        """To the detailed core (once: the ROI never switches back)."""
+        self.switch_to_processor("switch")
+
+
 def make_processor(spec: dict):
     """(processor, [(core, its type)]): a switchable atomic -> detailed
     processor when warming, else one core of the spec's type."""
     isa = ISAS[spec["arch"]]
     if warming(spec):
-        processor = SimpleSwitchableProcessor(
-            starting_core_type=CPUTypes.ATOMIC,
-            switch_core_type=CPUS[spec["cpu"]["type"]], num_cores=1, isa=isa)
-        # The stdlib keeps the two core lists by key ("start", "switch");
-        # the attribute named "switch" is shadowed by the switch() method.
-        by_key = processor._switchable_cores
-        cores = ([(c, "atomic") for c in by_key[processor._start_key]]
-                 + [(c, spec["cpu"]["type"]) for c in by_key[processor._switch_key]])
-        return processor, cores
+        processor = AtomicThenDetailed(spec["cpu"]["type"], isa)
+        return processor, processor.typed_cores()
     processor = SimpleProcessor(cpu_type=CPUS[spec["cpu"]["type"]], num_cores=1, isa=isa)
     return processor, [(c, spec["cpu"]["type"]) for c in processor.get_cores()]
 
