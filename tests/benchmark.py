@@ -292,13 +292,14 @@ def slurm_overhead() -> None:
               f"{(walls['slurm'] - walls['local']) / n:+.2f} s per job")
 
 
-def _schedule(tasks: list, workers: int, start: float = 0.0) -> tuple:
+def _schedule(tasks: list, workers, start: float = 0.0) -> tuple:
     """List scheduling in the given order: (finish time of each task, the
-    last finish). A task is (seconds, earliest start)."""
-    free = [start] * workers
+    last finish). A task is (seconds, earliest start); `workers` is a count,
+    or the list of times each worker is free (kept up to date)."""
+    free = [start] * workers if isinstance(workers, int) else workers
     ends = []
     for seconds, earliest in tasks:
-        i = min(range(workers), key=free.__getitem__)
+        i = min(range(len(free)), key=free.__getitem__)
         begin = max(free[i], earliest)
         free[i] = begin + seconds
         ends.append(free[i])
@@ -348,9 +349,11 @@ def study_cost(sweep_files: list) -> None:
         # Local pool: boot groups' first points first; a group's other
         # points wait for its checkpoint (the boot lock).
         workers = os.cpu_count() or 1
-        ends, local = _schedule([(s, 0.0) for s, _ in firsts], workers)
+        free = [0.0] * workers
+        ends, local = _schedule([(s, 0.0) for s, _ in firsts], free)
         booted = {k: end for (_, k), end in zip(firsts, ends)}
-        _, local = _schedule([(s, booted.get(k, 0.0)) for s, k in rest], workers)
+        _, rest_end = _schedule([(s, booted.get(k, 0.0)) for s, k in rest], free)
+        local = max(local, rest_end)
         print(f"  wall time, local pool on {workers} cores: {local / 60:,.1f} min "
               f"(host time of every phase: {sum(host.values()) / 60:,.1f} min)")
         for nodes in (8, 32):
