@@ -206,7 +206,10 @@ def cmd_build_image(args) -> int:
 
 def cmd_run(args) -> int:
     job = _job(args)
-    runs.resolve(args.arch, args.backend, args.profile)  # validate before building
+    # The QEMU point, checked (its profile and arch) before anything is built.
+    point = run_point.qemu_point(args.arch, args.variant, job, args.profile,
+                                 args.timeout or 300, args.plugin) \
+        if args.backend == "qemu" else None
     job.check_fits(args.timeout or (gem5_spec.DEFAULT_TIMEOUT if args.backend == "gem5"
                                     else 300), "")
     if args.br_kernel and args.backend == "gem5":
@@ -217,8 +220,6 @@ def cmd_run(args) -> int:
     if args.commit_profile:
         raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
                         "instructions per function, not cycles")
-    point = run_point.qemu_point(args.arch, args.variant, job, args.profile,
-                                 args.timeout or 300, args.plugin)
     _check_builder(args)
     kbuild.plan(args.arch, args.variant)
     if args.br_kernel:
@@ -231,7 +232,7 @@ def cmd_run(args) -> int:
     if args.json:
         print(json.dumps(record, indent=2, sort_keys=True))
     else:
-        shown = [record] + _finished_stock_run(args, kernel, image)
+        shown = [record] + _finished_stock_run(point, image)
         print(table.plain(shown), end="")
         if record.get("counts"):
             print(table.per_op_counts(record), end="")
@@ -393,13 +394,13 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
-def _finished_stock_run(args, kernel, image) -> list:
-    """Stock's finished run of the same point, if any, to compare with."""
-    stock = kbuild.cached(args.arch, "stock")
-    if args.variant == "stock" or stock is None:
+def _finished_stock_run(point, image) -> list:
+    """Stock's finished run of the same QEMU point, if any, to compare with."""
+    stock = kbuild.cached(point.arch, "stock")
+    if point.variant == "stock" or stock is None:
         return []
-    profile = runs.resolve(args.arch, args.backend, args.profile)
-    done = runs.finished(runs.run_key(stock, image, args.backend, profile, args.plugin))
+    done = runs.finished(runs.QemuBackend().key(dataclasses.replace(point, variant="stock"),
+                                                stock, image))
     return [done] if done else []
 
 

@@ -73,20 +73,6 @@ def finished(key: str):
     return record
 
 
-def resolve(arch: str, backend: str, profile_name: str = ""):
-    """Check a point's run settings before anything is built. Returns the
-    QEMU profile (None for gem5, whose presets spec.py checks)."""
-    if backend not in BACKENDS:
-        raise UserError(f"unknown backend '{backend}': choose one of {', '.join(BACKENDS)}")
-    arches.check(arch)
-    if backend == "gem5":
-        return None
-    profile = qemu.load_profile(profile_name or arches.get(arch).qemu_profile)
-    if profile.arch != arch:
-        raise UserError(f"profile '{profile.name}' is for {profile.arch}, not {arch}")
-    return profile
-
-
 def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     """The run-directory protocol shared by the backends: reuse a finished
     run; else execute(work_dir) -> record in a temporary directory that is
