@@ -366,7 +366,7 @@ def cmd_calibrate(args) -> int:
             kbuild.plan("x86_64", v, gem5_spec.layers_for("x86_64"))
     g = gem5_locate.require("x86_64", args.gem5)
     g.require_series("x86_64", "calibrate")
-    calibrated, notes, base = {}, [], cpu
+    calibrated, notes, base, fitted_on = {}, [], cpu, []
     for name in names:
         m = calibrate.MECHANISMS[name]
         points = calibrate.measure(m, g, cpu, cache_preset, latencies or m.default_latencies,
@@ -382,6 +382,7 @@ def cmd_calibrate(args) -> int:
             cpu = calibrate.with_latency(cpu, m.op_class, round(fit.latency))
             notes.append(f"{m.op_class} = {round(fit.latency)} (fit {fit.latency:.1f}) "
                          f"from {m.seed}: {m.hardware}")
+            fitted_on.append(m.seed_id)
         else:
             notes.append(f"{m.op_class}: no calibration from {m.seed} (see the fit)")
     if args.write_preset:
@@ -389,7 +390,7 @@ def cmd_calibrate(args) -> int:
             raise UserError("no preset written: no mechanism gave a latency of 1 cycle or more")
         command = "./run.py " + " ".join(sys.argv[1:])
         cache.write_atomic(Path(args.write_preset),
-                           calibrate.preset_text(base, calibrated, notes + [command]))
+                           calibrate.preset_text(base, calibrated, notes + [command], fitted_on))
         print(f"preset: {args.write_preset}")
     return 0
 

@@ -16,6 +16,8 @@ The store's rows are the input: analysis reads results, it runs nothing.
 from dataclasses import dataclass
 
 from analysis import probe, store
+from configs.gem5 import spec as gem5_spec
+from lab.errors import UserError
 from lab.fit import least_squares
 
 MISS = 1.5  # an effect off by more than this factor, either way, is a miss
@@ -301,8 +303,18 @@ ERA_PRESET = {
 
 
 def machine(seed: str, profile: str) -> str:
-    """"era" where a row ran on the seed's own preset, else "generic"."""
-    return "era" if probe.base_preset(profile or "") == ERA_PRESET.get(seed) else "generic"
+    """"era" where a row ran on the seed's own preset (or one calibrated
+    from it), else "generic"; and ", fitted here" where the preset's
+    latencies were fitted on this seed, so the row checks the fit rather
+    than predicts."""
+    name = probe.base_preset(profile or "")
+    try:
+        cpu = gem5_spec.load_cpu(name, "x86_64")
+        base, fitted = cpu.calibrated_from or name, cpu.fitted_on
+    except UserError:  # a preset since removed or renamed
+        base, fitted = name, ()
+    out = "era" if base == ERA_PRESET.get(seed) else "generic"
+    return out + (", fitted here" if seed in fitted else "")
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,11 @@ class Mechanism:
     target_kind: str     # "delta_ns": before - after, ns per op; "fraction": of before
     default_latencies: tuple
 
+    @property
+    def seed_id(self) -> str:
+        """The seed's id alone ("000_ccfae2f7fd7a499e")."""
+        return self.seed.split()[0]
+
 
 MECHANISMS = {
     "smap": Mechanism(
@@ -227,15 +232,21 @@ def text(m: Mechanism, points: list, f: Fit) -> str:
     return "\n".join(lines) + "\n"
 
 
-def preset_text(cpu, calibrated: dict, notes: list) -> str:
+def preset_text(cpu, calibrated: dict, notes: list, fitted_on=()) -> str:
     """A CPU preset: `cpu` with the calibrated latencies, and how they were
     found. Every other setting of `cpu` is carried over as it was; their
-    sources are in `cpu`'s own file."""
+    sources are in `cpu`'s own file. `fitted_on` names the seeds the
+    latencies were fitted on: the scorecard marks their rows on this
+    preset as fits."""
+    base = cpu.calibrated_from or cpu.name
+    fitted = sorted(set(cpu.fitted_on) | set(fitted_on))
     body = [f"# {cpu.description}, with latencies calibrated on the seeds by"
             f" ./run.py calibrate:"] + [f"# {n}" for n in notes] + [
-            f"# Every other value is CPU preset {cpu.name}'s, with its sources there.",
+            f"# Every other value is CPU preset {base}'s, with its sources there.",
             f'arch = "{cpu.arch}"', f'type = "{cpu.type}"',
-            f'description = "{cpu.description}, calibrated on the seeds"']
+            f'description = "{cpu.description}, calibrated on the seeds"',
+            f'calibrated_from = "{base}"',
+            "fitted_on = [" + ", ".join(f'"{f}"' for f in fitted) + "]"]
     if cpu.kernel_entry != gem5_spec.KERNEL_ENTRY_DEFAULT:
         body += [f'kernel_entry = "{cpu.kernel_entry}"']
     if cpu.branch_predictor:

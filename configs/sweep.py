@@ -177,7 +177,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     for key in axes:
         if key not in AXES and not key.startswith("cpu."):
             raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)}, "
-                       f"or cpu.<O3 parameter>, cpu.kernel_entry)")
+                       f"or cpu.<O3 parameter>, cpu.kernel_entry, cpu.branch_predictor, "
+                       f"cpu.fu_count.<kind>)")
     cpu_axes = _cpu_axes(path, where, axes)
 
     arch_names = _choose(path, f"{where}.arch", _list_of_strings(path, f"{where}.arch",
@@ -267,31 +268,42 @@ def _qemu_points(path, common, profiles, skipped, fixed) -> list:
 
 
 def _cpu_axes(path, where, axes) -> list:
-    """[(O3 parameter, values)] from `"cpu.numROBEntries" = [64, 128]` axes,
-    and the kernel-entry scheme from `"cpu.kernel_entry" = ["serialize", "sdm"]`."""
+    """[(setting, values)] from `"cpu.numROBEntries" = [64, 128]` axes (O3
+    parameters), the kernel-entry scheme from `"cpu.kernel_entry" =
+    ["serialize", "sdm"]`, the predictor from `"cpu.branch_predictor" =
+    ["TournamentBP"]` and a unit count from `"cpu.fu_count.WritePort" = [1, 4]`."""
     out = []
     for key, values in axes.items():
         if not key.startswith("cpu."):
             continue
         name = key[4:]
-        if name == "kernel_entry":
+        if name in ("kernel_entry", "branch_predictor"):
+            choices = (gem5_spec.KERNEL_ENTRY if name == "kernel_entry"
+                       else gem5_spec.BRANCH_PREDICTORS)
             values = [values] if isinstance(values, str) else values
             if not isinstance(values, list) or not values or not all(
-                    v in gem5_spec.KERNEL_ENTRY for v in values):
+                    v in choices for v in values):
                 raise _err(path, f"{where}.{key}", f"must be a list of "
-                           f"{' or '.join(gem5_spec.KERNEL_ENTRY)}, got {values!r}")
+                           f"{' or '.join(choices)}, got {inputs.short(repr(values))}")
             out.append((name, inputs.unique(values, f"{path}: {where}.{key}")))
             continue
-        if name not in gem5_spec.O3_PARAMS:
+        fu_kind = name.startswith(gem5_spec.FU_COUNT_PREFIX)
+        if not fu_kind and name not in gem5_spec.O3_PARAMS:
             raise _err(path, f"{where}.{key}", f"unknown O3 parameter {name!r}")
         if isinstance(values, int) and not isinstance(values, bool):
             values = [values]
         if not isinstance(values, list) or not values or not all(
-                isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
-            raise _err(path, f"{where}.{key}", f"must be a list of positive integers, "
+                isinstance(v, int) and not isinstance(v, bool) and v >= (0 if fu_kind else 1)
+                for v in values):
+            raise _err(path, f"{where}.{key}", f"must be a list of "
+                       f"{'integers of at least 0' if fu_kind else 'positive integers'}, "
                        f"got {inputs.short(repr(values))}")
         for i, v in enumerate(values):
-            gem5_spec.check_o3_param(name, v, f"{path}: {where}.{key}[{i}]")
+            if fu_kind:
+                gem5_spec.check_fu_count(name[len(gem5_spec.FU_COUNT_PREFIX):], v,
+                                         f"{path}: {where}.{key}[{i}]")
+            else:
+                gem5_spec.check_o3_param(name, v, f"{path}: {where}.{key}[{i}]")
         out.append((name, inputs.unique(values, f"{path}: {where}.{key}")))
     return out
 
@@ -325,11 +337,12 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
     if arch != "x86_64":  # kernel_entry is x86's: other arches keep gem5's, once
         combos = list(dict.fromkeys(
             tuple(kv for kv in o if kv[0] != "kernel_entry") for o in combos))
+    # cpu.<param> axes are O3 parameters: other models run once.
+    o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}
     for cache_name, model in itertools.product(caches, arch_models):
-        # cpu.<param> axes are O3 parameters: other models run once.
         for name, over, warming, sampled in [
                 (n, o, w, s) for n in mine
-                for o in (combos if gem5_spec.load_cpu(n, arch).type == "o3" else [()])
+                for o in (combos if o3[n] else [()])
                 for w in warmings for s in samplings]:
             try:  # the preset and its axes together (a delay against its buffers)
                 out.append(gem5_point(

@@ -129,6 +129,50 @@ def test_kernel_entry_is_a_run_parameter():
         spec.with_params(sky, {"kernel_entry": "fast"})
 
 
+def test_predictor_and_fu_counts_are_run_parameters():
+    """The back-end split (configs/sweeps/skylake-backend.toml) sets the
+    Skylake preset's predictor and unit counts back to gem5's per point."""
+    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    tour = spec.with_params(sky, {"branch_predictor": "TournamentBP"})
+    assert tour.branch_predictor == "TournamentBP"
+    assert tour.name == "x86_64-skylake+branch_predictor=TournamentBP"
+    pool = spec.with_params(sky, {"fu_count.WritePort": 0, "fu_count.RdWrPort": 4,
+                                  "fu_count.IntALU": 4})
+    # IntALU is 4 already: the name lists only what changed.
+    assert pool.name == "x86_64-skylake+fu_count.RdWrPort=4+fu_count.WritePort=0"
+    assert pool.fu_count == dict(sky.fu_count, WritePort=0, RdWrPort=4)
+    assert pool.as_record()["fu_count"]["ReadPort"] == 2
+    default = spec.load_cpu("x86_64-o3-default", "x86_64")
+    assert spec.with_params(default, {"fu_count.IprPort": 2}).fu_count == {"IprPort": 2}
+    assert spec.with_params(sky, {"branch_predictor": "LTAGE"}) is sky
+    with pytest.raises(UserError, match="is not one of"):
+        spec.with_params(sky, {"fu_count.ALU": 2})
+    with pytest.raises(UserError, match="at most 12"):
+        spec.with_params(sky, {"fu_count.IntALU": 13})
+    with pytest.raises(UserError, match="branch_predictor must be one of"):
+        spec.with_params(sky, {"branch_predictor": "Oracle"})
+
+
+def test_sweep_axes_for_predictor_and_fu_count(tmp_path):
+    f = tmp_path / "be.toml"
+    f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'
+                 'arch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
+                 'cpu_preset = ["x86_64-skylake"]\n'
+                 '"cpu.branch_predictor" = ["LTAGE", "TournamentBP"]\n'
+                 '"cpu.fu_count.WritePort" = [0, 1]\n')
+    points = sweep.load(f).points
+    names = sorted(p.run.cpu.name for p in points)
+    assert names == ["x86_64-skylake", "x86_64-skylake+branch_predictor=TournamentBP",
+                     "x86_64-skylake+branch_predictor=TournamentBP+fu_count.WritePort=0",
+                     "x86_64-skylake+fu_count.WritePort=0"]
+    f.write_text(f.read_text().replace('[0, 1]', '[-1]'))
+    with pytest.raises(UserError, match="integers of at least 0"):
+        sweep.load(f)
+    f.write_text(f.read_text().replace('[-1]', '[0]').replace('"LTAGE", ', '"Oracle", '))
+    with pytest.raises(UserError, match="must be a list of LocalBP or"):
+        sweep.load(f)
+
+
 def test_sweep_axis_kernel_entry_runs_x86_both_ways_and_arm_once(tmp_path):
     f = tmp_path / "ke.toml"
     f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'
@@ -204,7 +248,8 @@ def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
     # of its settings back, with the fitted latencies on top.
     from configs import calibrate
     sky = spec.load_cpu("x86_64-skylake", "x86_64")
-    text = calibrate.preset_text(sky, {"IprAccess": 9}, ["IprAccess = 9 (fit 9.2) from test"])
+    text = calibrate.preset_text(sky, {"IprAccess": 9}, ["IprAccess = 9 (fit 9.2) from test"],
+                                 [calibrate.MECHANISMS["smap"].seed_id])
     (tmp_path / "cpu").mkdir()
     (tmp_path / "cpu" / "sky-cal.toml").write_text(text)
     monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
@@ -212,6 +257,14 @@ def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
     assert again.fu_latency == dict(sky.fu_latency, IprAccess=9)
     for field in ("params", "kernel_entry", "fu_count", "branch_predictor", "documented"):
         assert getattr(again, field) == getattr(sky, field), field
+    # It says where it came from, and what it was fitted on; neither is a
+    # setting of the machine, so neither is in the record that keys a run.
+    assert again.calibrated_from == "x86_64-skylake"
+    assert again.fitted_on == ("000_ccfae2f7fd7a499e",)
+    assert "fitted_on" not in again.as_record()
+    (tmp_path / "cpu" / "bad.toml").write_text(text.replace('"000_', '"0_'))
+    with pytest.raises(UserError, match="fitted_on must be a list of seed ids"):
+        spec.load_cpu("bad", "x86_64")
 
 
 def test_a_set_count_gem5_cannot_index_fails_in_one_line(tmp_path, monkeypatch):

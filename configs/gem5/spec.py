@@ -72,6 +72,9 @@ MAX_LATENCY = 1000
 
 # Functional-unit kinds of gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py)
 # whose count a preset may set ([fu_count]).
+# A sweep's or the command line's override of one kind's count:
+# cpu."fu_count.WritePort" = [1, 4].
+FU_COUNT_PREFIX = "fu_count."
 FU_KINDS = {"IntALU", "IntMultDiv", "FP_ALU", "FP_MultDiv", "ReadPort", "SIMD_Unit",
             "PredALU", "WritePort", "RdWrPort", "IprPort"}
 
@@ -169,9 +172,17 @@ class CpuPreset:
     fu_count: dict = None  # FU kind -> units in the O3 FU pool; None keeps gem5's
     branch_predictor: str = ""  # one of BRANCH_PREDICTORS; "" keeps gem5's
     documented: dict = None  # DOCUMENTED figure -> cycles, for the probe's table
+    # Where a calibrated preset's latencies came from (./run.py calibrate):
+    # the preset it was calibrated from, and the seeds its latencies were
+    # fitted on, whose scorecard rows on it are fits, not predictions.
+    calibrated_from: str = ""
+    fitted_on: tuple = ()
 
     def as_record(self) -> dict:
         record = dict(self.__dict__)
+        # Where the values came from is not a setting of the machine: a run
+        # keeps its key whether or not its preset says how it was made.
+        del record["calibrated_from"], record["fitted_on"]
         # Fields absent where they hold their defaults, as before they
         # existed: older records and keys stay the same.
         if not self.fu_latency:
@@ -202,7 +213,9 @@ class CachePreset:
 # models a ROI may run on (gem5's standard-library CPU types).
 CPU_TYPES = ("atomic", "timing", "minor", "o3")
 PRESET_KEYS = {"arch", "type", "description", "params", "fu_latency", "kernel_entry",
-               "fu_count", "branch_predictor", "documented"}
+               "fu_count", "branch_predictor", "documented", "calibrated_from", "fitted_on"}
+# A seed's id: its file's stem in ../shared/seeds (003_745c0868b36e6c6e).
+SEED_ID = re.compile(r"[0-9]{3}_[0-9a-f]{16}")
 # What the probe workload (workloads/src/probe.c) measures that a preset
 # may document, in core cycles: a mispredicted branch, a dependent add, a
 # load from memory (the cache levels' are the cache preset's latencies).
@@ -210,6 +223,22 @@ DOCUMENTED = ("mispredict", "add", "mem")
 # The most units of one kind gem5's O3 could use: its widths are capped at
 # MaxWidth (src/cpu/o3/limits.hh, 12).
 MAX_FU_COUNT = 12
+
+
+def check_fu_count(kind: str, value, where: str) -> int:
+    """Units of one kind of functional unit in the O3 FU pool."""
+    if kind not in FU_KINDS:
+        raise UserError(f"{where}: {kind!r} is not one of {', '.join(sorted(FU_KINDS))}")
+    return inputs.number(value, f"{where} (units)", integer=True, minimum=0,
+                         maximum=MAX_FU_COUNT, why_maximum="O3's MaxWidth")
+
+
+def check_branch_predictor(name, where: str) -> str:
+    """One of BRANCH_PREDICTORS, or "" for gem5's default."""
+    if name and name not in BRANCH_PREDICTORS:
+        raise UserError(f"{where}: branch_predictor must be one of "
+                        f"{', '.join(BRANCH_PREDICTORS)}, got {name!r}")
+    return name
 
 
 def check_o3_param(name: str, value, where: str) -> int:
@@ -283,15 +312,9 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     fu_count, bp = data.get("fu_count", {}), data.get("branch_predictor", "")
     if not isinstance(fu_count, dict):
         raise UserError(f"{path}: [fu_count] must be a table")
-    bad = sorted(set(fu_count) - FU_KINDS)
-    if bad:
-        raise UserError(f"{path}: [fu_count] {bad[0]!r} is not one of {', '.join(sorted(FU_KINDS))}")
     for fu, n in fu_count.items():
-        inputs.number(n, f"{path}: [fu_count] {fu} (units)", integer=True, minimum=0,
-                      maximum=MAX_FU_COUNT, why_maximum="O3's MaxWidth")
-    if bp and bp not in BRANCH_PREDICTORS:
-        raise UserError(f"{path}: branch_predictor must be one of "
-                        f"{', '.join(BRANCH_PREDICTORS)}, got {bp!r}")
+        check_fu_count(fu, n, f"{path}: [fu_count] {fu}")
+    check_branch_predictor(bp, str(path))
     documented = data.get("documented", {})
     if not isinstance(documented, dict):
         raise UserError(f"{path}: [documented] must be a table")
@@ -303,9 +326,16 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     if kind != "o3" and (entry != KERNEL_ENTRY_DEFAULT or fu_count or bp):
         raise UserError(f"{path}: kernel_entry, [fu_count] and branch_predictor are O3 "
                         f"settings; a {kind} preset takes none")
+    base, fitted = data.get("calibrated_from", ""), data.get("fitted_on", [])
+    if not isinstance(base, str) or "/" in base:
+        raise UserError(f"{path}: calibrated_from must be a CPU preset's name, got {base!r}")
+    if not isinstance(fitted, list) or not all(
+            isinstance(f, str) and SEED_ID.fullmatch(f) for f in fitted):
+        raise UserError(f"{path}: fitted_on must be a list of seed ids such as "
+                        f"\"000_ccfae2f7fd7a499e\", got {inputs.short(repr(fitted))}")
     return CpuPreset(path.stem, arch, kind, str(data.get("description", "")), params,
                      dict(fu_latency), entry, dict(fu_count) or None, bp,
-                     dict(documented) or None)
+                     dict(documented) or None, base, tuple(fitted))
 
 
 def cpu_preset_names(arch: str = None) -> list:
@@ -353,20 +383,31 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
         return cpu
     if cpu.type != "o3":
         raise UserError(f"CPU preset '{cpu.name}' is a {cpu.type} CPU: O3 parameters do not apply")
+    where = f"CPU preset {cpu.name}"
     entry = overrides.pop("kernel_entry", cpu.kernel_entry)
+    bp = check_branch_predictor(overrides.pop("branch_predictor", cpu.branch_predictor), where)
+    fu_count = {k[len(FU_COUNT_PREFIX):]: overrides.pop(k) for k in list(overrides)
+                if k.startswith(FU_COUNT_PREFIX)}
     bad = sorted(set(overrides) - O3_PARAMS)
     if bad:
         raise UserError(f"unknown O3 parameter {bad[0]!r}")
     for k, v in overrides.items():
-        check_o3_param(k, v, f"CPU preset {cpu.name}: {k}")
-    _check_o3_delays(dict(cpu.params, **overrides), f"CPU preset {cpu.name}")
+        check_o3_param(k, v, f"{where}: {k}")
+    for k, v in fu_count.items():
+        check_fu_count(k, v, f"{where}: {FU_COUNT_PREFIX}{k}")
+    _check_o3_delays(dict(cpu.params, **overrides), where)
     changed = dict(overrides)
+    changed.update({FU_COUNT_PREFIX + k: v for k, v in fu_count.items()
+                    if (cpu.fu_count or {}).get(k) != v})
     if entry != cpu.kernel_entry:
-        changed["kernel_entry"] = check_kernel_entry(entry, cpu.arch, f"CPU preset {cpu.name}")
+        changed["kernel_entry"] = check_kernel_entry(entry, cpu.arch, where)
+    if bp != cpu.branch_predictor:
+        changed["branch_predictor"] = bp
     if not changed:
         return cpu
     name = cpu.name + "".join(f"+{k}={v}" for k, v in sorted(changed.items()))
-    return replace(cpu, name=name, params=dict(cpu.params, **overrides), kernel_entry=entry)
+    return replace(cpu, name=name, params=dict(cpu.params, **overrides), kernel_entry=entry,
+                   branch_predictor=bp, fu_count=dict(cpu.fu_count or {}, **fu_count) or None)
 
 
 # A cache preset is two levels (gem5's PrivateL1PrivateL2CacheHierarchy,
