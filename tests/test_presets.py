@@ -273,3 +273,20 @@ def test_a_set_count_gem5_cannot_index_fails_in_one_line(tmp_path, monkeypatch):
     _preset(tmp_path, monkeypatch, "cache", THREE.replace('"8MiB"', '"12MiB"'))
     with pytest.raises(UserError, match="12288 sets; gem5 needs a power of two"):
         spec.load_cache("p")
+
+
+def test_every_calibrated_preset_is_its_base_with_fitted_latencies():
+    # A calibrated preset is a copy of its base's settings with the fitted
+    # latencies on top: when the base changes (as x86_64-skylake's front
+    # end did), the copy is stale until ./run.py calibrate writes it again.
+    for name in spec.cpu_preset_names("x86_64"):
+        cal = spec.load_cpu(name, "x86_64")
+        if not cal.calibrated_from:
+            continue
+        base = spec.load_cpu(cal.calibrated_from, "x86_64")
+        assert cal.fitted_on, name
+        for field in ("type", "params", "kernel_entry", "fu_count", "branch_predictor",
+                      "documented"):
+            assert getattr(cal, field) == getattr(base, field), (name, field)
+        fitted = {k for k in cal.fu_latency if cal.fu_latency[k] != base.fu_latency.get(k)}
+        assert fitted <= {spec.SMAP_OP_CLASS, spec.REP_STARTUP_OP_CLASS}, (name, fitted)
