@@ -13,6 +13,7 @@ names the simulator limitation behind it where one was measured, and says
 The store's rows are the input: analysis reads results, it runs nothing.
 """
 
+import json
 from dataclasses import dataclass
 
 from analysis import probe, store
@@ -317,6 +318,31 @@ def machine(seed: str, profile: str) -> str:
     return out + (", fitted here" if seed in fitted else "")
 
 
+def _override(text: str) -> tuple:
+    """("fetchWidth", 8) from a preset name's "+fetchWidth=8"."""
+    k, _, v = text.partition("=")
+    return k, int(v) if v.isdigit() else v
+
+
+def preset_label(row: dict) -> str:
+    """A gem5 row's CPU preset as the tables show it: its name, and
+    "(an earlier version)" where the preset it ran on has since changed
+    (x86_64-skylake's front end did), so two rows of one name with
+    different cycles say why. The run's record holds the settings it ran
+    with; the name alone does not."""
+    name = row["profile"]
+    try:
+        ran = json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
+        base, *over = name.split("+")
+        now = gem5_spec.with_params(gem5_spec.load_cpu(base, "x86_64"),
+                                    [_override(o) for o in over])
+    except (KeyError, TypeError, ValueError, UserError):
+        return name  # a calibration's point, an Arm row, or a preset since removed
+    same = all(ran.get(f) == now.as_record().get(f)
+               for f in ("params", "fu_count", "branch_predictor", "kernel_entry"))
+    return name if same else f"{name} (an earlier version)"
+
+
 @dataclass(frozen=True)
 class BaseClaim:
     """What one call costs on the seed's hardware, absolute: judged within
@@ -391,7 +417,7 @@ def base_table(rows: list) -> tuple:
                 if lo / MISS <= g <= hi * MISS:
                     verdict += " at 3 GHz; within 1.5x at some clock in the range"
             body.append([c.what, c.seed, c.hardware, hw_text, f"{g:,.0f}", f"{m:.2f}x",
-                         verdict, f"{r['profile']} / {r.get('cache') or '-'}",
+                         verdict, f"{preset_label(r)} / {r.get('cache') or '-'}",
                          machine(c.seed, r["profile"]), store.scheme(r)])
             shown = True
         if not shown:

@@ -191,3 +191,22 @@ def test_machine_says_era_and_what_a_preset_was_fitted_on():
     assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-skylake+fetchWidth=8") == "era"
     assert scorecard.machine("004_19de4fc19931aa23", "x86_64-skylake") == "generic"
     assert scorecard.machine("000_ccfae2f7fd7a499e", "a-preset-since-removed") == "generic"
+
+
+def test_a_row_on_a_preset_that_has_since_changed_says_so():
+    import json
+    from configs.gem5 import spec
+    sky = spec.load_cpu("x86_64-skylake", "x86_64").as_record()
+
+    def row(name, params):
+        ran = dict(sky, params=params)
+        return {"profile": name, "record": json.dumps(
+            {"provenance": {"simulator": {"cpu_preset": ran}}})}
+    assert scorecard.preset_label(row("x86_64-skylake", sky["params"])) == "x86_64-skylake"
+    older = dict(sky["params"], fetchWidth=6, decodeWidth=5)
+    assert scorecard.preset_label(row("x86_64-skylake", older)) == \
+        "x86_64-skylake (an earlier version)"
+    # The overrides in the name are applied before comparing.
+    wide = dict(sky["params"], fetchWidth=8)
+    assert scorecard.preset_label(row("x86_64-skylake+fetchWidth=8", wide)) == \
+        "x86_64-skylake+fetchWidth=8"
