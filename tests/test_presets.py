@@ -290,3 +290,12 @@ def test_every_calibrated_preset_is_its_base_with_fitted_latencies():
             assert getattr(cal, field) == getattr(base, field), (name, field)
         fitted = {k for k in cal.fu_latency if cal.fu_latency[k] != base.fu_latency.get(k)}
         assert fitted <= {spec.SMAP_OP_CLASS, spec.REP_STARTUP_OP_CLASS}, (name, fitted)
+
+
+@pytest.mark.parametrize("name", ERAS)
+def test_no_era_preset_feeds_rename_faster_than_it_renames(name):
+    # O3 has no micro-op queue between decode and rename: a wider decode
+    # makes rename block and drain its skid buffer, 627 cycles of a statx
+    # on the Skylake core (configs/sweeps/skylake-backend.toml).
+    p = spec.load_cpu(name, "x86_64").params
+    assert p["fetchWidth"] <= p["renameWidth"] and p["decodeWidth"] <= p["renameWidth"]
