@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 
 from analysis import probe, store
+from configs import calibrate
 from configs.gem5 import spec as gem5_spec
 from lab.errors import UserError
 from lab.fit import least_squares
@@ -303,11 +304,16 @@ ERA_PRESET = {
 }
 
 
-def machine(seed: str, profile: str) -> str:
+# What ./run.py calibrate fits a latency on (configs/calibrate.py): the
+# seed, and the two kernels whose difference is the target.
+FITTED_ON = {(m.seed_id, m.before, m.after) for m in calibrate.MECHANISMS.values()}
+
+
+def machine(seed: str, profile: str, variants: tuple = None) -> str:
     """"era" where a row ran on the seed's own preset (or one calibrated
-    from it), else "generic"; and ", fitted here" where the preset's
-    latencies were fitted on this seed, so the row checks the fit rather
-    than predicts."""
+    from it), else "generic"; and ", fitted here" where the row compares
+    the two kernels (`variants`, before and after) a latency of its preset
+    was fitted on, so the row checks the fit rather than predicts."""
     name = probe.base_preset(profile or "")
     try:
         cpu = gem5_spec.load_cpu(name, "x86_64")
@@ -315,7 +321,8 @@ def machine(seed: str, profile: str) -> str:
     except UserError:  # a preset since removed or renamed
         base, fitted = name, ()
     out = "era" if base == ERA_PRESET.get(seed) else "generic"
-    return out + (", fitted here" if seed in fitted else "")
+    here = variants and seed in fitted and (seed, *variants) in FITTED_ON
+    return out + (", fitted here" if here else "")
 
 
 def _override(text: str) -> tuple:
@@ -599,7 +606,7 @@ def table(rows: list) -> tuple:
             f"{c.hw_ratio:.3f}",
             "-" if sim is None else f"{sim:.3f}",
             "-" if qemu_ratio(rows, c) is None else f"{qemu_ratio(rows, c):.3f}",
-            c.smap_model, ln.preset, machine(c.seed, ln.preset) if ln.before else "-",
+            c.smap_model, ln.preset, machine(c.seed, ln.preset, (c.before[0], c.after[0])) if ln.before else "-",
             ln.warming if ln.before else "-",
             "-" if sim is None else ("agrees" if ln.agrees else "opposite"),
             "-" if m is None else f"{m:.2f}x", ln.verdict,

@@ -185,8 +185,13 @@ def test_the_arm_view_sets_gem5_arm_beside_the_x86_hardware():
 def test_machine_says_era_and_what_a_preset_was_fitted_on():
     # The statx seed fitted x86_64-o3-calibrated's IprAccess: its statx rows
     # check the fit; the fstat seed's rows on it are predictions.
-    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-o3-calibrated") == \
+    statx = ("statx-putuser", "stock")
+    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-o3-calibrated", statx) == \
         "generic, fitted here"
+    # The same seed's statx against fstat is not what the latency was fitted on.
+    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-o3-calibrated",
+                             ("stock", "stock")) == "generic"
+    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-o3-calibrated") == "generic"
     assert scorecard.machine("001_5dcad19959904b29", "x86_64-o3-calibrated") == "generic"
     assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-skylake+fetchWidth=8") == "era"
     assert scorecard.machine("004_19de4fc19931aa23", "x86_64-skylake") == "generic"
