@@ -81,7 +81,7 @@ def cmd_list(args) -> int:
     print("backends:  " + ", ".join(runs.BACKENDS))
     print("profiles:  " + ", ".join(qemu.profile_names()) + "  (QEMU)")
     print("presets:   " + ", ".join(gem5_spec.cpu_preset_names())
-          + "  (gem5 CPU models: configs/gem5/presets/cpu)")
+          + "  (gem5 CPU models: configs/gem5-presets/cpu)")
     print("smap models (x86 gem5): " + ", ".join(gem5_spec.SMAP_MODELS))
     print("kernel layers: " + ", ".join(variants.layer_names()))
     print(f"cache:     {cache.cache_root()}")
@@ -662,7 +662,7 @@ def parser() -> argparse.ArgumentParser:
                          "default: the CPU preset's")
     sp.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
-                         "smap (SMAP executed by gem5; needs configs/gem5/patches)")
+                         "smap (SMAP executed by gem5; needs configs/gem5-patches)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
     sp.add_argument("--warming", default="functional", choices=gem5_spec.WARMING,
@@ -670,7 +670,7 @@ def parser() -> argparse.ArgumentParser:
                          "caches on the atomic core) or none (the ROI checkpoint, cold caches)")
     sp.add_argument("--commit-profile", action="store_true",
                     help="gem5: charge the ROI's cycles to kernel functions (needs patch "
-                         "0007 of configs/gem5/patches)")
+                         "0007 of configs/gem5-patches)")
     sp.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
                     help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
                          "simulation points, weighted; needs --warming functional)")
@@ -697,7 +697,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help="seconds per gem5 process (default: 6 h)")
     sp = sub.add_parser("calibrate", help="fit the gem5 series' latencies to the seeds "
-                        "(needs gem5 with configs/gem5/patches)")
+                        "(needs gem5 with configs/gem5-patches)")
     gem5_args(sp)
     sp.add_argument("--cpu-preset", default="x86_64-o3-default", help="the O3 preset to calibrate")
     sp.add_argument("--mechanism", default="smap", choices=(*calibrate.MECHANISMS, "all"),
@@ -721,7 +721,7 @@ def parser() -> argparse.ArgumentParser:
                     help="only this arch's points (say, gem5 built for X86 only)")
     sp.add_argument("--executor", default="local", choices=("local", "slurm"),
                     help="local worker pool (default) or Slurm jobs (configs/slurm)")
-    sp = sub.add_parser("gem5", help="get gem5 v24.0.0.1, apply configs/gem5/patches, build "
+    sp = sub.add_parser("gem5", help="get gem5 v24.0.0.1, apply configs/gem5-patches, build "
                         "it outside the repository (a convenience: hours on two cores)")
     sp.add_argument("action", choices=("setup",))
     sp.add_argument("--source", default=gem5_setup.DEFAULT_SOURCE,

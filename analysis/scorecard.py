@@ -291,7 +291,7 @@ def line_table(rows: list) -> tuple:
     return header, body
 
 
-# The CPU preset of each seed's machine (configs/gem5/presets/cpu, issue
+# The CPU preset of each seed's machine (configs/gem5-presets/cpu, issue
 # 26): Westmere for 2010, Skylake for the 2015 and 2017 threads. The 2013
 # and 2024 threads name no CPU; Skylake is the nearer of the two presets
 # to both. A row on another preset is the generic machine's, kept beside.

@@ -1,5 +1,5 @@
 """Calibrate gem5's costs for the two mechanisms of our patch series
-(configs/gem5/patches) against the seeds' hardware numbers.
+(configs/gem5-patches) against the seeds' hardware numbers.
 
 smap: STAC/CLAC are one micro-op of op class IprAccess that serializes
   after itself. The statx seed (../shared/seeds/000_ccfae2f7fd7a499e.txt,

@@ -19,7 +19,7 @@ gem5 points (backend "gem5") have four more axes, which multiply only
 gem5 points: warming (none: the ROI checkpoint, cold caches; functional:
 boot once per kernel, hand the job over, warm the caches on the atomic
 core up to the ROI; configs/gem5/spec.py), cpu_preset ("default" = <arch>-o3-default, or a name from
-configs/gem5/presets/cpu), cache (configs/gem5/presets/cache) and, on
+configs/gem5-presets/cpu), cache (configs/gem5-presets/cache) and, on
 x86_64, smap_model (none | lfence | serialize: what stands at every
 stac/clac site, since gem5 does not execute STAC). x86 gem5 kernels carry
 the smap-model layer. With cross_check = true (the default) each gem5

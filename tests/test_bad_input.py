@@ -331,7 +331,7 @@ CASES = [
       _sweep('[axes]\narch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["kt.toml"]\n'
              '[params]\n"lstat-storm.tree.name_len" = [[4, 4]]\n')],
      ["sweep", "{tmp}/sw.toml"], "tree.name_len is read in synthetic mode only"),
-    ("cli-profile-path", [], ["run", "--arch", "x86_64", "--profile", "../profiles/x86_64-smap"],
+    ("cli-profile-path", [], ["run", "--arch", "x86_64", "--profile", "../qemu-profiles/x86_64-smap"],
      "unknown QEMU profile"),
     ("cli-cpu-preset-path", [], ["run", "--arch", "x86_64", "--backend", "gem5", "--cpu-preset",
                                  "../cpu/x86_64-o3-default"], "unknown CPU preset"),
@@ -423,13 +423,13 @@ def _folders(root: Path, files) -> dict:
         if kind == "preset":
             dest = root / "presets"
             if not dest.exists():
-                shutil.copytree(REPO / "configs" / "gem5" / "presets", dest)
+                shutil.copytree(REPO / "configs" / "gem5-presets", dest)
             (dest / name).write_text(content)
             env["TEST_PRESETS"] = str(dest)
         elif kind == "profile":
             dest = root / "profiles"
             if not dest.exists():
-                shutil.copytree(REPO / "configs" / "qemu" / "profiles", dest)
+                shutil.copytree(REPO / "configs" / "qemu-profiles", dest)
             old, new = content
             text = (dest / name).read_text()
             assert old in text, (name, old)

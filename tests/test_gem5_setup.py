@@ -1,7 +1,7 @@
 """`./run.py gem5 setup`: the dry run, the bad inputs, and where a gem5
 repository is at hand (GEM5_SOURCE: a clone or bare repository with the
 v24.0.0.1 tag; skipped elsewhere), the source and series steps for real:
-the release unpacked, all of configs/gem5/patches applied with git am,
+the release unpacked, all of configs/gem5-patches applied with git am,
 and a rerun that finds both done. The scons build itself is hours, so it
 is the user's (and tests/test_gem5_real.py's gem5 is such a build)."""
 

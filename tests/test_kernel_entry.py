@@ -1,5 +1,5 @@
 """Kernel entry and exit as the SDM describes them (issue 26; patches
-0008-0009 of configs/gem5/patches): with kernel_entry "sdm" the micro-ops
+0008-0009 of configs/gem5-patches): with kernel_entry "sdm" the micro-ops
 of SYSCALL, SYSRET and SWAPGS stop draining O3's pipeline, and nothing
 else changes. Real gem5, found through GEM5_HOME and built with the whole
 series; elsewhere these skip and say what is missing.

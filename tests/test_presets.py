@@ -18,7 +18,7 @@ from lab.errors import UserError
 from test_gem5_config import GEM5, IMAGE, KERNEL
 
 ERAS = ("x86_64-westmere", "x86_64-skylake")
-PRESETS = Path(spec.__file__).resolve().parent / "presets"
+PRESETS = spec.PRESET_DIR
 VALUE = re.compile(r"^\s*([A-Za-z_0-9]+)\s*=\s*([^#]+?)\s*(#.*)?$")
 
 

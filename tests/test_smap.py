@@ -8,7 +8,7 @@ boots, forced (a cached record never stands in for a boot):
   user page with RFLAGS.AC clear, and the kernel oopses;
 - QEMU-TCG with gem5's CPU, which has no SMAP (x86_64-gem5): the store is
   overwritten by the copy and the checksum is stock's;
-- gem5 with our patch series (configs/gem5/patches) and smap_model smap:
+- gem5 with our patch series (configs/gem5-patches) and smap_model smap:
   the same oops, now raised by gem5's TLB; and stock boots with SMAP on
   and agrees with its QEMU twin. These need GEM5_HOME and skip elsewhere.
 """

@@ -11,7 +11,7 @@ gem5's own documentation builds there:
                                         CROSS_COMPILE=aarch64-linux-gnu-
 
 Our own changes to gem5 (SMAP and a rep-string start-up cost on x86) are
-a patch series in configs/gem5/patches/, which the user applies to that
+a patch series in configs/gem5-patches/, which the user applies to that
 tree and builds; series() says whether the tree carries it and whether
 the binary was built with it.
 """
@@ -32,7 +32,7 @@ from lab.errors import UserError
 ARM_BOOTLOADER = "system/arm/bootloader/arm64/boot_foundation.arm64"
 HOW_BOOTLOADER = ("build it with 'make -C system/arm/bootloader/arm64 "
                   "CROSS_COMPILE=aarch64-linux-gnu-' in the gem5 tree")
-PATCHES = Path(__file__).resolve().parent / "patches"
+PATCHES = Path(__file__).resolve().parents[1] / "gem5-patches"
 # Strings the series compiles into gem5.opt (a TLB statistic's description,
 # the new op class's name, O3 rename's reader-wait statistic, the X86ISA
 # kernel-entry parameter): how a binary shows it was built with it all.

@@ -9,7 +9,7 @@ so a rerun after kill -9 resumes (scons itself resumes a build):
              the tree) or a local clone or bare repository (offline):
              `git archive` of the release's build inputs, unpacked into a
              staging directory, committed as one commit, renamed into place
-  series     configs/gem5/patches applied with `git am`
+  series     configs/gem5-patches applied with `git am`
   X86, ARM   scons build/<ISA>/gem5.opt -j<cores>
   bootloader (ARM) make -C system/arm/bootloader/arm64
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from lab import arches, cache, inputs, tomlfile
 from lab.errors import UserError
 
-PRESET_DIR = Path(__file__).resolve().parent / "presets"
+PRESET_DIR = Path(__file__).resolve().parents[1] / "gem5-presets"
 SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"
 # What fs_roi.py imports to build a three-level hierarchy (a cache preset
 # with an L3): part of every key of a point that uses it.
@@ -31,7 +31,7 @@ THREE_LEVEL = Path(__file__).resolve().parent / "three_level_caches.py"
 # What stands at each stac/clac site of an x86 gem5 run. none, lfence and
 # serialize are the kernel-side stand-ins (the smap-model layer) for a gem5
 # without SMAP; smap is SMAP itself, executed by gem5 with our patch series
-# (configs/gem5/patches): CPUID advertises it, Linux patches stac/clac in,
+# (configs/gem5-patches): CPUID advertises it, Linux patches stac/clac in,
 # the TLB faults on a forbidden access, and STAC/CLAC cost what the CPU
 # preset's fu_latency gives their op class.
 SMAP_MODELS = ("none", "lfence", "serialize", "smap")

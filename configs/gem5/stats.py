@@ -28,7 +28,7 @@ CORE = {
     "branch_mispredicts": (".branchPred.condIncorrect", ".commit.branchMispredicts"),
     "squashed_insts": (".commit.commitSquashedInsts", ".commitSquashedInsts"),
     "memory_order_violations": (".iew.memOrderViolationEvents",),
-    # Our SMAP series' TLB statistic (configs/gem5/patches); None elsewhere.
+    # Our SMAP series' TLB statistic (configs/gem5-patches); None elsewhere.
     "smap_faults": (".dtb.smapFaults",),
     # O3 only: how often, and for how many cycles, rename waited for a
     # serializing instruction to drain the pipeline (the scorecard's

@@ -18,7 +18,7 @@ from pathlib import Path
 from lab import arches, child, inputs, tomlfile, tools
 from lab.errors import UserError
 
-PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
+PROFILE_DIR = Path(__file__).resolve().parents[1] / "qemu-profiles"
 # QEMU 7.2 TCG does not implement SERIALIZE (0f 01 e8); the cost model's
 # serialize variant is for gem5 only.
 

@@ -1,0 +1,50 @@
+"""Keys stay stable (issue 28): a run, a boot checkpoint and a gem5 run are
+found again after a refactor only if their keys do not move. These are
+today's keys of a fixed set of points, computed from fixed stand-ins for
+what the machine supplies (the kernel's and image's keys, the installed
+QEMU's version, the plugin's build, gem5's location), so they hold on
+any machine.
+
+A key changes on purpose when what it covers changes (a preset's value,
+the gem5 config script, a cache level's code, the runner's version): then
+the assert below fails, and the new hash goes in with the reason in the
+commit. Moving or renaming a file, a comment in a TOML file, or the shape
+of the code that computes a key must not change one."""
+
+from pathlib import Path
+
+from configs import runs
+from configs.gem5 import spec
+from configs.qemu import backend as qemu
+from configs.qemu import plugin_build
+
+from test_gem5_config import GEM5, IMAGE, Fake
+
+KERNEL = Fake("k1", vmlinux=Path("/k/vmlinux"), arch="x86_64", variant="stock")
+
+
+def _fixed_machine(monkeypatch):
+    monkeypatch.setattr(qemu, "version", lambda binary: "QEMU emulator version 7.2.0")
+    monkeypatch.setattr(plugin_build, "key", lambda binary: "plugin-build")
+
+
+def test_qemu_run_keys(monkeypatch):
+    _fixed_machine(monkeypatch)
+    smap = qemu.load_profile("x86_64-smap")
+    pan = qemu.load_profile("arm64-pan")
+    assert runs.run_key(KERNEL, IMAGE, "qemu", smap) == "09c35751af27c1ff541b"
+    assert runs.run_key(KERNEL, IMAGE, "qemu", smap, plugin=True,
+                        bbv_interval=100_000) == "fd98ada932bfcfc03cc5"
+    assert runs.run_key(KERNEL, IMAGE, "qemu", pan, plugin=True) == "e4abd2b8d7bf18fd1d5c"
+
+
+def test_gem5_boot_and_run_keys():
+    default = spec.load_cpu("x86_64-o3-default", "x86_64")
+    westmere = spec.load_cpu("x86_64-westmere", "x86_64")
+    classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
+    assert spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", classic, GEM5) == "11b085597069ec3e68a5"
+    assert spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", three, GEM5) == "cb5053fae95bd5a2b943"
+    assert runs.gem5_key(KERNEL, IMAGE, GEM5, default, classic, "smap") == "4c0247efc32572b0e207"
+    assert runs.gem5_key(KERNEL, IMAGE, GEM5, westmere, three, "none") == "f2a35f298888a3ea032a"
+    assert runs.gem5_key(KERNEL, IMAGE, GEM5, spec.with_params(default, {"numROBEntries": 64}),
+                         classic, "none") == "cfc12ca6dfe8f0e00ffd"
