@@ -29,8 +29,9 @@ GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
 
 def test_presets_load_and_are_checked():
     assert spec.cpu_preset_names("x86_64") == ["x86_64-o3-calibrated", "x86_64-o3-default",
-                                               "x86_64-o3-small", "x86_64-skylake",
-                                               "x86_64-timing", "x86_64-westmere"]
+                                               "x86_64-o3-small", "x86_64-skylake-calibrated",
+                                               "x86_64-skylake", "x86_64-timing",
+                                               "x86_64-westmere-calibrated", "x86_64-westmere"]
     assert spec.cpu_preset_names("arm64") == ["arm64-minor", "arm64-o3-big", "arm64-o3-default",
                                               "arm64-o3-v7a-like", "arm64-timing"]
     assert spec.load_cpu("arm64-minor", "arm64").type == "minor"
@@ -62,6 +63,11 @@ def test_kernel_args_carry_backend_disk_and_model():
     # The QEMU twin's A76 has SSBS, gem5's CPU has not: both boot with the
     # Spectre-v4 mitigation off, so both skip the same entry-code check.
     assert "ssbd=force-off" in arm and "ssbd=force-off" not in x86
+    # x86 skips its two boot-time timer spins (the gem5-boot layer and
+    # check_timer); Arm has neither.
+    assert "lapic_timer_period=750000" in x86 and "no_timer_check" in x86
+    assert not any("timer" in a for a in arm)
+    assert spec.layers_for("x86_64") == ("smap-model", "gem5-boot")
     twin = qemu_backend.load_profile("arm64-gem5")
     assert "ssbd=force-off" in twin.kernel_args.split()
     with pytest.raises(UserError, match="unknown smap_model 'fast'"):
@@ -249,7 +255,8 @@ def test_gem5_sweep_expands_presets_models_and_twins():
     assert {p.smap_model for p in x86} == {"none", "lfence", "serialize"}
     assert {p.smap_model for p in arm} == {""}
     assert {p.run.preset for p in arm} == {"arm64-o3-default", "arm64-o3-v7a-like"}
-    assert all(p.layers == ("smap-model",) for p in x86) and all(p.layers == () for p in arm)
+    assert all(p.layers == spec.layers_for("x86_64") for p in x86)
+    assert all(p.layers == () for p in arm)
     # One QEMU twin per boot group (variant x model), counted by the plugin;
     # none for serialize, which QEMU 7.2 cannot execute.
     assert len(twins) == 3 * 2 + 2 and all(p.run.plugin for p in twins)
