@@ -186,6 +186,17 @@ LINE_CLAIMS = (
 #       --profile x86_64-gem5 --script S.toml --json
 # with S.toml: workload = "stat-namelen", [run] name_len = [L, L].
 LINE_CAUSES = {
+    # GEM5_HOME=... ./run.py sweep configs/sweeps/westmere-namelen-split.toml
+    # (records in docs/data/westmere-namelen-split.jsonl.gz): the commit
+    # profile of 1- and 32-byte names, (32 - 1) / 31 per kernel function.
+    "stat-namelen-byte": "measured (gem5 commit profile on x86_64-westmere, 1- vs 32-byte "
+                         "names): each extra name byte is 27.0 instructions in 28.5 cycles: "
+                         "the byte hash in link_path_walk 13.0 in 13.7, the byte compare in "
+                         "__d_lookup_rcu 7.0 in 8.4, the byte copy in strncpy_from_user 7.0 "
+                         "in 5.8; at the seed's 10 cycles per byte those 27 instructions would "
+                         "run at 2.7 per cycle, where gem5 runs them at 0.95: either the 2010 "
+                         "loops were shorter than these variants' or Westmere ran them near "
+                         "3x gem5's rate (no Westmere here to count on)",
     "stat-namelen-bytecmp": "measured (QEMU plugin, 1- vs 32-byte names): each extra name "
                             "byte costs dcache-bytecmp 11.3 kernel instructions, 7.0 of them "
                             "the byte compare in __d_lookup_rcu and 4.3 the word-at-a-time copy "
