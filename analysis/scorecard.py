@@ -356,8 +356,8 @@ def preset_label(row: dict) -> str:
                                     [_override(o) for o in over])
     except (KeyError, TypeError, ValueError, UserError):
         return name  # a calibration's point, an Arm row, or a preset since removed
-    same = all(ran.get(f) == now.as_record().get(f)
-               for f in ("params", "fu_count", "branch_predictor", "kernel_entry"))
+    now_record = now.as_record()
+    same = all(ran.get(f) == now_record.get(f) for f in gem5_spec.CpuPreset.MACHINE_FIELDS)
     return name if same else f"{name} (an earlier version)"
 
 

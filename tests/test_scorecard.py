@@ -211,6 +211,11 @@ def test_a_row_on_a_preset_that_has_since_changed_says_so():
     older = dict(sky["params"], fetchWidth=6, decodeWidth=5)
     assert scorecard.preset_label(row("x86_64-skylake", older)) == \
         "x86_64-skylake (an earlier version)"
+    # A latency is part of the machine too (a calibrated preset differs there).
+    ran = dict(sky, fu_latency=dict(sky.get("fu_latency", {}), IprAccess=48))
+    assert scorecard.preset_label({"profile": "x86_64-skylake", "record": json.dumps(
+        {"provenance": {"simulator": {"cpu_preset": ran}}})}) == \
+        "x86_64-skylake (an earlier version)"
     # The overrides in the name are applied before comparing.
     wide = dict(sky["params"], fetchWidth=8)
     assert scorecard.preset_label(row("x86_64-skylake+fetchWidth=8", wide)) == \

@@ -192,6 +192,11 @@ class CpuPreset:
     calibrated_from: str = ""
     fitted_on: tuple = ()
 
+    # The fields that make the simulated machine (what a run's record of
+    # its preset is compared on to say whether the preset has changed since).
+    MACHINE_FIELDS = ("type", "params", "fu_latency", "fu_count", "branch_predictor",
+                      "kernel_entry")
+
     def as_record(self) -> dict:
         record = dict(self.__dict__)
         # Where the values came from is not a setting of the machine: a run
