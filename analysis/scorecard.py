@@ -207,13 +207,22 @@ LINE_CAUSES = {
     # ./run.py run --arch x86_64 --variant V --plugin --profile x86_64-gem5
     #     --script S.toml --json, V namei-bytewise and namei-bytewise-bytecmp,
     #     S.toml as above with 1- and 32-byte names.
+    # The same sweep's namei-bytewise points (byte copy and hash, the
+    # compare 8 bytes at a time), profiled the same way.
+    "stat-namelen-wordcmp": "measured (gem5 commit profile on x86_64-westmere, 1- vs 32-byte "
+                            "names): each extra name byte is 20.9 instructions in 20.0 cycles: "
+                            "the byte hash in link_path_walk 13.0 in 13.2, the byte copy in "
+                            "strncpy_from_user 7.0 in 5.8, the 8-byte compare in "
+                            "__d_lookup_rcu 0.94 in 0.8; at the seed's 8 cycles per byte they "
+                            "would run at 2.6 per cycle, gem5 runs them at 1.05 (the byte "
+                            "line's cause: the same two loops)",
     "stat-namelen-byte->stat-namelen-wordcmp":
-        "measured (QEMU plugin, 1- vs 32-byte names): per extra name byte the byte compare "
-        "adds 6.06 kernel instructions (__d_lookup_rcu 7.0 against 0.94), the copy 7.0 and "
-        "the hash 13.0 are the same on both kernels; gem5 runs the compare's 6.06 at 7.0 "
-        "cycles (0.87 instructions per cycle) and the rest at 3.1, where Westmere's lines put "
-        "both kernels near 2.6 (if the 2010 loops ran 6.1's instruction counts); why gem5's "
-        "O3 runs the byte-compare loop that slowly is not split further",
+        "measured (gem5 commit profile on x86_64-westmere, 1- vs 32-byte names, both "
+        "kernels): per extra name byte the byte compare in __d_lookup_rcu is 7.0 instructions "
+        "in 8.4 cycles, the 8-byte compare 0.94 in 0.8: it saves 6.06 instructions and 7.6 "
+        "cycles, the hash (13.0) and copy (7.0) unchanged on both; for Westmere's 2 cycles the "
+        "6.06 would run at 3.0 per cycle where gem5's O3 runs the byte compare at 0.83 (if the "
+        "2010 loop ran 6.1's instruction count; the QEMU twins count the same 6.06)",
 }
 
 
@@ -376,6 +385,7 @@ class BaseClaim:
     smap_model: str
     hw_cycles: float = None   # the seed's own cycles
     hw_ns: float = None       # or its time per call
+    hw_per_byte: float = None  # a line's slope: the call at a run's mean name length
 
 
 # The 2017 thread gives times, no CPU: it has SMAP (its stac/clac), so
@@ -389,7 +399,7 @@ BASE_CLAIMS = (
     BaseClaim("stat-base-westmere", "004_19de4fc19931aa23",
               "stat, the base of the byte-by-byte line (Westmere, 2010)",
               "640 cycles + 10 per name byte", "namei-bytewise-bytecmp", "stat-namelen",
-              "none", hw_cycles=640),
+              "none", hw_cycles=640, hw_per_byte=10),
     BaseClaim("statx-base-2017", "000_ccfae2f7fd7a499e", "statx per call (one copy, 2017)",
               "10M statx in 1.624 s: 162.4 ns per call", "stock", "statx-loop", "smap",
               hw_ns=162.4),
@@ -406,9 +416,58 @@ def _base_cycles(c: BaseClaim, r: dict) -> float:
     return _cycles_per_op(r)
 
 
+def _rename_width(row: dict) -> int:
+    cpu = json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
+    return int(cpu.get("params", {}).get("renameWidth", gem5_spec.O3_RENAME_WIDTH_DEFAULT))
+
+
+def base_budget(c: BaseClaim, row: dict, hw: float) -> str:
+    """Where a base that misses goes, from its own record: the micro-ops
+    gem5 makes of the call and the least time rename needs for them (a
+    bound no timing parameter below rename's width can beat), then rename's
+    cycles per call by state (analysis/accounting.py). For a name-length
+    line the hardware's call is taken at the run's mean name length, the
+    record's counts being per stat over all its lengths."""
+    if not row.get("gem5_ops") or row.get("rename_run_cycles") is None:
+        return "not measured (the record has no micro-op count or rename states)"
+    n = row["ops"]
+    lengths = [k for k, _ in cycles_by_length(row)]
+    if c.hw_per_byte is not None and lengths:
+        mean = sum(lengths) / len(lengths)
+        hw, at = hw + c.hw_per_byte * mean, f" (at the runs' mean name length, {mean:g} bytes)"
+    else:
+        at = ""
+    insts, uops, width = row["gem5_insts"] / n, row["gem5_ops"] / n, _rename_width(row)
+    bound = uops / width
+
+    def per(field):
+        return (row.get(field) or 0) / n
+    return (f"measured: {insts:,.0f} instructions as {uops:,.0f} gem5 micro-ops per call "
+            f"({uops / insts:.1f} per instruction); at rename's {width} a cycle at least "
+            f"{bound:,.0f} cycles, x{bound / hw:.2f} the hardware's whole call{at}; rename's "
+            f"cycles per call: running {per('rename_run_cycles'):,.0f}, waiting for "
+            f"{per('serializing_insts'):,.0f} serializing micro-ops to drain "
+            f"{per('serialize_stall_cycles'):,.0f}, idle {per('rename_idle_cycles'):,.0f} "
+            f"(fetch stalled on the L1I {per('icache_stall_cycles'):,.0f}), unblocking "
+            f"{per('rename_unblock_cycles'):,.0f} (docs/machines.md splits these by "
+            f"machine parameter)")
+
+
+# Base rows in reading order: the seed's own machine first (its era's CPU
+# preset, the calibrated one before the plain, on its era's caches), then
+# the era core with a parameter set by a sweep or on other caches, then the
+# generic core, then machines that have since changed (kept: they are what
+# docs/machines.md's splits ran on).
+def _base_order(c: BaseClaim, r: dict) -> tuple:
+    label, era = preset_label(r), ERA_PRESET.get(c.seed)
+    return ("(an earlier version)" in label, machine(c.seed, r["profile"]) != "era",
+            "+" in label, r.get("cache") != era, not label.endswith("-calibrated"),
+            label, r.get("cache") or "")
+
+
 def base_table(rows: list) -> tuple:
     header = ["base", "seed", "hardware", "hardware cycles", "gem5 cycles", "sim/hw",
-              "verdict", "cpu preset / caches", "machine", "warming"]
+              "verdict", "cpu preset / caches", "machine", "warming", "where gem5's cycles go"]
     body = []
     for c in BASE_CLAIMS:
         found = [r for r in rows
@@ -424,7 +483,7 @@ def base_table(rows: list) -> tuple:
             hw_text = (f"{hw:,.0f} at {CLOCK_ASSUMED:g} GHz (assumed; {lo:,.0f}-{hi:,.0f} "
                        f"at {CLOCK_RANGE[0]:g}-{CLOCK_RANGE[1]:g} GHz)")
         shown = False
-        for r in sorted(found, key=_setup):
+        for r in sorted(found, key=lambda r: _base_order(c, r)):
             g = _base_cycles(c, r)
             if g is None:
                 continue
@@ -436,11 +495,12 @@ def base_table(rows: list) -> tuple:
                     verdict += " at 3 GHz; within 1.5x at some clock in the range"
             body.append([c.what, c.seed, c.hardware, hw_text, f"{g:,.0f}", f"{m:.2f}x",
                          verdict, f"{preset_label(r)} / {r.get('cache') or '-'}",
-                         machine(c.seed, r["profile"]), store.scheme(r)])
+                         machine(c.seed, r["profile"]), store.scheme(r),
+                         "" if verdict == "agrees" else base_budget(c, r, hw)])
             shown = True
         if not shown:
             body.append([c.what, c.seed, c.hardware, hw_text, "-", "-", "not simulated",
-                         "-", "-", "-"])
+                         "-", "-", "-", ""])
     return header, body
 
 

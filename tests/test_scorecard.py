@@ -220,3 +220,36 @@ def test_a_row_on_a_preset_that_has_since_changed_says_so():
     wide = dict(sky["params"], fetchWidth=8)
     assert scorecard.preset_label(row("x86_64-skylake+fetchWidth=8", wide)) == \
         "x86_64-skylake+fetchWidth=8"
+
+
+def test_a_base_that_misses_says_where_its_cycles_go():
+    import json
+    from configs.gem5 import spec
+    sky = spec.load_cpu("x86_64-skylake", "x86_64").as_record()
+    # 2,000 calls of 1,358 instructions, 3,259 micro-ops (the skylake-frontend
+    # sweep's statx, docs/data/skylake-frontend.jsonl.gz): at rename's 4 a
+    # cycle the micro-ops alone take 815 cycles, 1.67x the 487 the hardware
+    # takes at 3 GHz.
+    row = dict(_row("stock", "statx-loop", 2_696_000, ops=2000),
+               profile="x86_64-skylake", cache="x86_64-skylake",
+               gem5_insts=2_716_000, gem5_ops=6_518_000, serializing_insts=24_000,
+               rename_run_cycles=1_736_000, serialize_stall_cycles=1_424_000,
+               rename_idle_cycles=1_020_000, icache_stall_cycles=1_082_000,
+               rename_unblock_cycles=310_000,
+               record=json.dumps({"provenance": {"simulator": {"cpu_preset": sky}}}))
+    header, body = scorecard.base_table([row])
+    statx = next(b for b in body if b[0].startswith("statx per call"))
+    assert statx[6] == "too large"
+    cause = statx[header.index("where gem5's cycles go")]
+    assert ("1,358 instructions as 3,259 gem5 micro-ops per call (2.4 per instruction); "
+            "at rename's 4 a cycle at least 815 cycles, x1.67 the hardware's") in cause
+    assert "waiting for 12 serializing micro-ops to drain 712" in cause
+    assert "fetch stalled on the L1I 541" in cause
+    # gem5's own width where a preset leaves it (the generic core: 8).
+    generic = dict(row, profile="x86_64-o3-default", record=json.dumps(
+        {"provenance": {"simulator": {"cpu_preset": {"params": {}}}}}))
+    assert "at rename's 8 a cycle at least 407 cycles" in scorecard.base_budget(
+        scorecard.BASE_CLAIMS[1], generic, 487.2)
+    # A record without the counts says so instead of guessing.
+    assert scorecard.base_budget(scorecard.BASE_CLAIMS[1], _row("stock", "statx-loop", 1),
+                                 487.2).startswith("not measured")

@@ -63,6 +63,9 @@ O3_WIDTHS = ("fetchWidth", "decodeWidth", "renameWidth", "dispatchWidth", "issue
 O3_DELAYS = ("fetchToDecodeDelay", "decodeToRenameDelay", "renameToIEWDelay",
              "iewToCommitDelay", "issueToExecuteDelay")
 O3_BACK_COM_DEFAULT = 5
+# gem5 v24's renameWidth where a preset leaves it (src/cpu/o3/BaseO3CPU.py,
+# Param.Unsigned(8)): the rate that bounds a call's micro-ops from below.
+O3_RENAME_WIDTH_DEFAULT = 8
 CACHE_LINE = 64
 UNSIGNED_MAX = 2**32 - 1
 # The longest latency an op class or a cache level may be given, in
