@@ -221,12 +221,15 @@ def cmd_run(args) -> int:
         raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
                         "instructions per function, not cycles")
     _check_builder(args)
-    kbuild.plan(args.arch, args.variant)
+    if args.br_kernel and point.layers:
+        raise UserError(f"--br-kernel cannot carry the kernel layers this job needs "
+                        f"({', '.join(point.layers)}): leave --br-kernel out")
+    kbuild.plan(args.arch, args.variant, point.layers)
     if args.br_kernel:
         image, kernel = buildroot_image.build(args.arch, job, args.br_toolchain,
                                               variant=args.variant)
     else:
-        kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs)
+        kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=point.layers)
         image = _image(args, job)
     record = runs.QemuBackend().run(point, kernel, image, args.force)
     if args.json:
@@ -397,7 +400,7 @@ def cmd_calibrate(args) -> int:
 
 def _finished_stock_run(point, image) -> list:
     """Stock's finished run of the same QEMU point, if any, to compare with."""
-    stock = kbuild.cached(point.arch, "stock")
+    stock = kbuild.cached(point.arch, "stock", point.layers)
     if point.variant == "stock" or stock is None:
         return []
     done = runs.finished(runs.QemuBackend().key(dataclasses.replace(point, variant="stock"),

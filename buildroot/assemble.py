@@ -37,6 +37,17 @@ INIT_DIR = Path(__file__).resolve().parent / "init"
 OVERLAY = Path(__file__).resolve().parent / "board" / "uaccess" / "rootfs_overlay"
 BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "probe")
 PATHS_IN_IMAGE = "usr/share/uaccess/kernel-tree.paths"
+# readlink-loop's ext4 mode (workloads/src/readlink-loop.c, whose EXT4_*
+# defines must agree): a small ext4 filesystem, as a file in the image,
+# holding the link the 2024 thread read (002_8589ed682b9581aa, readlink of
+# /initrd.img on ext4). Debian 12 links /initrd.img to
+# boot/initrd.img-<release>, the release of its kernel packages being
+# 6.1.0-<abi>-amd64 (linux-update-symlinks, linux-base): 30 bytes with a
+# two-digit ABI, a fast symlink (under 60 bytes, kept in the inode). The
+# features are mke2fs's ext4 defaults (/etc/mke2fs.conf), as on a Debian
+# root; 1 KiB blocks keep the file at 2 MiB (a journal needs 1,024 blocks).
+EXT4_FS = {"file": "ext4.img", "link": "initrd.img",
+           "target": "boot/initrd.img-6.1.0-37-amd64", "size_kib": 2048, "block": 1024}
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,8 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
     }
     if job.needs_kernel_tree():
         inputs["kernel_tree_paths"] = linux_source.pinned().sha256
+    if job.needs_ext4() and not handoff:
+        inputs["ext4"] = dict(EXT4_FS, mke2fs=_mke2fs_version())
     return cache.content_key(inputs), inputs
 
 
@@ -145,6 +158,8 @@ def _populate(arch: str, job: script.Job, staging: Path, out: Path,
     (staging / "sbin" / "init").symlink_to("/init")
     shutil.rmtree(build)
     install_job_files(job, handoff, staging)
+    if job.needs_ext4() and not handoff:
+        _make_ext4(out / "ext4-staging", staging / EXT4_FS["file"])
 
 
 def install_job_files(job: script.Job, handoff: bool, root: Path) -> None:
@@ -192,6 +207,27 @@ def _make_ext2(staging: Path, out: Path) -> None:
     run = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if run.returncode != 0:
         raise UserError(f"mke2fs failed: {run.stderr.strip()}")
+
+
+def _mke2fs_version() -> str:
+    run = subprocess.run(["mke2fs", "-V"], capture_output=True, text=True)
+    return (run.stderr or run.stdout).splitlines()[0].strip() if run.returncode == 0 else ""
+
+
+def _make_ext4(staging: Path, out: Path) -> None:
+    """EXT4_FS as an image file, reproducibly: fixed times, no UUID, a
+    fixed directory-hash seed (an all-zero one means "random" to mke2fs)."""
+    (staging / "boot").mkdir(parents=True)
+    (staging / EXT4_FS["link"]).symlink_to(EXT4_FS["target"])
+    _normalise_times(staging)
+    env = dict(os.environ, E2FSPROGS_FAKE_TIME="1")
+    cmd = ["mke2fs", "-q", "-F", "-t", "ext4", "-b", str(EXT4_FS["block"]), "-L", "uaccess-ext4",
+           "-U", "clear", "-E", "root_owner=0:0,hash_seed=75616363-6573-732d-6c61-622d65787434",
+           "-d", str(staging), str(out), f"{EXT4_FS['size_kib']}k"]
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    shutil.rmtree(staging)
+    if run.returncode != 0:
+        raise UserError(f"mke2fs (ext4) failed: {run.stderr.strip()}")
 
 
 def _listing(staging: Path) -> dict:

@@ -102,7 +102,7 @@ def qemu_point(arch: str, variant: str, job, profile: str = "", timeout: float =
         raise UserError(f"profile '{prof.name}' is for {prof.arch}, not {arch}")
     return Point(arch, variant, job, float(timeout),
                  QemuSettings(prof, bool(plugin), int(bbv_interval), twin_of),
-                 smap_model, tuple(layers), tuple(params))
+                 smap_model, with_job_layers(layers, job), tuple(params))
 
 
 def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str = "classic-l1l2",
@@ -115,12 +115,22 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
     preset = f"{arch}-o3-default" if preset == "default" else preset
     cpu = gem5_spec.with_params(gem5_spec.load_cpu(preset, arch), cpu_params)
     check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile, cli)
+    if job.needs_ext4() and warming != "none":
+        raise UserError(f"{job.origin}: run.fs \"ext4\" needs warming \"none\": the "
+                        f"boot-once image serves every job and carries no ext4 filesystem")
     model = gem5_spec.model_for(arch, smap_model)
     gem5_spec.kernel_args(arch, model)  # the model is one gem5 can boot
     return Point(arch, variant, job, float(timeout),
                  Gem5Settings(preset, cpu, gem5_spec.load_cache(cache), tuple(cpu_params),
                               bool(commit_profile), warming, simpoint),
-                 model, gem5_spec.layers_for(arch), tuple(params))
+                 model, with_job_layers(gem5_spec.layers_for(arch), job), tuple(params))
+
+
+def with_job_layers(layers: tuple, job) -> tuple:
+    """The backend's kernel layers, then those the job needs (its
+    kernel_layers: readlink-loop's ext4 mode needs ext4), once each."""
+    layers = tuple(layers)
+    return layers + tuple(x for x in job.kernel_layers if x not in layers)
 
 
 def check_gem5_rules(warming: str, simpoint, commit_profile: bool, cli: bool = False) -> None:

@@ -5,6 +5,10 @@ Cache layout, under lab.cache.cache_root():
   work/<arch>/src/           hard-linked copy of it, with one variant applied
   work/<arch>/obj/           the O= object tree shared by every variant
   work/<arch>/state.json     which variant's files are patched right now
+  work/<arch>-<config>/      the same, for kernels whose layers add config
+                             options (kernels/layers/*/config): one tree per
+                             distinct config, so switching between them
+                             never recompiles a whole tree
   kernels/<key>/             finished artifacts: vmlinux, bzImage|Image,
                              System.map, config, build.log, manifest.json
 
@@ -18,6 +22,7 @@ a file is patched its link is broken, so pristine is never modified; the
 object tree is separate (O=), so kbuild never writes into the source.
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -94,6 +99,20 @@ def _stack(arch: str, variant_name: str, layers: tuple) -> tuple:
     return tuple(stack)
 
 
+def _requested(arch: str, stack: tuple) -> dict:
+    """The config a stack builds with: the arch's, then its layers' fragments."""
+    return config.requested(arch, stack[1:])
+
+
+def _work_dir(arch: str, wanted: dict) -> Path:
+    """The shared tree for this config: the arch's own for its plain config
+    (where every kernel without a config layer builds), else one per config."""
+    if wanted == config.requested(arch):
+        return cache.cache_root() / "work" / arch
+    digest = hashlib.sha256(kconfig.render(wanted).encode()).hexdigest()[:12]
+    return cache.cache_root() / "work" / f"{arch}-{digest}"
+
+
 def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
     """(key, inputs) for a build, without building: what the cache keys on."""
     arches.check(arch)
@@ -106,7 +125,7 @@ def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
         "builder": BUILDER_VERSION,
         "source": src.as_record(),
         "arch": arch,
-        "config": kconfig.render(config.requested(arch)),
+        "config": kconfig.render(_requested(arch, stack)),
         "variant": variant.as_record(),
         "toolchain": tools.first_line([arches.get(arch).cc, "--version"]),
         "binutils": tools.first_line([binutils(arch), "--version"]),
@@ -141,22 +160,25 @@ def build_kernel(arch: str, variant_name: str, jobs: int = 0,
     artifact = KernelArtifact(key, final, arch, variant_name, layers)
     if final.is_dir():
         return artifact
-    work = cache.cache_root() / "work" / arch
+    stack = _stack(arch, variant_name, layers)
+    wanted = _requested(arch, stack)
+    work = _work_dir(arch, wanted)
+    work.mkdir(parents=True, exist_ok=True)
     with cache.locked(work / "lock"):
         if final.is_dir():  # built by a concurrent run.py while we waited
             return artifact
         src = source.pinned()
         pristine = source.extracted(src)
         tree = _prepare_tree(work, pristine)
-        _switch_patches(work, tree, pristine, _stack(arch, variant_name, layers))
+        _switch_patches(work, tree, pristine, stack)
         obj = work / "obj"
         obj.mkdir(exist_ok=True)
-        _configure(arch, tree, obj)
+        _configure(arch, tree, obj, wanted)
         with cache.staging_dir(final) as out:
             started = time.time()
             _make(arch, variant_name, tree, obj, out / "build.log", jobs)
             _collect(arch, obj, out)
-            lost = kconfig.verify(config.requested(arch), (out / "config").read_text())
+            lost = kconfig.verify(wanted, (out / "config").read_text())
             if lost:
                 raise UserError(f"kernel config lost requested options: {'; '.join(lost)} "
                                 f"(see {config.CONFIG_DIR})")
@@ -264,11 +286,11 @@ def _env() -> dict:
     return dict(env, **REPRODUCIBLE_ENV)
 
 
-def _configure(arch: str, tree: Path, obj: Path) -> None:
+def _configure(arch: str, tree: Path, obj: Path, wanted: dict) -> None:
     """allnoconfig + our fragments. The new .config replaces the old only
     if it differs, so an unchanged config costs no recompilation."""
     fragment = obj / "uaccess.fragment"
-    cache.write_atomic(fragment, kconfig.render(config.requested(arch)))
+    cache.write_atomic(fragment, kconfig.render(wanted))
     candidate = obj / ".config.candidate"
     env = dict(_env(), KCONFIG_ALLCONFIG=str(fragment), KCONFIG_CONFIG=str(candidate))
     run = subprocess.run(_kmake(arch, tree, obj) + ["allnoconfig"], env=env,

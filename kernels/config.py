@@ -20,6 +20,10 @@ def fragments_for(arch: str) -> list:
     return [CONFIG_DIR / "base.config", CONFIG_DIR / f"{arch}.config"]
 
 
-def requested(arch: str) -> dict:
-    return merge(*(parse(p.read_text(), str(p)) for p in fragments_for(arch)))
+def requested(arch: str, layers: tuple = ()) -> dict:
+    """The arch's options, then each layer's fragment (kernels.variants
+    layers that carry a `config`), later ones winning."""
+    return merge(*(parse(p.read_text(), str(p)) for p in fragments_for(arch)),
+                 *(parse(layer.config, f"kernels/layers/{layer.name}/config")
+                   for layer in layers if layer.config))
 

@@ -14,6 +14,7 @@ after kernels/variants: the tests keep their deliberately wrong kernels
 there (tests/data/variants), out of the study's own catalogue.
 """
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -21,11 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import arches as arch_table
+from lab import kconfig
 from lab.errors import UserError
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
 # Layers have the variant format but are applied on top of a variant for
-# the runs that need them (smap-model: the gem5 STAC/CLAC cost model).
+# the runs that need them (smap-model: the gem5 STAC/CLAC cost model). A
+# layer may also carry a `config` file, a Kconfig fragment merged after the
+# arch's (ext4: the filesystem and loop device one workload needs), so the
+# options only some runs need stay out of every other kernel.
 LAYER_DIR = Path(__file__).resolve().parent / "layers"
 _ARCHES_LINE = re.compile(r"^#\s*arches:\s*(.*)$")
 _CLEARS_LINE = re.compile(r"^#\s*clears-cpu-flag:\s*(.*)$")
@@ -45,6 +50,7 @@ class Variant:
     arches: tuple
     patches: tuple
     clears_cpu_flags: tuple = ()
+    config: str = ""         # a layer's Kconfig fragment ("" when it has none)
 
     def applies_to(self, arch: str) -> bool:
         return arch in self.arches
@@ -61,6 +67,8 @@ class Variant:
                                "subject": p.subject} for p in self.patches]}
         if self.clears_cpu_flags:
             record["clears_cpu_flags"] = list(self.clears_cpu_flags)
+        if self.config:  # absent without one, so no other layer's record moves
+            record["config_sha256"] = hashlib.sha256(self.config.encode()).hexdigest()
         return record
 
 
@@ -92,7 +100,13 @@ def load_layer(name: str) -> Variant:
     if not (folder / "series").is_file():
         raise UserError(f"unknown kernel layer '{name}': choose one of "
                         f"{', '.join(layer_names()) or 'none'}")
-    return parse_series(name, folder)
+    layer = parse_series(name, folder)
+    fragment = folder / "config"
+    if fragment.is_file():
+        text = fragment.read_text()
+        kconfig.parse(text, str(fragment))  # a typo fails here, before any build
+        layer = dataclasses.replace(layer, config=text)
+    return layer
 
 
 def parse_series(name: str, folder: Path) -> Variant:

@@ -309,6 +309,15 @@ CASES = [
      [_script('workload = "lstat-storm"\n[mix]\nlstat = 0\nreadlink = 1\n')],
      ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"],
      "readlink would never run"),
+    ("script-readlink-fs-unknown",
+     [_script('workload = "readlink-loop"\n[run]\nfs = "xfs"\n')],
+     ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"],
+     "run.fs must be one of tmpfs, ext4"),
+    ("sweep-readlink-ext4-boot-once",
+     [_script('workload = "readlink-loop"\n[run]\nfs = "ext4"\n'),
+      _sweep('[fixed]\nbackend = "gem5"\nwarming = "functional"\n[axes]\narch = ["x86_64"]\n'
+             'variant = ["stock"]\nworkload = ["s.toml"]\n')],
+     ["sweep", "{tmp}/sw.toml", "--dry-run"], "needs warming \"none\""),
     ("script-readlink-no-files",
      [_script('workload = "lstat-storm"\n[tree]\nfiles = 0\ndirs = 3\nsymlink_ratio = 0.5\n'
               '[mix]\nreadlink = 1\n')],

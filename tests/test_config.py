@@ -46,3 +46,31 @@ def test_verify_names_lost_requests():
 def test_unknown_arch():
     with pytest.raises(UserError, match="unknown arch 'mips'"):
         config.fragments_for("mips")
+
+
+def test_a_layer_with_config_adds_it_to_its_kernels_only():
+    from kernels import build, variants
+    ext4 = variants.load_layer("ext4")
+    assert ext4.patches == () and "CONFIG_EXT4_FS=y" in ext4.config
+    for arch in arches.NAMES:
+        wanted = config.requested(arch, (ext4,))
+        assert wanted["CONFIG_EXT4_FS"] == wanted["CONFIG_BLK_DEV_LOOP"] == "y"
+        assert "CONFIG_EXT4_FS" not in config.requested(arch)
+        # Its kernels build in their own tree; every other kernel in the arch's.
+        plain = build._work_dir(arch, config.requested(arch))
+        assert plain.name == arch
+        assert build._work_dir(arch, wanted).name.startswith(f"{arch}-")
+    # A layer without a config (smap-model) records no config: the keys of
+    # the kernels built before layers could carry one do not move.
+    assert "config_sha256" not in variants.load_layer("smap-model").as_record()
+    assert "config_sha256" in ext4.as_record()
+
+
+def test_a_layer_config_with_a_typo_fails_before_any_build(tmp_path, monkeypatch):
+    from kernels import variants
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "series").write_text("# nothing\n")
+    (tmp_path / "bad" / "config").write_text("CONFIG_EXT4_FS y\n")
+    monkeypatch.setattr(variants, "LAYER_DIR", tmp_path)
+    with pytest.raises(UserError, match=r"bad/config:1: not a kernel config line"):
+        variants.load_layer("bad")

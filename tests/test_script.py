@@ -57,3 +57,35 @@ def test_buildroot_overlay_job_matches_default_script():
     def settings(text):  # the job itself; a comment line is not part of it
         return [line for line in text.splitlines() if not line.startswith("#")]
     assert settings(overlay.read_text()) == settings(job)
+
+
+def test_readlink_fs_default_stays_out_of_the_job():
+    # fs came after readlink-loop's scripts had run: its default is left
+    # out of the job file, so their images and runs keep their keys.
+    plain = script.load(script.default_script("readlink-loop"))
+    assert "fs=" not in plain.job_conf() and plain.kernel_layers == ()
+    tmpfs = script.from_dict({"workload": "readlink-loop", "run": {"fs": "tmpfs"}})
+    assert tmpfs.job_conf() == script.from_dict({"workload": "readlink-loop"}).job_conf()
+    ext4 = script.load(script.SCRIPT_DIR / "readlink-ext4.toml")
+    assert "fs=ext4" in ext4.job_conf().splitlines()
+    assert ext4.kernel_layers == ("ext4",) and ext4.needs_ext4()
+
+
+def test_the_ext4_image_and_the_workload_agree_on_the_link():
+    import re
+    src = (script.SCRIPT_DIR.parent / "src" / "readlink-loop.c").read_text()
+    defines = dict(re.findall(r'#define (EXT4_\w+) "([^"]*)"', src))
+    fs = assemble.EXT4_FS
+    assert defines["EXT4_IMAGE"] == "/" + fs["file"]
+    assert defines["EXT4_LINK"] == "/" + fs["link"]
+    assert defines["EXT4_TARGET"] == fs["target"]
+    assert len(fs["target"]) == 30 < 60  # Debian 12's length; a fast symlink
+
+
+def test_only_an_ext4_job_gets_an_ext4_image_key():
+    plain = script.load(script.default_script("readlink-loop"))
+    ext4 = script.load(script.SCRIPT_DIR / "readlink-ext4.toml")
+    assert "ext4" not in assemble.plan("x86_64", plain)[1]
+    assert assemble.plan("x86_64", ext4)[1]["ext4"]["target"] == assemble.EXT4_FS["target"]
+    # The boot-once image serves every job: it carries no ext4 filesystem.
+    assert "ext4" not in assemble.plan("x86_64", ext4, handoff=True)[1]

@@ -91,6 +91,16 @@ _LOOP = {"run": {
 }}
 _NAMELEN = {"run": dict(_LOOP["run"],
                         name_len=("name_len", "range", 1, 255, [1, 32]))}
+# readlink-loop's link: a tmpfs one it makes (the default), or the image's
+# ext4 /initrd.img (the 2024 thread's call; workloads/src/readlink-loop.c).
+_READLINK = {"run": dict(_LOOP["run"], fs=("fs", ("tmpfs", "ext4"), None, None, "tmpfs"))}
+# Keys whose default is left out of the job file (the guest applies the
+# same default): they came after scripts had run, and a job, and so its
+# image and run keys, must not move for a key its script never set.
+QUIET_DEFAULTS = {"fs": "tmpfs"}
+# The kernel layers (kernels/layers) a job's parameter needs: its points'
+# kernels carry them, on every backend.
+LAYERS_FOR = {("fs", "ext4"): ("ext4",)}
 
 # probe (workloads/src/probe.c): what a simulated core delivers against a
 # CPU preset's documented figures. Sizes bound the ROI: a load costs at
@@ -108,7 +118,7 @@ SCHEMAS = {
     "lstat-storm": _STORM,
     "fstat-loop": _LOOP,
     "statx-loop": _LOOP,
-    "readlink-loop": _LOOP,
+    "readlink-loop": _READLINK,
     "stat-namelen": _NAMELEN,
     "probe": _PROBE,
 }
@@ -124,6 +134,15 @@ class Job:
 
     def needs_kernel_tree(self) -> bool:
         return dict(self.params).get("mode") == "kernel-tree"
+
+    def needs_ext4(self) -> bool:
+        """readlink-loop's ext4 mode: the image carries /ext4.img."""
+        return dict(self.params).get("fs") == "ext4"
+
+    @property
+    def kernel_layers(self) -> tuple:
+        """The kernel layers this job's parameters need (LAYERS_FOR)."""
+        return tuple(layer for kv in self.params for layer in LAYERS_FOR.get(kv, ()))
 
     def job_conf(self) -> str:
         # What the guest reads, and so what the image key covers: the job
@@ -208,6 +227,7 @@ def from_dict(data: dict, origin: str = "<script>") -> Job:
     _check_whole(workload, params, origin)
     if workload == "lstat-storm":
         _check_mode_keys(params["mode"], data.get("tree", {}), params, origin)
+    params = {k: v for k, v in params.items() if QUIET_DEFAULTS.get(k) != v}
     return Job(workload, tuple(sorted(params.items())), origin)
 
 
