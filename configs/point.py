@@ -116,8 +116,10 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
     cpu = gem5_spec.with_params(gem5_spec.load_cpu(preset, arch), cpu_params)
     check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile, cli)
     if job.needs_ext4() and warming != "none":
-        raise UserError(f"{job.origin}: run.fs \"ext4\" needs warming \"none\": the "
-                        f"boot-once image serves every job and carries no ext4 filesystem")
+        raise UserError(f"{job.origin}: run.fs \"ext4\" needs "
+                        + ("--warming none" if cli else 'warming "none"')
+                        + ": the boot-once image serves every job and carries no ext4 "
+                          "filesystem")
     model = gem5_spec.model_for(arch, smap_model)
     gem5_spec.kernel_args(arch, model)  # the model is one gem5 can boot
     return Point(arch, variant, job, float(timeout),
