@@ -1,14 +1,16 @@
 """The tutorial's figures, from the teaching sweep's rows in the store.
 
     python3 docs/figures.py [results/results.sqlite]
-    python3 docs/figures.py --gem5 [results/results.sqlite]
+    python3 docs/figures.py --gem5 [docs/data/tutorial-gem5.jsonl.gz]
     python3 docs/figures.py --warmup [results/results.sqlite]
 
-The second form draws the chapters' gem5 figures from the seeds sweep
-(`GEM5_HOME=... ./run.py sweep configs/sweeps/seeds.toml --arch x86_64`)
-into docs/tutorial/gem5/. Those are kept in git: CI has no gem5, so they
-are results measured once, like docs/results.md, each page naming the
-command that made them.
+The second form draws the chapters' gem5 figures into docs/tutorial/gem5/
+from the published records of the tutorial-gem5 sweep
+(docs/data/tutorial-gem5.jsonl.gz, or the file named), so they redraw on
+any machine without gem5; the records come from
+`GEM5_HOME=... ./run.py sweep configs/sweeps/tutorial-gem5.toml` and
+`./run.py export configs/sweeps/tutorial-gem5.toml`. The figures are kept
+in git beside the data they are drawn from.
 
 One bar chart per chapter, written to docs/tutorial/figures/ (generated,
 not kept in git): each is a count the chapter is about, per operation,
@@ -57,7 +59,7 @@ def _rows(db: Path) -> list:
 
 
 GEM5_OUT = REPO / "docs" / "tutorial" / "gem5"
-GEM5_SWEEP = "seeds"
+GEM5_DATA = REPO / "docs" / "data" / "tutorial-gem5.jsonl.gz"
 # file -> (title, workload, variants, smap models): gem5 cycles per op on
 # the calibrated preset, one group of bars per model.
 GEM5_FIGURES = {
@@ -70,23 +72,34 @@ GEM5_FIGURES = {
     "symlink-cycles.png": ("gem5 O3: cycles per readlink", "readlink-loop",
                            ("stock", "symlink-cachedlen"), ("none", "smap")),
 }
+NAMELEN_VARIANTS = ("namei-bytewise-bytecmp", "namei-bytewise", "dcache-bytecmp", "stock")
 
 
-def gem5_figures(plt, db: Path) -> None:
+def gem5_rows(data: Path) -> list:
+    """The x86 gem5 rows of the published tutorial records; UserError when
+    a figure's bar has no row (a partial export would draw a zero)."""
+    from analysis import published
+
+    rows = [r for r in published.load_file(data)[1]
+            if r["backend"] == "gem5" and r["arch"] == "x86_64" and r.get("cycles")]
+    need = [(w, v, m) for _, w, names, models in GEM5_FIGURES.values()
+            for v in names for m in models]
+    need += [("stat-namelen", v, "none") for v in NAMELEN_VARIANTS]
+    have = {(r["workload"], r["variant"], r["smap_model"] or "none") for r in rows}
+    missing = [" ".join(n) for n in need if n not in have]
+    if missing:
+        raise UserError(f"{data} lacks {len(missing)} of the figures' gem5 points "
+                        f"({missing[0]}, ...): run and export "
+                        f"configs/sweeps/tutorial-gem5.toml")
+    return rows
+
+
+def gem5_figures(plt, data: Path) -> None:
     from analysis import scorecard
 
-    conn = store.connect(db) if db.is_file() else None
-    if conn is None:
-        raise UserError(f"no results store at {db}: run the seeds sweep on gem5 first")
-    try:
-        rows = [r for r in store.rows(conn, GEM5_SWEEP)
-                if r["backend"] == "gem5" and r["arch"] == "x86_64"]
-        # The 2010 name-handling kernels' points run alone (seeds-namelen).
-        namelen = [r for sweep in (GEM5_SWEEP, "seeds-namelen") for r in store.rows(conn, sweep)
-                   if r["backend"] == "gem5" and r["workload"] == "stat-namelen"
-                   and (r["smap_model"] or "none") == "none"]
-    finally:
-        conn.close()
+    rows = gem5_rows(data)
+    namelen = [r for r in rows if r["workload"] == "stat-namelen"
+               and (r["smap_model"] or "none") == "none"]
     GEM5_OUT.mkdir(parents=True, exist_ok=True)
     for name, (title, workload, names, models) in GEM5_FIGURES.items():
         fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -94,9 +107,9 @@ def gem5_figures(plt, db: Path) -> None:
         for j, v in enumerate(names):
             ys = []
             for m in models:
-                r = next((r for r in rows if r["workload"] == workload and r["variant"] == v
-                          and (r["smap_model"] or "none") == m and r.get("cycles")), None)
-                ys.append(r["cycles"] / r["ops"] if r else 0)
+                r = next(r for r in rows if r["workload"] == workload and r["variant"] == v
+                         and (r["smap_model"] or "none") == m)
+                ys.append(r["cycles"] / r["ops"])
             xs = [i + j * width for i in range(len(models))]
             ax.bar(xs, ys, width, label=v)
             for x, y in zip(xs, ys):
@@ -113,7 +126,7 @@ def gem5_figures(plt, db: Path) -> None:
     # stat against name length: the fitted lines beside the seed's.
     fig, ax = plt.subplots(figsize=(7, 3.4))
     lens = list(range(1, 33))
-    for v in ("namei-bytewise-bytecmp", "namei-bytewise", "dcache-bytecmp", "stock"):
+    for v in NAMELEN_VARIANTS:
         r = next((r for r in namelen if r["variant"] == v), None)
         fitted = scorecard.fit_line(r) if r else None
         if not fitted:
@@ -174,8 +187,7 @@ def main(argv) -> int:
         warmup_figures(Path(argv[2]) if len(argv) > 2 else REPO / "results" / "results.sqlite")
         return 0
     if len(argv) > 1 and argv[1] == "--gem5":
-        gem5_figures(plt, Path(argv[2]) if len(argv) > 2 else
-                     REPO / "results" / "results.sqlite")
+        gem5_figures(plt, Path(argv[2]) if len(argv) > 2 else GEM5_DATA)
         return 0
     rows = _rows(Path(argv[1]) if len(argv) > 1 else REPO / "results" / "results.sqlite")
     OUT.mkdir(parents=True, exist_ok=True)
