@@ -28,6 +28,7 @@ benchmark: deps
 docs: deps
 	$(PYTHON) run.py sweep configs/sweeps/teaching.toml
 	$(PYTHON) docs/figures.py
+	$(PYTHON) docs/figures.py --gem5
 	$(PYTHON) docs/generate.py
 	$(PYTHON) -m mkdocs build -q -f mkdocs.yml
 	@echo "site: results/docs-site/index.html"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis import compare, published, scorecard, store
+from lab.errors import UserError
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "docs" / "data"
@@ -153,3 +154,27 @@ def test_export_of_a_sweep_not_in_the_store_writes_nothing(tmp_path):
                 "--to", str(tmp_path / "data"))
     assert proc.returncode == 2 and "no finished row of sweep 'seeds-era'" in proc.stderr
     assert not (tmp_path / "data").exists()
+
+
+def test_the_tutorial_gem5_figures_come_from_published_data(tmp_path):
+    # Every bar and point of docs/tutorial/gem5/*.png has its row in the
+    # published tutorial-gem5 records, so `python3 docs/figures.py --gem5`
+    # redraws them on any machine; a file missing one is refused, not drawn
+    # as a zero.
+    sys.path.insert(0, str(REPO / "docs"))
+    try:
+        import figures
+    finally:
+        sys.path.pop(0)
+    rows = figures.gem5_rows(figures.GEM5_DATA)
+    smap = {r["variant"]: r["cycles"] / r["ops"] for r in rows
+            if r["workload"] == "statx-loop" and r["smap_model"] == "smap"}
+    # The smap chapter's numbers (docs/tutorial/smap.md).
+    assert (round(smap["stock"]), round(smap["statx-putuser"])) == (1685, 2844)
+    header, kept = published.load_file(figures.GEM5_DATA)
+    partial = [r for r in kept if not (r["workload"] == "readlink-loop"
+                                       and r["backend"] == "gem5")]
+    bad = tmp_path / "partial.jsonl.gz"
+    published.export(partial, header["sweep"], bad, header["command"])
+    with pytest.raises(UserError, match="lacks 4 of the figures' gem5 points"):
+        figures.gem5_rows(bad)
