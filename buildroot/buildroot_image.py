@@ -105,6 +105,10 @@ def plan(arch: str, job, route: str = "debian", handoff: bool = False,
     variant of an arch shares one output directory (and its host tools),
     the kernel being rebuilt when the variant changes."""
     arches.check(arch)
+    if job is not None and job.needs_ext4():
+        raise UserError(f"{job.origin}: run.fs \"ext4\" needs the assembler's image (it "
+                        f"carries /ext4.img); the Buildroot builder does not: leave "
+                        f"--builder buildroot out")
     check_toolchain(route)
     for tool in ("make", "rsync", "readelf", "cpio", "file", "bc", "unzip"):
         tools.require(tool)

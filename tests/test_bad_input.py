@@ -313,6 +313,10 @@ CASES = [
      [_script('workload = "readlink-loop"\n[run]\nfs = "xfs"\n')],
      ["build-image", "--arch", "x86_64", "--script", "{tmp}/s.toml"],
      "run.fs must be one of tmpfs, ext4"),
+    ("script-readlink-ext4-buildroot",
+     [_script('workload = "readlink-loop"\n[run]\nfs = "ext4"\n')],
+     ["build-image", "--arch", "x86_64", "--builder", "buildroot", "--script", "{tmp}/s.toml"],
+     "needs the assembler's image"),
     ("sweep-readlink-ext4-boot-once",
      [_script('workload = "readlink-loop"\n[run]\nfs = "ext4"\n'),
       _sweep('[fixed]\nbackend = "gem5"\nwarming = "functional"\n[axes]\narch = ["x86_64"]\n'
