@@ -67,7 +67,7 @@ def test_source_and_series_for_real(tmp_path):
     lines = []
     gem5_setup.run(s, say=lines.append)
     assert locate.find(str(s.dest)).version == "24.0.0.1"
-    assert locate._source_carries_series(s.dest)
+    assert locate.source_carries_series(s.dest)
     log = subprocess.run(["git", "log", "--format=%s"], cwd=s.dest, capture_output=True,
                          text=True, check=True).stdout.splitlines()
     assert len(log) == len(locate.series_patches()) + 1

@@ -73,7 +73,7 @@ class SeriesState:
         return "series not applied: " + APPLY_SERIES
 
 
-def _source_carries_series(home: Path) -> bool:
+def source_carries_series(home: Path) -> bool:
     """Whether reversing the whole series, last patch first, applies
     cleanly. `git apply --check` of several patches checks each against
     the untouched tree, which fails where two patches change one file, so
@@ -145,7 +145,7 @@ class Gem5:
 
     def series(self, arch: str) -> SeriesState:
         """Whether this tree and its `arch` binary carry our patch series."""
-        return SeriesState(_source_carries_series(self.home), self.built_with_series(arch))
+        return SeriesState(source_carries_series(self.home), self.built_with_series(arch))
 
     def commit_ticks(self, arch: str) -> bool:
         """Whether O3 stamps trace records with their commit tick (patch

@@ -86,7 +86,7 @@ class Setup:
         g = locate.Gem5(self.dest, VERSION)
         out = [("source", f"gem5 {TAG} from {self.source} into {self.dest}", tree),
                ("series", f"git am {locate.PATCHES}/*.patch",
-                tree and locate._source_carries_series(self.dest))]
+                tree and locate.source_carries_series(self.dest))]
         for isa in self.isas:
             arch = ISAS[isa]
             target = arches.get(arch).gem5_binary
