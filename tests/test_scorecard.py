@@ -15,7 +15,9 @@ def _line(rows, claim_id):
     return next(ln for ln in scorecard.lines(rows) if ln.claim.id == claim_id)
 
 
-def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
+def test_a_matching_effect_agrees_and_a_small_one_is_a_miss(monkeypatch):
+    # The arithmetic alone: no limitation measured for any claim.
+    monkeypatch.setattr(scorecard, "LIMITATIONS", {})
     hw = 1.624 / 5.530  # statx: the one-copy kernel takes 0.294 of the time
     rows = [_row("statx-putuser", "statx-loop", 100_000),
             _row("stock", "statx-loop", round(100_000 * hw))]
@@ -145,7 +147,8 @@ def test_the_8_byte_compare_is_judged_as_a_change_of_slope():
     assert cells["slope sim/hw"] == "1.00x" and cells["verdict"] == "agrees"
 
 
-def test_a_miss_the_qemu_twins_show_in_instructions_is_the_work():
+def test_a_miss_the_qemu_twins_show_in_instructions_is_the_work(monkeypatch):
+    monkeypatch.setattr(scorecard, "LIMITATIONS", {})
     # readlink: the seed's -1.5 %; gem5 -3.0 % in cycles, and the twins
     # already -4.0 % in instructions: the work differs, not the timing.
     rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",
@@ -271,3 +274,11 @@ def test_an_ext4_readlink_row_is_its_own_experiment():
     assert ext4["gem5 after/before"] == "0.985" and ext4["verdict"] == "agrees"
     assert cells["stock/readlink-loop -> symlink-cachedlen/readlink-loop"]["verdict"] == \
         "not simulated"
+
+
+def test_a_measured_limitation_is_said_where_its_claim_misses():
+    rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",
+                                                            "readlink-loop", 99_900)]
+    header, body = scorecard.table(rows)
+    cells = dict(zip(header, next(b for b in body if b[3].startswith("stock/readlink-loop"))))
+    assert cells["limitation"] == scorecard.LIMITATIONS["symlink-cachedlen"]
