@@ -42,26 +42,20 @@ class Claim:
 # by the job parameter that says so: the scorecard names it as its own
 # workload, so its rows never stand in for the default's.
 JOB_MODES = {("readlink-loop", "fs", "ext4"): "readlink-ext4"}
+_MODED = {w for w, _, _ in JOB_MODES}
 
 
 def _job_workload(row: dict) -> str:
-    if not any(w == row.get("workload") for w, _, _ in JOB_MODES):
-        return row.get("workload")
-    try:
-        params = json.loads(row["record"])["provenance"]["image"]["job"]["params"]
-    except (KeyError, TypeError, ValueError):
-        return row.get("workload")
-    for (w, key, value), label in JOB_MODES.items():
-        if row["workload"] == w and params.get(key) == value:
-            return label
-    return row["workload"]
+    params = dict(store.job_params(row))
+    return next((label for (w, key, value), label in JOB_MODES.items()
+                 if row["workload"] == w and params.get(key) == value), row["workload"])
 
 
 def _labelled(fn):
     """A table over rows whose workload names their job's mode (JOB_MODES)."""
     def table_of(rows: list) -> tuple:
-        return fn([dict(r, workload=_job_workload(r)) if r.get("workload") in
-                   {w for w, _, _ in JOB_MODES} else r for r in rows])
+        return fn([dict(r, workload=_job_workload(r)) if r.get("workload") in _MODED
+                   and r.get("record") else r for r in rows])
     table_of.__name__, table_of.__doc__ = fn.__name__, fn.__doc__
     return table_of
 
