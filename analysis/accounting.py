@@ -15,7 +15,6 @@ new line, hits included, for the L1I's hit latency) and the lines it
 fetched.
 """
 
-import json
 
 from analysis import store
 from analysis.metrics import fmt, per_op
@@ -29,7 +28,7 @@ FRONT = (("icache stall", "icache_stall_cycles"), ("lines fetched", "fetch_cache
 def machine(row: dict) -> str:
     """The CPU preset with the parameters a sweep set on it, and the cache
     preset: what tells two rows of one kernel and job apart."""
-    cpu = json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
+    cpu = store.cpu_preset(row)
     return f"{cpu['name']} / {row.get('cache')}"
 
 

@@ -87,10 +87,15 @@ def symbol_deltas(conn, sweep: str, members: list, top: int = 8) -> list:
 DEFAULT_ROB = 192  # gem5 v24 BaseO3CPU.numROBEntries, where a preset leaves it
 
 
+def o3_param(row: dict, name: str, default: int) -> int:
+    """An O3 parameter a gem5 run had, from its recorded CPU preset, or
+    gem5's `default` where the preset left it."""
+    return int(store.cpu_preset(row).get("params", {}).get(name, default))
+
+
 def rob_size(row: dict) -> int:
     """The ROB size a gem5 run had, from its recorded CPU preset."""
-    preset = json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
-    return int(preset.get("params", {}).get("numROBEntries", DEFAULT_ROB))
+    return o3_param(row, "numROBEntries", DEFAULT_ROB)
 
 
 def window_costs(rows: list) -> dict:

@@ -13,10 +13,9 @@ names the simulator limitation behind it where one was measured, and says
 The store's rows are the input: analysis reads results, it runs nothing.
 """
 
-import json
 from dataclasses import dataclass
 
-from analysis import probe, store
+from analysis import metrics, probe, store
 from configs import calibration_targets
 from configs.gem5 import spec as gem5_spec
 from lab.errors import UserError
@@ -388,7 +387,7 @@ def preset_label(row: dict) -> str:
     with; the name alone does not."""
     name = row["profile"]
     try:
-        ran = json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
+        ran = store.cpu_preset(row)
         base, *over = name.split("+")
         now = gem5_spec.with_params(gem5_spec.load_cpu(base, "x86_64"),
                                     [_override(o) for o in over])
@@ -445,11 +444,6 @@ def _base_cycles(c: BaseClaim, r: dict) -> float:
     return _cycles_per_op(r)
 
 
-def _rename_width(row: dict) -> int:
-    cpu = json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
-    return int(cpu.get("params", {}).get("renameWidth", gem5_spec.O3_RENAME_WIDTH_DEFAULT))
-
-
 def base_budget(c: BaseClaim, row: dict, hw: float) -> str:
     """Where a base that misses goes, from its own record: the micro-ops
     gem5 makes of the call and the least time rename needs for them (a
@@ -466,7 +460,8 @@ def base_budget(c: BaseClaim, row: dict, hw: float) -> str:
         hw, at = hw + c.hw_per_byte * mean, f" (at the runs' mean name length, {mean:g} bytes)"
     else:
         at = ""
-    insts, uops, width = row["gem5_insts"] / n, row["gem5_ops"] / n, _rename_width(row)
+    insts, uops = row["gem5_insts"] / n, row["gem5_ops"] / n
+    width = metrics.o3_param(row, "renameWidth", gem5_spec.O3_RENAME_WIDTH_DEFAULT)
     bound = uops / width
 
     def per(field):

@@ -280,6 +280,12 @@ def scheme(row) -> str:
     return warming + ("+simpoint" if row.get("sampling") == "simpoint" else "")
 
 
+def cpu_preset(row: dict) -> dict:
+    """The CPU preset a gem5 row ran on, as its record holds it (every
+    parameter it had, whatever the preset's file says today)."""
+    return json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
+
+
 def job_params(row: dict) -> tuple:
     """The whole job a row's guest ran (every parameter, swept or not), as
     a key: two runs of the same job match whatever their sweep swept."""
