@@ -106,6 +106,7 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
     if job.needs_kernel_tree():
         inputs["kernel_tree_paths"] = linux_source.pinned().sha256
     if job.needs_ext4() and not handoff:
+        tools.require("debugfs")
         inputs["ext4"] = dict(EXT4_FS, mke2fs=_mke2fs_version())
     return cache.content_key(inputs), inputs
 
@@ -197,16 +198,23 @@ def _normalise_times(staging: Path) -> None:
         os.utime(p, (0, 0), follow_symlinks=False)
 
 
-def _make_ext2(staging: Path, out: Path) -> None:
-    size_kib = sum(p.lstat().st_size for p in staging.rglob("*")) // 1024
-    size_kib = int(size_kib * 1.3) + 8192
+def _mke2fs(fs_type: str, block: int, label: str, hash_seed: str, staging: Path, out: Path,
+            size_kib: int) -> None:
+    """`staging` as a filesystem image, no root privileges needed (mke2fs -d),
+    with fixed times and no UUID."""
     env = dict(os.environ, E2FSPROGS_FAKE_TIME="1")
-    cmd = ["mke2fs", "-q", "-F", "-t", "ext2", "-b", "1024", "-L", "uaccess",
-           "-U", "clear", "-E", "root_owner=0:0,hash_seed=00000000-0000-0000-0000-000000000000",
+    cmd = ["mke2fs", "-q", "-F", "-t", fs_type, "-b", str(block), "-L", label,
+           "-U", "clear", "-E", f"root_owner=0:0,hash_seed={hash_seed}",
            "-d", str(staging), str(out), f"{size_kib}k"]
     run = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if run.returncode != 0:
-        raise UserError(f"mke2fs failed: {run.stderr.strip()}")
+        raise UserError(f"mke2fs ({fs_type}) failed: {run.stderr.strip()}")
+
+
+def _make_ext2(staging: Path, out: Path) -> None:
+    size_kib = sum(p.lstat().st_size for p in staging.rglob("*")) // 1024
+    _mke2fs("ext2", 1024, "uaccess", "00000000-0000-0000-0000-000000000000", staging, out,
+            int(size_kib * 1.3) + 8192)
 
 
 def _mke2fs_version() -> str:
@@ -215,19 +223,25 @@ def _mke2fs_version() -> str:
 
 
 def _make_ext4(staging: Path, out: Path) -> None:
-    """EXT4_FS as an image file, reproducibly: fixed times, no UUID, a
-    fixed directory-hash seed (an all-zero one means "random" to mke2fs)."""
+    """EXT4_FS as an image file, the same bytes on every build: fixed times,
+    no UUID, a fixed directory-hash seed (an all-zero one means "random" to
+    mke2fs). mke2fs -d copies each file's ctime, which no one can set on the
+    host, and gives atime the same: debugfs zeroes both afterwards."""
     (staging / "boot").mkdir(parents=True)
     (staging / EXT4_FS["link"]).symlink_to(EXT4_FS["target"])
     _normalise_times(staging)
-    env = dict(os.environ, E2FSPROGS_FAKE_TIME="1")
-    cmd = ["mke2fs", "-q", "-F", "-t", "ext4", "-b", str(EXT4_FS["block"]), "-L", "uaccess-ext4",
-           "-U", "clear", "-E", "root_owner=0:0,hash_seed=75616363-6573-732d-6c61-622d65787434",
-           "-d", str(staging), str(out), f"{EXT4_FS['size_kib']}k"]
-    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    shutil.rmtree(staging)
+    paths = ["/"] + ["/" + str(p.relative_to(staging)) for p in sorted(staging.rglob("*"))]
+    try:
+        _mke2fs("ext4", EXT4_FS["block"], "uaccess-ext4", "75616363-6573-732d-6c61-622d65787434",
+                staging, out, EXT4_FS["size_kib"])
+    finally:
+        shutil.rmtree(staging)
+    script = "".join(f"sif {p} {field} 0\n" for p in paths for field in ("ctime", "atime"))
+    run = subprocess.run(["debugfs", "-w", "-f", "-", str(out)], input=script,
+                         capture_output=True, text=True,
+                         env=dict(os.environ, E2FSPROGS_FAKE_TIME="1"))
     if run.returncode != 0:
-        raise UserError(f"mke2fs (ext4) failed: {run.stderr.strip()}")
+        raise UserError(f"debugfs (ext4 times) failed: {run.stderr.strip()}")
 
 
 def _listing(staging: Path) -> dict:

@@ -89,3 +89,21 @@ def test_only_an_ext4_job_gets_an_ext4_image_key():
     assert assemble.plan("x86_64", ext4)[1]["ext4"]["target"] == assemble.EXT4_FS["target"]
     # The boot-once image serves every job: it carries no ext4 filesystem.
     assert "ext4" not in assemble.plan("x86_64", ext4, handoff=True)[1]
+
+
+def test_the_ext4_filesystem_is_the_same_bytes_on_every_build(tmp_path):
+    import hashlib
+    import subprocess
+    import time
+    digests = []
+    for n in (1, 2):
+        out = tmp_path / f"ext4-{n}.img"
+        assemble._make_ext4(tmp_path / f"staging-{n}", out)
+        digests.append(hashlib.sha256(out.read_bytes()).hexdigest())
+        time.sleep(1.1)  # a later second: ctime would differ without the fix-up
+    assert digests[0] == digests[1]
+    fsck = subprocess.run(["e2fsck", "-fn", str(out)], capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout
+    link = subprocess.run(["debugfs", "-R", "stat /initrd.img", str(out)],
+                          capture_output=True, text=True).stdout
+    assert "Type: symlink" in link and "Size: 30" in link and "Blockcount: 0" in link
