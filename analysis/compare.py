@@ -15,20 +15,10 @@ binaries, so a difference beyond it is worth a look, not a failure.
 QEMU's user-access counts are exact (the calls' own): they must be equal.
 """
 
-import json
-
 from analysis import store
 from analysis.metrics import fmt, per_op
 
 TOLERANCE = 0.01  # docs/warmup.md, "Noise, measured": under 1 %
-
-
-def identity(row: dict) -> tuple:
-    sim = json.loads(row["record"])["provenance"]["simulator"]
-    preset = sim.get("cpu_preset")
-    return (row["arch"], row["variant"], row["workload"], store.job_params(row),
-            row["backend"], row.get("profile"), json.dumps(preset, sort_keys=True),
-            row.get("cache"), row.get("smap_model"), row.get("warming"), row.get("sampling"))
 
 
 def _label(row: dict) -> str:
@@ -51,7 +41,7 @@ def table(published: list, mine: list) -> tuple:
     same experiment, where the user has one."""
     yours = {}
     for r in mine:
-        yours[identity(r)] = r  # the newest wins: all_rows orders by time
+        yours[store.experiment(r)] = r  # the newest wins: all_rows orders by time
     header = ["experiment", "measure", "published", "yours", "difference", "verdict"]
     body = []
     for p in sorted(published, key=_label):
@@ -61,7 +51,7 @@ def table(published: list, mine: list) -> tuple:
         pub = per_op(p, metric)
         if pub is None:
             continue
-        y = yours.get(identity(p))
+        y = yours.get(store.experiment(p))
         mine_v = per_op(y, metric) if y else None
         if mine_v is None:
             body.append([_label(p), f"{metric}/op", fmt(pub, digits), "-", "-", "not run here"])

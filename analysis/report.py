@@ -101,12 +101,13 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
                              "front end's instruction-cache stalls (analysis/accounting.py)",
                              header, body, [], None))
         if any(r["backend"] == "gem5" for r in rows):
+            judged = store.newest_per_experiment(rows)
             sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
-                             "(analysis/scorecard.py)", *scorecard.table(rows), [], None))
+                             "(analysis/scorecard.py)", *scorecard.table(judged), [], None))
             sections.append(("Scorecard: costs the seeds give as a line",
-                             *scorecard.line_table(rows), [], None))
+                             *scorecard.line_table(judged), [], None))
             sections.append(("Scorecard: a mechanism's share of one function "
-                             "(gem5 commit profiles)", *scorecard.share_table(rows), [], None))
+                             "(gem5 commit profiles)", *scorecard.share_table(judged), [], None))
             if any(r["backend"] == "gem5" and r["arch"] == "arm64" for r in rows):
                 sections.append(("Scorecard on Arm: the seeds' changes where Arm has the "
                                  "mechanism (no Arm hardware number)",

@@ -811,6 +811,7 @@ def _markdown_table(header, body) -> list:
 
 
 def markdown(rows: list) -> str:
+    rows = store.newest_per_experiment(rows)
     out = (_markdown_table(*table(rows)) + [""] + _markdown_table(*base_table(rows))
            + [""] + _markdown_table(*line_table(rows))
            + [""] + _markdown_table(*share_table(rows)) + [""]

@@ -286,6 +286,26 @@ def cpu_preset(row: dict) -> dict:
     return json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
 
 
+def experiment(row: dict) -> tuple:
+    """What a row measured, whatever its run key: two runs of one job on
+    one machine (their keys differ where an input that does not change the
+    work did, such as an image rebuilt from edited sources) are one
+    experiment."""
+    sim = json.loads(row["record"])["provenance"]["simulator"]
+    return (row["arch"], row["variant"], row["workload"], job_params(row),
+            row["backend"], row.get("profile"), json.dumps(sim.get("cpu_preset"), sort_keys=True),
+            row.get("cache"), row.get("smap_model"), row.get("warming"), row.get("sampling"))
+
+
+def newest_per_experiment(rows: list) -> list:
+    """One row per experiment, the most recently recorded: a table that
+    judges experiments shows each once, as its last run gave it."""
+    out = {}
+    for r in sorted(rows, key=lambda r: r.get("recorded_at") or ""):
+        out[experiment(r)] = r
+    return list(out.values())
+
+
 def job_params(row: dict) -> tuple:
     """The whole job a row's guest ran (every parameter, swept or not), as
     a key: two runs of the same job match whatever their sweep swept."""

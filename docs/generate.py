@@ -20,7 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import figures, findings, metrics, published, render, scorecard  # noqa: E402,E501
+from analysis import (figures, findings, kernel_entry, metrics, published, render,  # noqa: E402
+                      scorecard)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -98,6 +99,28 @@ def study_page(by_sweep: dict) -> str:
 
 
 PAGES = {"scorecard.md": scorecard_page, "study.md": study_page}
+# Tables inside hand-written pages: between a page's two marker lines,
+#   <!-- generated: NAME -->  ...  <!-- end generated: NAME -->
+# the lines are what the function gives from the data, checked like a page.
+SECTIONS = {
+    ("machines.md", "kernel-entry"):
+        lambda by_sweep: kernel_entry.markdown(by_sweep.get("kernel-entry", [])),
+}
+
+
+def with_sections(page: str, text: str, by_sweep: dict) -> str:
+    """`text` with each of `page`'s generated sections made from the data."""
+    lines = text.splitlines()
+    for (name, section), make in SECTIONS.items():
+        if name != page:
+            continue
+        begin, end = f"<!-- generated: {section} -->", f"<!-- end generated: {section} -->"
+        if begin not in lines or end not in lines:
+            raise UserError(f"docs/{page} has no '{begin}' ... '{end}' lines: put them back "
+                            f"around the {section} table")
+        i, j = lines.index(begin), lines.index(end)
+        lines[i + 1:j] = make(by_sweep)
+    return "\n".join(lines) + "\n"
 # The README's figure: x86 statx, each variant's kernel instructions and
 # stac + clac per call (exact counts). A PNG's bytes depend on the
 # matplotlib version, so --check leaves it alone; make docs redraws it.
@@ -126,9 +149,16 @@ def main(argv=None) -> int:
     except UserError as e:
         print(f"docs/generate.py: {e}", file=sys.stderr)
         return 2
+    pages = {name: make(by_sweep) for name, make in PAGES.items()}
+    try:
+        for name in sorted({page for page, _ in SECTIONS}):
+            pages[name] = with_sections(name, (DOCS / name).read_text(), by_sweep)
+    except UserError as e:
+        print(f"docs/generate.py: {e}", file=sys.stderr)
+        return 2
     stale = []
-    for name, make in PAGES.items():
-        text, path = make(by_sweep), DOCS / name
+    for name, text in pages.items():
+        path = DOCS / name
         if args.check:
             if not path.is_file() or path.read_text() != text:
                 stale.append(name)

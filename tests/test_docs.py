@@ -178,3 +178,20 @@ def test_the_tutorial_gem5_figures_come_from_published_data(tmp_path):
     published.export(partial, header["sweep"], bad, header["command"])
     with pytest.raises(UserError, match="lacks 4 of the figures' gem5 points"):
         figures.gem5_rows(bad)
+
+
+def test_a_generated_section_is_the_data_and_its_markers_must_be_there():
+    # docs/machines.md's kernel-entry table lies between two marker lines
+    # and is what the published kernel-entry rows give; a page that lost
+    # its markers is one line naming them, not a silently stale table.
+    sys.path.insert(0, str(REPO / "docs"))
+    try:
+        import generate
+    finally:
+        sys.path.pop(0)
+    by_sweep = published.by_sweep(DATA)
+    page = (REPO / "docs" / "machines.md").read_text()
+    assert generate.with_sections("machines.md", page, by_sweep) == page
+    assert "| stock / statx-loop | sdm | 1,513.9 | 0.90 | 460.0 | 12.0 | 9.0 |" in page
+    with pytest.raises(UserError, match="no '<!-- generated: kernel-entry -->'"):
+        generate.with_sections("machines.md", "# a page without them\n", by_sweep)
