@@ -10,7 +10,8 @@ APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
 	python3 python3-pytest python3-matplotlib python3-sklearn mkdocs git \
 	slurm-wlm munge \
-	rsync file unzip dpkg-dev fakeroot
+	rsync file unzip dpkg-dev fakeroot \
+	autoconf automake autopoint
 
 .PHONY: run test deps benchmark docs
 run: deps

@@ -108,6 +108,9 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
                              *scorecard.line_table(judged), [], None))
             sections.append(("Scorecard: a mechanism's share of one function "
                              "(gem5 commit profiles)", *scorecard.share_table(judged), [], None))
+            sections.append(("Scorecard: a function's share of a whole workload "
+                             "(gem5 commit profiles)",
+                             *scorecard.workload_share_table(judged), [], None))
             if any(r["backend"] == "gem5" and r["arch"] == "arm64" for r in rows):
                 sections.append(("Scorecard on Arm: the seeds' changes where Arm has the "
                                  "mechanism (no Arm hardware number)",

@@ -13,6 +13,7 @@ names the simulator limitation behind it where one was measured, and says
 The store's rows are the input: analysis reads results, it runs nothing.
 """
 
+import json
 from dataclasses import dataclass
 
 from analysis import metrics, probe, store
@@ -88,11 +89,8 @@ CLAIMS = (
           ("stock", "readlink-loop"), ("symlink-cachedlen", "readlink-loop"), "smap"),
 )
 # Seed numbers the scorecard cannot compare yet, said rather than dropped.
-PENDING = (
-    ("003_745c0868b36e6c6e", "strncpy_from_user: 1.5 % of a make -j (Skylake, 2015)",
-     "needs a make -j workload; the lstat storm measures the same function (its share of "
-     "the storm is in the SMAP-share table) but not its share of a build"),
-)
+# (strncpy_from_user's 1.5 % of a make -j was the last: workload_share_table.)
+PENDING = ()
 
 
 @dataclass(frozen=True)
@@ -117,10 +115,80 @@ SHARE_CLAIMS = (
                "(before batching; Skylake, 2015)",
                "almost two thirds", 2 / 3, "strncpy_from_user", "strncpy-unbatched",
                "lstat-storm"),
+    # The same share on the thread's own load: a no-op make -j.
+    ShareClaim("strncpy-smap-share-make", "003_745c0868b36e6c6e",
+               "SMAP's share of strncpy_from_user in a no-op make -j, a stac/clac per word "
+               "read (before batching; Skylake, 2015)",
+               "almost two thirds", 2 / 3, "strncpy_from_user", "strncpy-unbatched",
+               "make-build"),
 )
 # The same share after the change the seed introduced: one window per
 # call. The thread gives no hardware number for it; shown for the contrast.
-SHARE_AFTER = {"strncpy-smap-share": "stock"}
+SHARE_AFTER = {"strncpy-smap-share": "stock", "strncpy-smap-share-make": "stock"}
+
+
+@dataclass(frozen=True)
+class WorkloadShareClaim:
+    """A kernel function's share of a whole workload's cycles, as a
+    system-wide profile gives it: gem5's commit profile of the ROI (every
+    process the workload starts, user and kernel), the function's cycles
+    over the ROI's."""
+    id: str
+    seed: str
+    what: str
+    hardware: str
+    share: float
+    function: str
+    variant: str
+    workload: str
+    smap_model: str
+    after: str = None  # the kernel after the change, shown for contrast
+
+
+WORKLOAD_SHARE_CLAIMS = (
+    WorkloadShareClaim("strncpy-make-share", "003_745c0868b36e6c6e",
+                       "strncpy_from_user's share of a no-op make -j (before batching; "
+                       "Skylake, 2015)",
+                       "about 1.5 % of all CPU time", 0.015, "strncpy_from_user",
+                       "strncpy-unbatched", "make-build", "smap", after="stock"),
+)
+
+
+def _insn_share(twin: dict, function: str) -> tuple:
+    """(the function's share, the kernel's share) of a QEMU twin's ROI
+    instructions (its plugin counts per kernel symbol)."""
+    counts = json.loads(twin["record"]).get("counts") or {}
+    total = (counts.get("insns") or {}).get("total")
+    if not total:
+        return None, None
+    return ((counts.get("symbols") or {}).get(function, 0) / total,
+            counts["insns"]["kernel"] / total)
+
+
+@_labelled
+def workload_share_table(rows: list) -> tuple:
+    header = ["claim", "seed", "hardware", "gem5", "sim/hw", "verdict",
+              "QEMU twin: function / kernel share of instructions", "cpu preset"]
+    body = []
+    for c in WORKLOAD_SHARE_CLAIMS:
+        twins = _twins(rows, c.smap_model)
+        for label, variant, hw in ((c.what, c.variant, c.hardware),
+                                   (f"the same after batching ({c.after})", c.after, "")):
+            found = [r for r in rows if r["backend"] == "gem5" and r["arch"] == "x86_64"
+                     and (r["variant"], r["workload"]) == (variant, c.workload)
+                     and r["smap_model"] == c.smap_model and r.get(f"cycles@{c.function}")
+                     and r.get("params") in (None, "", "{}")]
+            for r in sorted(found, key=_setup):
+                share = r[f"cycles@{c.function}"] / r["cycles"]
+                m = share / c.share
+                twin = twins.get((variant, c.workload))
+                fn, kernel = _insn_share(twin, c.function) if twin else (None, None)
+                body.append([label, c.seed, hw, f"{share:.2%}", f"{m:.2f}x" if hw else "-",
+                             _verdict(m) if hw else "no hardware number",
+                             "-" if fn is None else f"{fn:.2%} / {kernel:.1%}", _setup(r)])
+            if not found and hw:
+                body.append([label, c.seed, hw, "-", "-", "not simulated", "-", "-"])
+    return header, body
 
 
 def function_share(rows: list, function: str, variant: str, workload: str) -> list:
@@ -815,6 +883,7 @@ def markdown(rows: list) -> str:
     out = (_markdown_table(*table(rows)) + [""] + _markdown_table(*base_table(rows))
            + [""] + _markdown_table(*line_table(rows))
            + [""] + _markdown_table(*share_table(rows)) + [""]
+           + _markdown_table(*workload_share_table(rows)) + [""]
            + _markdown_table(*arm_table(rows)) + [""]
            + _markdown_table(*probe.table(rows)))
     return "\n".join(out) + "\n"

@@ -28,6 +28,7 @@ from contextlib import closing
 from pathlib import Path
 
 from lab import cache
+from workloads import script
 
 # PRAGMA user_version; 0 is the wide, one-column-per-metric runs table, and
 # 3 adds the gem5 warming scheme (issue 11) as a column of its own, and 4
@@ -136,7 +137,7 @@ def _migrate(conn) -> None:
         conn.execute("DROP TABLE runs_v0")
 
 
-def _counts_metrics(counts) -> dict:
+def _counts_metrics(counts, workload: str = "") -> dict:
     """The plugin's counts as metrics. Instructions are the ROI's, as
     executed, so they stay comparable with gem5's committed count (gem5
     takes its own interrupts in its ROI). The user-access counts are the
@@ -152,7 +153,7 @@ def _counts_metrics(counts) -> dict:
     irq = counts.get("interrupts")
     if irq:
         out.update(interrupts_taken=irq.get("taken"), interrupt_insns=irq.get("insns"))
-    counts = calls_own(counts)
+    counts = calls_own(counts, workload)
     x86 = counts.get("x86")
     if x86:
         rep = x86.get("rep", {})
@@ -170,9 +171,12 @@ def _counts_metrics(counts) -> dict:
     return out
 
 
-def calls_own(counts: dict) -> dict:
+def calls_own(counts: dict, workload: str = "") -> dict:
     """The plugin's counts with the user-access facts (its "x86" or
-    "arm64" part) less what the ROI's interrupts ran: the calls' own."""
+    "arm64" part) less what the ROI's interrupts ran: the calls' own; for
+    a whole-system workload (script.WHOLE_SYSTEM), the counts as they are."""
+    if workload in script.WHOLE_SYSTEM:
+        return counts
     irq = counts.get("interrupts") or {}
     return {**counts, **{arch: _less(counts[arch], irq.get(arch, {}))
                          for arch in ("x86", "arm64") if arch in counts}}
@@ -203,7 +207,7 @@ def record_metrics(record: dict) -> dict:
     """Every number a finished record carries, by metric name."""
     res = record["result"]
     out = {"roi_ns": res.get("roi_ns"), "boot_s": record.get("boot_to_result_seconds")}
-    out.update(_counts_metrics(record.get("counts")))
+    out.update(_counts_metrics(record.get("counts"), res.get("workload", "")))
     # stat-namelen: the time per call at each name length, one metric each.
     lens, per_len = res.get("name_lens"), res.get("per_len_ns")
     if lens and per_len:

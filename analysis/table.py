@@ -61,7 +61,8 @@ def per_op_counts(record: dict) -> str:
     """The plugin's counts of one run, per op: what a student checks an
     exercise against (the report has them for whole sweeps). User-access
     counts are the calls' own (the ROI's interrupts taken out)."""
-    counts, ops = store.calls_own(record["counts"]), record["result"]["ops"] or 1
+    counts = store.calls_own(record["counts"], record["result"].get("workload", ""))
+    ops = record["result"]["ops"] or 1
     items = [("kernel insns", counts.get("insns", {}).get("kernel"))]
     if "x86" in counts:
         x86 = counts["x86"]
@@ -76,5 +77,11 @@ def per_op_counts(record: dict) -> str:
     strlen = sum(n for s, n in counts.get("symbols", {}).items()
                  if s in ("strlen", "__pi_strlen"))
     items.append(("strlen insns", strlen))
-    return "per op: " + ", ".join(f"{name} {value / ops:.2f}" for name, value in items
+    line = "per op: " + ", ".join(f"{name} {value / ops:.2f}" for name, value in items
                                   if value is not None) + "\n"
+    total = counts.get("insns", {}).get("total")
+    copy = counts.get("symbols", {}).get("strncpy_from_user")
+    if copy and total:  # every path a system call takes is copied in by it
+        line += (f"strncpy_from_user: {copy:,} instructions, "
+                 f"{100 * copy / total:.2f} % of the ROI's\n")
+    return line

@@ -24,11 +24,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from buildroot import cpio
+from buildroot import cpio, gnu_make
 from kernels import source as linux_source
 from lab import arches, cache, tools
 from lab.errors import UserError
-from workloads import script
+from workloads import make_tree, script
 
 ASSEMBLER_VERSION = 1
 REPO = Path(__file__).resolve().parent.parent
@@ -37,6 +37,11 @@ INIT_DIR = Path(__file__).resolve().parent / "init"
 OVERLAY = Path(__file__).resolve().parent / "board" / "uaccess" / "rootfs_overlay"
 BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "probe")
 PATHS_IN_IMAGE = "usr/share/uaccess/kernel-tree.paths"
+# make-build's own folder (its C source and makefile) and the tree it
+# builds: only the images of its jobs carry them, so only their keys cover
+# them (adding the workload moved no other image's key).
+MAKE_BUILD_DIR = WORKLOADS_DIR / "make-build"
+MAKE_TREE_IN_IMAGE = "usr/share/uaccess/make-tree"
 # readlink-loop's ext4 mode (workloads/src/readlink-loop.c, whose EXT4_*
 # defines must agree): a small ext4 filesystem, as a file in the image,
 # holding the link the 2024 thread read (002_8589ed682b9581aa, readlink of
@@ -69,10 +74,13 @@ class ImageArtifact:
 
 
 def sources_digest() -> str:
-    """One hash over every file the image is compiled or copied from."""
+    """One hash over every file every image is compiled or copied from."""
+    return _digest([WORKLOADS_DIR / "src", WORKLOADS_DIR / "include",
+                    WORKLOADS_DIR / "Makefile", INIT_DIR, OVERLAY])
+
+
+def _digest(roots: list) -> str:
     h = hashlib.sha256()
-    roots = [WORKLOADS_DIR / "src", WORKLOADS_DIR / "include",
-             WORKLOADS_DIR / "Makefile", INIT_DIR, OVERLAY]
     for root in roots:
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
         for p in files:
@@ -108,6 +116,11 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
     if job.needs_ext4() and not handoff:
         tools.require("debugfs")
         inputs["ext4"] = dict(EXT4_FS, mke2fs=_mke2fs_version())
+    if job.needs_make_tree():
+        inputs["make_build"] = {
+            "sources": _digest([MAKE_BUILD_DIR, Path(make_tree.__file__)]),
+            "tree": make_tree.TREE_VERSION, "dirs": list(job.make_tree_dirs()),
+            "linux": linux_source.pinned().sha256, "gnu_make": gnu_make.identity(arch)}
     return cache.content_key(inputs), inputs
 
 
@@ -161,6 +174,22 @@ def _populate(arch: str, job: script.Job, staging: Path, out: Path,
     install_job_files(job, handoff, staging)
     if job.needs_ext4() and not handoff:
         _make_ext4(out / "ext4-staging", staging / EXT4_FS["file"])
+    if job.needs_make_tree():
+        _add_make_build(arch, job, staging, out)
+
+
+def _add_make_build(arch: str, job: script.Job, staging: Path, out: Path) -> None:
+    """make-build's program, GNU make and the tree they build."""
+    build = out / "make-build"
+    build.mkdir()
+    _make(MAKE_BUILD_DIR, arch, build / "bin", out / "make-build.log")
+    shutil.copy2(build / "bin" / "make-build", staging / "usr" / "bin" / "make-build")
+    (build / "gnu-make").mkdir()
+    make = gnu_make.build(arch, build / "gnu-make", out / "gnu-make.log")
+    shutil.copy2(make, staging / "usr" / "bin" / "make")
+    shutil.rmtree(build)
+    make_tree.write(linux_source.extracted(linux_source.pinned()), job.make_tree_dirs(),
+                    staging / MAKE_TREE_IN_IMAGE)
 
 
 def install_job_files(job: script.Job, handoff: bool, root: Path) -> None:

@@ -109,6 +109,10 @@ def plan(arch: str, job, route: str = "debian", handoff: bool = False,
         raise UserError(f"{job.origin}: run.fs \"ext4\" needs the assembler's image (it "
                         f"carries /ext4.img); the Buildroot builder does not: leave "
                         f"--builder buildroot out")
+    if job is not None and job.needs_make_tree():
+        raise UserError(f"{job.origin}: make-build needs the assembler's image (it carries "
+                        f"GNU make built from Debian's source and the tree it builds); the "
+                        f"Buildroot builder does not: leave --builder buildroot out")
     check_toolchain(route)
     for tool in ("make", "rsync", "readelf", "cpio", "file", "bc", "unzip"):
         tools.require(tool)

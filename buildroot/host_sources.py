@@ -104,6 +104,23 @@ def ensure(progress=None, with_kernel: bool = False) -> dict:
     return {src: index[src]["version"] for src in wanted.values()}
 
 
+def pinned(src: str, version: str) -> Path:
+    """The unpacked tree of Debian source package `src` at exactly
+    `version`, fetched once (the image's own programs built from source,
+    such as make-build's GNU make, pin theirs: an image key must not move
+    when the mirror does)."""
+    index_path = root() / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    entry = index.get(src)
+    if not entry or entry["version"] != version or not (root() / entry["dir"]).is_dir():
+        for tool in ("apt-get", "dpkg-source"):
+            tools.require(tool)
+        with cache.locked(root() / ".lock"):
+            index[src] = _fetch(_private_apt(), src, version)
+            cache.write_json_atomic(index_path, index)
+    return root() / index[src]["dir"]
+
+
 def fakeroot_version() -> str:
     run = subprocess.run(["dpkg-query", "-W", "-f=${Version}", FAKEROOT_PACKAGE],
                          capture_output=True, text=True)
@@ -175,10 +192,11 @@ def _apt(conf: Path, cmd: list, cwd: Path) -> str:
     return run.stdout
 
 
-def _fetch(conf: Path, src: str) -> dict:
-    version = _apt(conf, ["apt-cache", "showsrc", "--only-source", src], root())
-    version = next(line.split(": ", 1)[1] for line in version.splitlines()
-                   if line.startswith("Version: "))
+def _fetch(conf: Path, src: str, version: str = None) -> dict:
+    if version is None:
+        shown = _apt(conf, ["apt-cache", "showsrc", "--only-source", src], root())
+        version = next(line.split(": ", 1)[1] for line in shown.splitlines()
+                       if line.startswith("Version: "))
     download = root() / "debian" / f"{src}_{version}"
     if not download.is_dir():
         with cache.staging_dir(download) as tmp:

@@ -25,6 +25,11 @@ PACKAGE_OF = {
     "cpio": "cpio",
     "file": "file",
     "unzip": "unzip",
+    "debugfs": "e2fsprogs",
+    "autoreconf": "autoconf",
+    "automake": "automake",
+    "autopoint": "autopoint",
+    "dpkg-source": "dpkg-dev",
 }
 
 
