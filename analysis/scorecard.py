@@ -21,6 +21,7 @@ from configs import calibration_targets
 from configs.gem5 import spec as gem5_spec
 from lab.errors import UserError
 from lab.fit import least_squares
+from workloads import script
 
 MISS = 1.5  # an effect off by more than this factor, either way, is a miss
 
@@ -38,24 +39,16 @@ class Claim:
     hw_ns: tuple = None  # (before, after) ns per call where the seed gives times
 
 
-# A job whose mode makes it another experiment than its workload's default,
-# by the job parameter that says so: the scorecard names it as its own
-# workload, so its rows never stand in for the default's.
-JOB_MODES = {("readlink-loop", "fs", "ext4"): "readlink-ext4"}
-_MODED = {w for w, _, _ in JOB_MODES}
-
-
-def _job_workload(row: dict) -> str:
-    params = dict(store.job_params(row))
-    return next((label for (w, key, value), label in JOB_MODES.items()
-                 if row["workload"] == w and params.get(key) == value), row["workload"])
+_MODED = {w for w, _, _ in script.EXPERIMENT_NAMES}
 
 
 def _labelled(fn):
-    """A table over rows whose workload names their job's mode (JOB_MODES)."""
+    """A table over rows whose workload names their job's mode
+    (script.EXPERIMENT_NAMES)."""
     def table_of(rows: list) -> tuple:
-        return fn([dict(r, workload=_job_workload(r)) if r.get("workload") in _MODED
-                   and r.get("record") else r for r in rows])
+        return fn([dict(r, workload=script.experiment_name(r["workload"],
+                                                           dict(store.job_params(r))))
+                   if r.get("workload") in _MODED and r.get("record") else r for r in rows])
     table_of.__name__, table_of.__doc__ = fn.__name__, fn.__doc__
     return table_of
 
