@@ -14,9 +14,10 @@ A file is gzip'd JSON lines:
            its record trimmed to what the analysis reads: the run's point,
            result, provenance (kernel, patches, simulator, gem5 series
            hash, preset, warming, host, date, command), the gem5 summary
-           and commit profile, the plugin's counts without the per-symbol
-           kernel counts (thousands of entries; the report's symbol table
-           needs the store), and no console log.
+           and commit profile, the plugin's counts with only the per-symbol
+           kernel counts a published table reads (SYMBOLS_KEPT; all of them
+           are thousands of entries, and the report's symbol table needs the
+           store), and no console log.
 
 gzip is written with a zero timestamp and rows sorted by key, so
 exporting the same rows twice gives the same bytes (a clean git diff).
@@ -37,6 +38,10 @@ SUFFIX = ".jsonl.gz"
 # what export leaves out).
 REQUIRED = ("key", "status", "arch", "variant", "workload", "backend", "record")
 _DROP_COLUMNS = ("log",)
+# The kernel functions whose plugin counts a published table reads:
+# strncpy_from_user (analysis/make_build.py, the scorecard's workload
+# share), strlen (the cached symlink length's saving).
+SYMBOLS_KEPT = ("strncpy_from_user", "strlen", "__pi_strlen")
 
 
 def _trim(record: dict) -> dict:
@@ -44,6 +49,9 @@ def _trim(record: dict) -> dict:
     counts = rec.get("counts")
     if counts:
         rec["counts"] = {k: v for k, v in counts.items() if k != "symbols"}
+        kept = {k: v for k, v in (counts.get("symbols") or {}).items() if k in SYMBOLS_KEPT}
+        if kept:
+            rec["counts"]["symbols"] = kept
     return rec
 
 

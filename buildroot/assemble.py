@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from buildroot import cpio, gnu_make
+from kernels import build as kbuild
 from kernels import source as linux_source
 from lab import arches, cache, tools
 from lab.errors import UserError
@@ -120,7 +121,8 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
         inputs["make_build"] = {
             "sources": _digest([MAKE_BUILD_DIR, Path(make_tree.__file__)]),
             "tree": make_tree.TREE_VERSION, "dirs": list(job.make_tree_dirs()),
-            "linux": linux_source.pinned().sha256, "gnu_make": gnu_make.identity(arch)}
+            "linux": linux_source.pinned().sha256, "gnu_make": gnu_make.identity(arch),
+            "config_kernel": kbuild.plan(*make_tree.CONFIG_KERNEL)[0]}
     return cache.content_key(inputs), inputs
 
 
@@ -188,8 +190,9 @@ def _add_make_build(arch: str, job: script.Job, staging: Path, out: Path) -> Non
     make = gnu_make.build(arch, build / "gnu-make", out / "gnu-make.log")
     shutil.copy2(make, staging / "usr" / "bin" / "make")
     shutil.rmtree(build)
+    config = kbuild.build_kernel(*make_tree.CONFIG_KERNEL).path / "config"
     make_tree.write(linux_source.extracted(linux_source.pinned()), job.make_tree_dirs(),
-                    staging / MAKE_TREE_IN_IMAGE)
+                    make_tree.config_symbols(config), staging / MAKE_TREE_IN_IMAGE)
 
 
 def install_job_files(job: script.Job, handoff: bool, root: Path) -> None:

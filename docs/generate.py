@@ -20,8 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import (figures, findings, kernel_entry, metrics, published, render,  # noqa: E402
-                      scorecard)
+from analysis import (figures, findings, kernel_entry, make_build, metrics,  # noqa: E402
+                      published, render, scorecard)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -105,7 +105,17 @@ PAGES = {"scorecard.md": scorecard_page, "study.md": study_page}
 SECTIONS = {
     ("machines.md", "kernel-entry"):
         lambda by_sweep: kernel_entry.markdown(by_sweep.get("kernel-entry", [])),
+    ("make-build.md", "make-build-size"):
+        lambda by_sweep: make_build.size_table(by_sweep.get("make-build-size", [])),
+    ("make-build.md", "make-split-host"): lambda by_sweep: _text_data("make-split-host.txt"),
+    ("make-build.md", "make-build"):
+        lambda by_sweep: make_build.gem5_table(by_sweep.get("make-build", [])),
 }
+
+
+def _text_data(name: str) -> list:
+    """A benchmark's printed figures kept in docs/data, as a code block."""
+    return ["```"] + (DATA / name).read_text().splitlines() + ["```"]
 
 
 def with_sections(page: str, text: str, by_sweep: dict) -> str:

@@ -332,6 +332,20 @@ def _make(arch: str, variant: str, tree: Path, obj: Path, log: Path, jobs: int) 
     progress.done(f"{compiled} files compiled")
 
 
+def noop_make(arch: str, jobs: int = 2) -> tuple:
+    """(command, environment) that runs make again in the arch's shared
+    tree, where its plain-config kernels are built: on a built tree, a
+    no-op `make -j` of a fully built kernel, the load the 2015 batching
+    thread profiled (tests/benchmark.py make-split times it). None when
+    no kernel of the arch has been built yet."""
+    work = _work_dir(arch, config.requested(arch))
+    tree, obj = work / "src", work / "obj"
+    if not (obj / "vmlinux").is_file():
+        return None
+    targets = ["vmlinux", arches.get(arch).image_name]
+    return _kmake(arch, tree, obj) + ["-s", f"-j{jobs}"] + targets, _env()
+
+
 def _collect(arch: str, obj: Path, out: Path) -> None:
     # vmlinux stays unstripped: the symbol table is what gem5's ArmBoard
     # looks in (unflatten_device_tree) before it loads the DTB.

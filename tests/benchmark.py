@@ -30,6 +30,11 @@
       serialize-stall cycles and serializing micro-ops per call; the
       readers that waited (patch 0008); gem5's host instructions per
       second on both. Target: the simulator no more than 5 % slower.
+  make-split  the host's user and system CPU time of a no-op make -j, on
+      make-build's trees of 1, 2, 4 and 8 directories and on this
+      project's own fully built x86 kernel (kbuild, its shell-outs and
+      all): how far the guest workload's kernel share is from a real
+      kbuild's.
   slurm    (needs slurm-wlm and munge) the same small QEMU sweep (8 points)
       through the local pool and through the single-node Slurm of
       configs/slurm/single-node.sh, runs forgotten before each: wall time
@@ -44,7 +49,7 @@
       job arrays: every boot group's first point, then the rest). Points
       not yet run are counted and left out of the times.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|kernel-entry|slurm|study]
+    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|kernel-entry|slurm|study|make-split]
                                [--arch A] [--sweep FILE]
                                [--keep]
 """
@@ -68,6 +73,59 @@ def timed(fn, *args, **kw):
     start = time.monotonic()
     result = fn(*args, **kw)
     return result, time.monotonic() - start
+
+
+def _cpu_split(cmd: list, cwd, env=None, runs: int = 10) -> tuple:
+    """(user ms, system ms) per run of `cmd`, after one run to warm the
+    host's caches: the children's CPU times, so other load on the machine
+    stretches the wall time but not these. The kernel splits them by
+    sampling at its clock tick (10 ms here): a short make needs many runs."""
+    import subprocess
+    subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True)
+    t0 = os.times()
+    for _ in range(runs):
+        subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True)
+    t1 = os.times()
+    return ((t1.children_user - t0.children_user) * 1000 / runs,
+            (t1.children_system - t0.children_system) * 1000 / runs)
+
+
+def make_split() -> None:
+    """The host's user/system split of a no-op make -j: make-build's trees
+    (workloads/make_tree.py, each size) and a real kbuild of this project's
+    own fully built x86 kernel, with the same GNU make version."""
+    from kernels import build as kbuild
+    from kernels import source
+    from lab import tools
+    from workloads import make_tree
+
+    make = tools.require("make")
+    print(f"host make: {tools.first_line([make, '--version'])}; CPU times of the "
+          f"make and every process it starts, per run")
+    src = source.extracted(source.pinned())
+    configured = make_tree.config_symbols(
+        kbuild.build_kernel(*make_tree.CONFIG_KERNEL).path / "config")
+    with tempfile.TemporaryDirectory(prefix="uaccess-make-split-") as tmp:
+        for n in (1, 2, 4, 8):
+            tree = Path(tmp) / str(n)
+            info = make_tree.write(src, make_tree.DIRS[:n], configured, tree)
+            for p in [tree, *tree.rglob("*")]:
+                os.utime(p, (0, 0), follow_symlinks=False)  # as make-build.c does
+            user, system = _cpu_split([make, "-s", "-rR", "-j2"], tree,
+                                      runs={1: 300, 2: 100, 4: 30}.get(n, 10))
+            print(f"  make-build tree, dirs={n} ({info['objects']} objects, "
+                  f"{info['dependencies']:,} dependency lines, option wildcards "
+                  f"included): user {user:,.1f} ms, "
+                  f"system {system:,.1f} ms: system {100 * system / (user + system):.0f} %")
+    noop = kbuild.noop_make("x86_64")
+    if noop is None:
+        print("  kbuild: no x86_64 kernel built yet (run any x86_64 point first)")
+        return
+    cmd, env = noop
+    user, system = _cpu_split(cmd, None, env, runs=3)
+    print(f"  kbuild, no-op make -j2 of the built x86_64 kernel ({' '.join(cmd[-2:])}): "
+          f"user {user:,.0f} ms, system {system:,.0f} ms: system "
+          f"{100 * system / (user + system):.0f} %")
 
 
 def plugin_overhead(arches) -> None:
@@ -369,7 +427,7 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
-                             "kernel-entry", "slurm", "study"))
+                             "kernel-entry", "slurm", "study", "make-split"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
@@ -377,6 +435,9 @@ def main() -> int:
     if args.mode == "study":
         root = Path(__file__).resolve().parent.parent / "configs" / "sweeps"
         study_cost(args.sweep or [str(root / "seeds.toml"), str(root / "seeds-era.toml")])
+        return 0
+    if args.mode == "make-split":
+        make_split()
         return 0
     if args.mode == "plugin":
         plugin_overhead(args.arch or ["x86_64", "arm64"])

@@ -129,9 +129,9 @@ _PROBE = {"run": {
 # make-build (workloads/make-build/make-build.c): a no-op `make -j` on a
 # fully built tree of the first `dirs` of make_tree.DIRS. Measured with
 # the QEMU plugin (x86, make-build-gem5.toml): one directory (fs/ramfs,
-# 3 objects, 1,668 dependency lines) is 15.4M ROI instructions, 12.8M of
-# them make's; each further directory adds some 6,500 instructions of
-# make per dependency line (init's 6,000 lines: about 40M).
+# 3 objects, 3,394 dependency lines with the option wildcards) is 30.3M
+# ROI instructions, 23.0M of them make's; eight are 331,164 lines
+# (docs/make-build.md has every size).
 _MAKE_BUILD = {"run": {
     "dirs": ("dirs", int, 1, len(make_tree.DIRS), 1),
     "jobs": ("jobs", int, 1, 64, 2),
