@@ -121,20 +121,12 @@ SHARE_AFTER = {"strncpy-smap-share": "stock", "strncpy-smap-share-make": "stock"
 
 
 @dataclass(frozen=True)
-class WorkloadShareClaim:
+class WorkloadShareClaim(ShareClaim):
     """A kernel function's share of a whole workload's cycles, as a
     system-wide profile gives it: gem5's commit profile of the ROI (every
     process the workload starts, user and kernel), the function's cycles
-    over the ROI's."""
-    id: str
-    seed: str
-    what: str
-    hardware: str
-    share: float
-    function: str
-    variant: str
-    workload: str
-    smap_model: str
+    over the ROI's, under `smap_model`."""
+    smap_model: str = "smap"
     after: str = None  # the kernel after the change, shown for contrast
 
 
