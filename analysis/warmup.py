@@ -76,22 +76,46 @@ def cold_start(rows: list) -> list:
     return out
 
 
-def table(rows: list) -> tuple:
+def table(rows: list, digits: int = 0) -> tuple:
     header = ["length", "arch", "workload", "variant", "smap_model",
               "cycles/op at each length", "settles at (within 1 %)"]
     body = []
     for (name, arch, workload, variant, model), pts in series(rows).items():
         s = settled(pts)
         body.append([LENGTHS[name], arch, workload, variant, model,
-                     ", ".join(f"{v}: {c:,.0f}" for v, c in pts),
+                     ", ".join(f"{v:,}: {c:,.{digits}f}" for v, c in pts),
                      "not within the range swept" if s is None else str(s)])
     return header, body
 
 
-def cold_table(cold: list) -> tuple:
+def cold_table(cold: list, digits: int = 0) -> tuple:
     """cold: cold_start()'s rows."""
     header = ["arch", "workload", "variant", "smap_model", "cold cycles/op",
               "warm cycles/op", "cold-start error"]
-    body = [[a, w, v, m, f"{c:,.0f}", f"{h:,.0f}", f"{100 * e:+.1f} %"]
+    body = [[a, w, v, m, f"{c:,.{digits}f}", f"{h:,.{digits}f}", f"{100 * e:+.1f} %"]
             for a, w, v, m, c, h, e in cold]
     return header, body
+
+
+def _misses(rows: list, variant: str, scheme: str) -> str:
+    """L1D / L2 misses in the ROI of the default job's run of `variant`."""
+    found = [r for r in rows if r["backend"] == "gem5" and r["variant"] == variant
+             and store.scheme(r) == scheme and not _params(r) and r.get("l1d_misses") is not None]
+    return f"{found[0]['l1d_misses']:,} / {found[0]['l2_misses']:,}" if found else "-"
+
+
+def markdown(rows: list, arch: str) -> list:
+    """docs/warmup.md's tables for `arch`, from the warm-up sweeps' rows:
+    cycles per op at each length, then the cold scheme's error, with the
+    ROI's cache misses under each scheme."""
+    mine = [r for r in rows if r["arch"] == arch]
+    header, body = table(mine, 1)
+    cold_header, cold_body = cold_table(cold_start(mine), 1)
+    cold_header = cold_header + ["L1D / L2 misses in the ROI, cold", "warm"]
+    cold_body = [row + [_misses(mine, row[2], "none"), _misses(mine, row[2], "functional")]
+                 for row in cold_body]
+    out = []
+    for h, b in ((header, body), (cold_header, cold_body)):
+        out += ["| " + " | ".join(h) + " |", "|" + "---|" * len(h)]
+        out += ["| " + " | ".join(row) + " |" for row in b] + [""]
+    return out[:-1]

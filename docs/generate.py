@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis import (figures, findings, kernel_entry, make_build, metrics,  # noqa: E402
-                      published, render, scorecard)
+                      published, render, scorecard, warmup)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -110,7 +110,18 @@ SECTIONS = {
     ("make-build.md", "make-split-host"): lambda by_sweep: _text_data("make-split-host.txt"),
     ("make-build.md", "make-build"):
         lambda by_sweep: make_build.gem5_table(by_sweep.get("make-build", [])),
+    ("warmup.md", "warmup-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64"),
 }
+# The statx warm-up study's sweeps (the storm's two are not published yet).
+WARMUP_SWEEPS = ("warmup-cold", "warmup-functional", "warmup-detailed", "warmup-roi")
+
+
+def _warmup(by_sweep: dict, arch: str) -> list:
+    rows = list({r["key"]: r for s in WARMUP_SWEEPS for r in by_sweep.get(s, [])}.values())
+    if not any(r["arch"] == arch for r in rows):
+        return [f"No published {arch} warm-up rows yet: run the sweeps above with "
+                f"`--arch {arch}` and `./run.py export` them."]
+    return warmup.markdown(rows, arch)
 
 
 def _text_data(name: str) -> list:
