@@ -98,9 +98,13 @@ def cold_table(cold: list, digits: int = 0) -> tuple:
 
 
 def _misses(rows: list, variant: str, scheme: str) -> str:
-    """L1D / L2 misses in the ROI of the default job's run of `variant`."""
-    found = [r for r in rows if r["backend"] == "gem5" and r["variant"] == variant
-             and store.scheme(r) == scheme and not _params(r) and r.get("l1d_misses") is not None]
+    """L1D / L2 misses in the ROI of `variant`'s cold run's job, run under
+    `scheme` (the cold sweep's job is the study's default)."""
+    cold = [r for r in rows if r["backend"] == "gem5" and r["variant"] == variant
+            and store.scheme(r) == "none" and r.get("record")]
+    found = [r for r in rows if cold and r["backend"] == "gem5" and r["variant"] == variant
+             and store.scheme(r) == scheme and r.get("l1d_misses") is not None
+             and store.job_params(r) == store.job_params(cold[0])]
     return f"{found[0]['l1d_misses']:,} / {found[0]['l2_misses']:,}" if found else "-"
 
 

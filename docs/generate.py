@@ -117,7 +117,9 @@ WARMUP_SWEEPS = ("warmup-cold", "warmup-functional", "warmup-detailed", "warmup-
 
 
 def _warmup(by_sweep: dict, arch: str) -> list:
-    rows = list({r["key"]: r for s in WARMUP_SWEEPS for r in by_sweep.get(s, [])}.values())
+    # Not one row per key: the default job's run is in every sweep, and
+    # each sweep's row says which length it varied there.
+    rows = [r for s in WARMUP_SWEEPS for r in by_sweep.get(s, [])]
     if not any(r["arch"] == arch for r in rows):
         return [f"No published {arch} warm-up rows yet: run the sweeps above with "
                 f"`--arch {arch}` and `./run.py export` them."]
