@@ -111,3 +111,18 @@ def test_the_clock_period_is_read_from_the_runs_config(tmp_path):
                    "clock=333\n\n[board.processor.cores.core.interrupts.clk_domain]\n"
                    "clock=1000\n")
     assert gem5_stats.clock_period(ini) == 333  # 3 GHz, as gem5 rounds it
+
+
+def test_a_functions_share_of_a_whole_workload_is_judged_against_the_seed():
+    # The 2015 thread's first number: strncpy_from_user at about 1.5 % of
+    # a make -j, before batching. The share is the function's cycles over
+    # the whole ROI's (every process of the build).
+    row = dict(_row("strncpy-unbatched", "smap", 15_000, 6_000, 1_000_000, ops=1),
+               workload="make-build")
+    header, body = scorecard.workload_share_table([row])
+    assert [(r[header.index("gem5")], r[header.index("sim/hw")], r[header.index("verdict")])
+            for r in body] == [("1.50%", "1.00x", "agrees")]
+    header, body = scorecard.workload_share_table([dict(row, cycles=3_000_000)])
+    assert body[0][header.index("verdict")] == "too small"
+    header, body = scorecard.workload_share_table([])
+    assert body[0][header.index("verdict")] == "not simulated"

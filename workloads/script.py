@@ -144,9 +144,10 @@ _MAKE_BUILD = {"run": {
 # Their counts are the whole system's, as the 2015 thread's profile was:
 # the QEMU plugin's interrupt attribution (everything from an interrupt's
 # entry to the exception return that closes it, a task it switches to
-# included) cannot tell a preempted make's work from the interrupt's when
-# a forked child first returns to user space by SYSRET: measured on
-# make-build, 85M of 97M ROI instructions were put "in" 21 interrupts.
+# included) counts other processes' work as the interrupts' once the ROI
+# has several: measured on make-build (two directories), 85M of 97M ROI
+# instructions were put "in" 21 interrupts. Why the closing return came
+# so late was not traced further.
 WHOLE_SYSTEM = ("make-build",)
 
 SCHEMAS = {
