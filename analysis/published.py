@@ -39,9 +39,8 @@ SUFFIX = ".jsonl.gz"
 REQUIRED = ("key", "status", "arch", "variant", "workload", "backend", "record")
 _DROP_COLUMNS = ("log",)
 # The kernel functions whose plugin counts a published table reads:
-# strncpy_from_user (analysis/make_build.py, the scorecard's workload
-# share), strlen (the cached symlink length's saving).
-SYMBOLS_KEPT = ("strncpy_from_user", "strlen", "__pi_strlen")
+# strncpy_from_user (analysis/make_build.py, the scorecard's workload share).
+SYMBOLS_KEPT = ("strncpy_from_user",)
 
 
 def _trim(record: dict) -> dict:
