@@ -857,6 +857,86 @@ def arm_table(rows: list) -> tuple:
     return header, body
 
 
+# What the machine model moves (issue 26: "the generic preset's table stays
+# beside it: how much the machine model moves each verdict is itself a
+# finding"): each scored claim's verdict on the generic core every claim
+# first ran on, and on its era's machine. The generic machine is this
+# preset on gem5's classic caches, gem5's kernel entry; the era machine is
+# the seed's own preset on its own caches, as the seeds-era sweep runs it.
+GENERIC_PRESET = "x86_64-o3-calibrated"
+GENERIC_CACHE = "classic-l1l2"
+
+
+def _era_cell(seed: str, preset: str) -> bool:
+    return "+" not in preset and "(" not in preset and machine(seed, preset).startswith("era")
+
+
+def machine_table(rows: list) -> tuple:
+    """(header, body): one row per scored claim, its effect (or base, or
+    share) over the hardware's with the verdict, on the generic machine
+    and on the era machine; "-" where that machine did not run it."""
+    rows = store.newest_per_experiment(rows)
+    found = {}  # (kind, claim) -> {"hardware":, "generic":, "era":, "era preset":}
+
+    def note(kind, what, hw, seed, preset, ratio, verdict, generic):
+        entry = found.setdefault((kind, what), {"hardware": hw})
+        side = "generic" if generic else "era" if _era_cell(seed, preset) else None
+        if side and side not in entry:  # each table lists its preferred row first
+            entry[side] = f"{ratio}, {verdict}"
+            if side == "era":
+                entry["era preset"] = preset
+    header, body = table(rows)
+    col = {h: i for i, h in enumerate(header)}
+    for r in body:
+        if r[col["verdict"]] not in ("not simulated", "pending"):
+            # A row that compares the two kernels a latency was fitted on
+            # checks the fit; it predicts nothing.
+            fitted = " (fitted on it)" if "fitted here" in r[col["machine"]] else ""
+            note("effect", r[0], r[col["hardware"]], r[col["seed"]], r[col["cpu preset"]],
+                 r[col["effect sim/hw"]], r[col["verdict"]] + fitted,
+                 r[col["cpu preset"]] == GENERIC_PRESET)
+    for make, kind, ratio_col, preset_col in (
+            (line_table, "effect", "slope sim/hw", "cpu preset"),
+            (share_table, "share", "sim/hw", "cpu preset"),
+            (workload_share_table, "share", "sim/hw", "cpu preset"),
+            (base_table, "base", "sim/hw", "cpu preset / caches")):
+        header, body = make(rows)
+        col = {h: i for i, h in enumerate(header)}
+        for r in body:
+            if r[col["verdict"]] in ("not simulated", "no hardware number") or not r[col["seed"]]:
+                continue
+            preset, _, cache = r[col[preset_col]].partition(" / ")
+            generic = preset == GENERIC_PRESET and cache in ("", GENERIC_CACHE)
+            era_cache_ok = not cache or cache == ERA_PRESET.get(r[col["seed"]])
+            note(kind, r[0], r[col["hardware"]], r[col["seed"]],
+                 preset if era_cache_ok else preset + "(other caches)",
+                 r[col[ratio_col]], r[col["verdict"]].split(" at 3 GHz")[0], generic)
+    out_header = ["kind", "claim", "hardware", f"generic machine ({GENERIC_PRESET}, "
+                  f"{GENERIC_CACHE})", "era machine", "era preset"]
+    out = [[kind, what, e["hardware"], e.get("generic", "-"), e.get("era", "-"),
+            e.get("era preset", "-")] for (kind, what), e in found.items()]
+    return out_header, out
+
+
+def machine_summary(body: list) -> str:
+    """One sentence from machine_table's body: how many predictions (rows
+    not fitted on their own data) agree on each machine, and the range of
+    the bases."""
+    def count(side: int) -> str:
+        cells = [r[side] for r in body if r[0] in ("effect", "share") and r[side] != "-"
+                 and "fitted" not in r[side]]
+        return f"{sum(c.endswith('agrees') for c in cells)} of {len(cells)}"
+
+    def span(side: int) -> str:
+        xs = sorted(float(r[side].split("x,")[0]) for r in body
+                    if r[0] == "base" and r[side] != "-")
+        return f"{xs[0]:.2f}x to {xs[-1]:.2f}x" if xs else "none run"
+    return (f"Predicted effects and shares (rows not fitted on their own data) within "
+            f"{MISS:g}x of the hardware's: {count(3)} on the generic machine, {count(4)} on "
+            f"the era machines. Absolute bases over the hardware's: {span(3)} on the generic "
+            f"machine, {span(4)} on the era machines.")
+
+
 def _markdown_table(header, body) -> list:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in body]
@@ -871,4 +951,7 @@ def markdown(rows: list) -> str:
            + _markdown_table(*workload_share_table(rows)) + [""]
            + _markdown_table(*arm_table(rows)) + [""]
            + _markdown_table(*probe.table(rows)))
+    moved = machine_table(rows)
+    out += ["", "What the machine model moves:", ""] + _markdown_table(*moved) + [
+        "", machine_summary(moved[1])]
     return "\n".join(out) + "\n"

@@ -111,6 +111,8 @@ SECTIONS = {
     ("make-build.md", "make-build"):
         lambda by_sweep: make_build.gem5_table(by_sweep.get("make-build", [])),
     ("warmup.md", "warmup-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64"),
+    # The README's finding of issue 26: what the machine model moves.
+    ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
 }
 # The statx warm-up study's sweeps (the storm's two are not published yet).
 WARMUP_SWEEPS = ("warmup-cold", "warmup-functional", "warmup-detailed", "warmup-roi")
@@ -126,6 +128,22 @@ def _warmup(by_sweep: dict, arch: str) -> list:
     return warmup.markdown(rows, arch)
 
 
+def _machines(by_sweep: dict) -> list:
+    rows = [r for rs in by_sweep.values() for r in rs]
+    header, body = scorecard.machine_table(rows)
+    return (render.md_table(header, body).splitlines()
+            + ["", scorecard.machine_summary(body)])
+
+
+def _page(name: str) -> Path:
+    """A page named relative to docs/ (the README is "../README.md")."""
+    return (DOCS / name).resolve()
+
+
+def _shown(name: str) -> str:
+    return str(_page(name).relative_to(REPO))
+
+
 def _text_data(name: str) -> list:
     """A benchmark's printed figures kept in docs/data, as a code block."""
     return ["```"] + (DATA / name).read_text().splitlines() + ["```"]
@@ -139,7 +157,7 @@ def with_sections(page: str, text: str, by_sweep: dict) -> str:
             continue
         begin, end = f"<!-- generated: {section} -->", f"<!-- end generated: {section} -->"
         if begin not in lines or end not in lines:
-            raise UserError(f"docs/{page} has no '{begin}' ... '{end}' lines: put them back "
+            raise UserError(f"{_shown(page)} has no '{begin}' ... '{end}' lines: put them back "
                             f"around the {section} table")
         i, j = lines.index(begin), lines.index(end)
         lines[i + 1:j] = make(by_sweep)
@@ -175,13 +193,13 @@ def main(argv=None) -> int:
     pages = {name: make(by_sweep) for name, make in PAGES.items()}
     try:
         for name in sorted({page for page, _ in SECTIONS}):
-            pages[name] = with_sections(name, (DOCS / name).read_text(), by_sweep)
+            pages[name] = with_sections(name, _page(name).read_text(), by_sweep)
     except UserError as e:
         print(f"docs/generate.py: {e}", file=sys.stderr)
         return 2
     stale = []
     for name, text in pages.items():
-        path = DOCS / name
+        path = _page(name)
         if args.check:
             if not path.is_file() or path.read_text() != text:
                 stale.append(name)
@@ -191,7 +209,7 @@ def main(argv=None) -> int:
     if not args.check and figure(by_sweep):
         print(f"wrote {FIGURE.relative_to(REPO)}")
     if stale:
-        print(f"docs/generate.py: {', '.join('docs/' + s for s in stale)} differ from what "
+        print(f"docs/generate.py: {', '.join(_shown(s) for s in stale)} differ from what "
               f"docs/data gives: run 'python3 docs/generate.py' (make docs)", file=sys.stderr)
         return 1
     return 0
