@@ -318,12 +318,7 @@ def cmd_crosscheck(args) -> int:
 
     point = _gem5_point(args, job)
     model = point.smap_model
-    if model == "serialize":
-        raise UserError("smap_model serialize has no QEMU twin: QEMU 7.2 TCG does not "
-                        "implement SERIALIZE")
-    twin_point = run_point.qemu_point(args.arch, args.variant, job,
-                                      gem5_spec.twin_profile(args.arch, model), 300,
-                                      plugin=True, smap_model=model, layers=point.layers)
+    twin_point = run_point.qemu_twin(point, 300, labelled=False)
     backend, kernel, image = _gem5_inputs(args, point)
     twin = runs.QemuBackend().run(twin_point, kernel, image)
     trace = gem5_backend.trace_roi(backend.gem5, args.arch, kernel, image, model,
@@ -754,7 +749,7 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("compare", help="your runs beside the published ones (docs/data)")
     sp.add_argument("--records", default=str(DEFAULT_RECORDS))
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
-    sp.add_argument("--backend", choices=("gem5", "qemu"), help="only this backend's rows")
+    sp.add_argument("--backend", choices=runs.BACKENDS, help="only this backend's rows")
     sp = sub.add_parser("report", help="(re)write a sweep's report from the store")
     sp.add_argument("file", nargs="?", default=str(DEFAULT_SWEEP))
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))

@@ -128,6 +128,27 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
                  model, with_job_layers(gem5_spec.layers_for(arch), job), tuple(params))
 
 
+def has_twin(smap_model: str) -> bool:
+    """Whether a gem5 point under `smap_model` has a QEMU twin: QEMU 7.2
+    TCG has no SERIALIZE (0f 01 e8), so that model is gem5's alone."""
+    return smap_model != "serialize"
+
+
+def qemu_twin(point: Point, timeout: float, bbv_interval: int = 0,
+              labelled: bool = True) -> Point:
+    """The QEMU twin of gem5 `point`: the same kernel, image and model, on
+    the twin profile of its model, counted by the plugin. `labelled` names
+    its boot group (cache/model) in the store's twin_of column."""
+    if not has_twin(point.smap_model):
+        raise UserError(f"smap_model {point.smap_model} has no QEMU twin: QEMU 7.2 TCG does "
+                        f"not implement SERIALIZE")
+    label = f"{point.run.cache.name}/{point.smap_model or '-'}" if labelled else ""
+    return qemu_point(point.arch, point.variant, point.job,
+                      gem5_spec.twin_profile(point.arch, point.smap_model), timeout,
+                      plugin=True, bbv_interval=bbv_interval, smap_model=point.smap_model,
+                      layers=point.layers, twin_of=label, params=point.params)
+
+
 def with_job_layers(layers: tuple, job) -> tuple:
     """The backend's kernel layers, then those the job needs (its
     kernel_layers: readlink-loop's ext4 mode needs ext4), once each."""

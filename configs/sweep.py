@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from configs import runs
+from configs import point as run_point
 from configs.point import check_gem5_rules, gem5_point, qemu_point
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
@@ -313,7 +314,6 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
     twin per boot group (same kernel, image, model) when cross-checking."""
     arch = common["arch"]
-    layers = gem5_spec.layers_for(arch)
     arch_models = models if arch == "x86_64" else [""]
     out = []
     every = gem5_spec.cpu_preset_names()
@@ -352,13 +352,8 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                     simpoint=_simpoint(fixed) if sampled == "simpoint" else None, **common))
             except UserError as e:
                 raise _err(path, "axes", str(e)) from None
-        # QEMU 7.2 TCG has no SERIALIZE (0f 01 e8): that model is gem5-only.
-        if fixed["cross_check"] and model != "serialize":
-            out.append(qemu_point(profile=gem5_spec.twin_profile(arch, model),
-                                  timeout=fixed["timeout"], plugin=True,
-                                  bbv_interval=fixed["bbv_interval"], smap_model=model,
-                                  layers=layers, twin_of=f"{cache_name}/{model or '-'}",
-                                  **common))
+        if fixed["cross_check"] and run_point.has_twin(out[-1].smap_model):
+            out.append(run_point.qemu_twin(out[-1], fixed["timeout"], fixed["bbv_interval"]))
     return out
 
 

@@ -106,7 +106,7 @@ def check(setup: Setup) -> None:
             raise UserError(f"missing tool '{program}' for building gem5: install it with "
                             f"'sudo apt-get install {package}'")
     if "arm" in setup.isas:
-        tools.require("aarch64-linux-gnu-gcc")
+        tools.require(arches.get("arm64").cc)
     if setup.dest.exists() and not setup.dest.is_dir():
         raise UserError(f"--dest {setup.dest} exists and is not a directory: choose another")
     tree = setup.dest / "src" / "base" / "version.cc"
