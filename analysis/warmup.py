@@ -108,18 +108,20 @@ def _misses(rows: list, variant: str, scheme: str) -> str:
     return f"{found[0]['l1d_misses']:,} / {found[0]['l2_misses']:,}" if found else "-"
 
 
-def markdown(rows: list, arch: str) -> list:
+def markdown(rows: list, arch: str, cold: bool = True) -> list:
     """docs/warmup.md's tables for `arch`, from the warm-up sweeps' rows:
-    cycles per op at each length, then the cold scheme's error, with the
-    ROI's cache misses under each scheme."""
+    cycles per op at each length, then (with `cold`) the cold scheme's
+    error, with the ROI's cache misses under each scheme."""
     mine = [r for r in rows if r["arch"] == arch]
-    header, body = table(mine, 1)
-    cold_header, cold_body = cold_table(cold_start(mine), 1)
-    cold_header = cold_header + ["L1D / L2 misses in the ROI, cold", "warm"]
-    cold_body = [row + [_misses(mine, row[2], "none"), _misses(mine, row[2], "functional")]
-                 for row in cold_body]
+    tables = [table(mine, 1)]
+    if cold:
+        cold_header, cold_body = cold_table(cold_start(mine), 1)
+        cold_header = cold_header + ["L1D / L2 misses in the ROI, cold", "warm"]
+        tables.append((cold_header, [row + [_misses(mine, row[2], "none"),
+                                            _misses(mine, row[2], "functional")]
+                                     for row in cold_body]))
     out = []
-    for h, b in ((header, body), (cold_header, cold_body)):
+    for h, b in tables:
         out += ["| " + " | ".join(h) + " |", "|" + "---|" * len(h)]
         out += ["| " + " | ".join(row) + " |" for row in b] + [""]
     return out[:-1]

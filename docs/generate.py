@@ -111,21 +111,25 @@ SECTIONS = {
     ("make-build.md", "make-build"):
         lambda by_sweep: make_build.gem5_table(by_sweep.get("make-build", [])),
     ("warmup.md", "warmup-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64"),
+    ("warmup.md", "warmup-storm-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64",
+                                                                STORM_WARMUP_SWEEPS),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
 }
-# The statx warm-up study's sweeps (the storm's two are not published yet).
+# The warm-up study's sweeps: the statx loop's, and the lstat storm's
+# (no cold scheme there: every storm point warms).
 WARMUP_SWEEPS = ("warmup-cold", "warmup-functional", "warmup-detailed", "warmup-roi")
+STORM_WARMUP_SWEEPS = ("warmup-storm-functional", "warmup-storm-roi")
 
 
-def _warmup(by_sweep: dict, arch: str) -> list:
+def _warmup(by_sweep: dict, arch: str, sweeps: tuple = WARMUP_SWEEPS) -> list:
     # Not one row per key: the default job's run is in every sweep, and
     # each sweep's row says which length it varied there.
-    rows = [r for s in WARMUP_SWEEPS for r in by_sweep.get(s, [])]
+    rows = [r for s in sweeps for r in by_sweep.get(s, [])]
     if not any(r["arch"] == arch for r in rows):
-        return [f"No published {arch} warm-up rows yet: run the sweeps above with "
-                f"`--arch {arch}` and `./run.py export` them."]
-    return warmup.markdown(rows, arch)
+        return [f"No published {arch} rows of {', '.join(sweeps)} yet: run those sweeps "
+                f"with `--arch {arch}` and `./run.py export` them."]
+    return warmup.markdown(rows, arch, cold=sweeps == WARMUP_SWEEPS)
 
 
 def _machines(by_sweep: dict) -> list:
