@@ -321,8 +321,8 @@ def cmd_crosscheck(args) -> int:
     twin_point = run_point.qemu_twin(point, 300, labelled=False)
     backend, kernel, image = _gem5_inputs(args, point)
     twin = runs.QemuBackend().run(twin_point, kernel, image)
-    trace = gem5_backend.trace_roi(backend.gem5, args.arch, kernel, image, model,
-                                   point.run.cache, args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+    trace = gem5_backend.trace_roi(point.boot_group(backend.gem5, kernel, image),
+                                   args.timeout or gem5_spec.DEFAULT_TIMEOUT)
     counts, lines = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))
     print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
     comparison = roi_trace.compare(counts, twin["counts"])

@@ -62,6 +62,12 @@ class Point:
         """A boot-once gem5 point boots the job-less image; the job is handed over."""
         return self.backend == "gem5" and self.run.warming != "none"
 
+    def boot_group(self, gem5, kernel, image) -> gem5_spec.BootGroup:
+        """The boot checkpoint a gem5 point restores, shared with every point
+        of its group (same kernel, image, model, caches and warming)."""
+        return gem5_spec.BootGroup(self.arch, kernel, image, self.smap_model, self.run.cache,
+                                   gem5, self.run.warming)
+
     def extra_args(self) -> tuple:
         """The kernel command line the smap model adds."""
         return gem5_spec.model_args(self.arch, self.smap_model)

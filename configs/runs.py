@@ -271,13 +271,14 @@ def _feature_check(profile, variant, report, log_text: str):
 
 # ---------------------------------------------------------------- gem5 --
 
-def gem5_key(kernel, image, gem5, cpu, cache_preset, smap_model: str,
-             commit_profile: bool = False, warming: str = "none", job=None,
+def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=None,
              simpoint=None) -> str:
+    """A gem5 run's key: its boot group's checkpoint, the CPU preset and
+    what the run adds (the job it hands over, a profile, SimPoint)."""
+    warming = group.warming
     inputs = {
-        "runner": RUNNER_VERSION, "backend": "gem5", "gem5": gem5.identity(kernel.arch),
-        "checkpoint": gem5_spec.checkpoint_key(kernel.arch, kernel, image, smap_model,
-                                               cache_preset, gem5, warming),
+        "runner": RUNNER_VERSION, "backend": "gem5", "gem5": group.gem5.identity(group.arch),
+        "checkpoint": gem5_spec.checkpoint_key(group),
         "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)}
     if commit_profile:  # the same simulation, but its record holds more
         inputs["commit_profile"] = cache.file_sha256(Path(commit_profile_mod.__file__))
@@ -359,11 +360,12 @@ class Gem5Backend:
 
     def key(self, point, kernel, image) -> str:
         s = point.run
-        return gem5_key(kernel, image, self.gem5, s.cpu, s.cache, point.smap_model,
-                        s.commit_profile, s.warming, point.job, s.simpoint)
+        return gem5_key(point.boot_group(self.gem5, kernel, image), s.cpu, s.commit_profile,
+                        point.job, s.simpoint)
 
     def run(self, point, kernel, image, force: bool = False) -> dict:
         self.require(point)
+        group = point.boot_group(self.gem5, kernel, image)
         gem5, job, timeout, smap_model = self.gem5, point.job, point.timeout, point.smap_model
         s = point.run
         cpu, cache_preset, commit_profile, warming, simpoint = (
@@ -372,12 +374,11 @@ class Gem5Backend:
         label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
         if simpoint:
             return _in_run_dir(key, force, label + " (SimPoint)", lambda work: _execute_simpoint(
-                kernel, image, job, gem5, cpu, cache_preset, smap_model, timeout, simpoint, work))
+                group, job, cpu, timeout, simpoint, work))
 
         def execute(work: Path) -> dict:
-            run, report, boot = gem5_backend.roi(gem5, kernel.arch, kernel, image, smap_model,
-                                                 cache_preset, cpu, work, timeout,
-                                                 trace=commit_profile, warming=warming, job=job)
+            run, report, boot = gem5_backend.roi(group, cpu, work, timeout,
+                                                 trace=commit_profile, job=job)
             final = run_dir(key)
             summary = gem5_stats.roi_summary(work)
             # The ROI starts at the restore (cold) or at workbegin (warm).
@@ -419,11 +420,12 @@ def backend_for(point, gem5=None):
     return Gem5Backend(gem5) if point.backend == "gem5" else QemuBackend()
 
 
-def _execute_simpoint(kernel, image, job, gem5, cpu, cache_preset, smap_model, timeout,
-                      settings, work: Path) -> dict:
+def _execute_simpoint(group: gem5_spec.BootGroup, job, cpu, timeout, settings,
+                      work: Path) -> dict:
+    kernel, image, gem5 = group.kernel, group.image, group.gem5
+    cache_preset, smap_model = group.cache, group.smap_model
     progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
-    sampled = sampling_mod.sampled_roi(gem5, kernel.arch, kernel, image, smap_model,
-                                       cache_preset, cpu, job, settings, timeout,
+    sampled = sampling_mod.sampled_roi(group, cpu, job, settings, timeout,
                                        say=lambda what: progress.update(what, force=True))
     (work / "sampling.json").write_text(json.dumps(sampled["sampling"], indent=1))
     # What the estimate cost: its steps' gem5 processes, whether they ran

@@ -168,7 +168,8 @@ def gem5_figures(arches) -> None:
         # lfence on x86, as tests/test_gem5_real.py: the boot checkpoint is
         # shared, so a benchmark after the tests boots nothing.
         model = spec.model_for(arch, "lfence")
-        ckpt = spec.checkpoint_dir(spec.checkpoint_key(arch, kernel, image, model, cache, g))
+        ckpt = spec.checkpoint_dir(spec.checkpoint_key(
+            spec.BootGroup(arch, kernel, image, model, cache, g)))
         booted_now = not (ckpt / "boot.json").is_file()
         rec, wall = timed(runs.run_gem5_point, kernel, image, job, g, cpu, cache,
                           model, spec.DEFAULT_TIMEOUT, True)

@@ -77,8 +77,8 @@ def test_kernel_args_carry_backend_disk_and_model():
 def test_boot_and_roi_specs():
     cache = spec.load_cache("classic-l1l2")
     o3 = spec.load_cpu("x86_64-o3-small", "x86_64")
-    boot = spec.boot_spec("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5)
-    roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "serialize", cache, o3, GEM5)
+    boot = spec.boot_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5))
+    roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5), o3)
     assert boot["mode"] == "boot" and boot["cpu"]["type"] == "atomic"
     assert roi["mode"] == "roi" and roi["cpu"] == {"type": "o3", "params": o3.params,
                                                    "fu_latency": {}}
@@ -88,19 +88,20 @@ def test_boot_and_roi_specs():
     assert boot["kernel_args"] == roi["kernel_args"]
     assert roi["checkpoint_dir"].startswith(boot["checkpoint_dir"])
     assert "bootloader" not in boot
-    arm = spec.boot_spec("arm64", KERNEL, IMAGE, "", cache, GEM5)
+    arm = spec.boot_spec(spec.BootGroup("arm64", KERNEL, IMAGE, "", cache, GEM5))
     assert arm["bootloader"].endswith("boot_foundation.arm64")
 
 
 def test_one_checkpoint_serves_every_preset_but_not_every_model():
     cache = spec.load_cache("classic-l1l2")
-    key = spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", cache, GEM5)
+    key = spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "none", cache, GEM5))
     # The O3 preset is not an input of the boot...
-    assert key == spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", cache, GEM5)
+    assert key == spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "none", cache, GEM5))
     # ...but the kernel command line (the model) and the kernel are.
-    assert key != spec.checkpoint_key("x86_64", KERNEL, IMAGE, "lfence", cache, GEM5)
-    assert key != spec.checkpoint_key("x86_64", Fake("k2", vmlinux=Path("/k")), IMAGE,
-                                      "none", cache, GEM5)
+    assert key != spec.checkpoint_key(
+        spec.BootGroup("x86_64", KERNEL, IMAGE, "lfence", cache, GEM5))
+    assert key != spec.checkpoint_key(
+        spec.BootGroup("x86_64", Fake("k2", vmlinux=Path("/k")), IMAGE, "none", cache, GEM5))
 
 
 def test_smap_model_is_executed_smap_with_its_own_checkpoint_and_twin():
@@ -110,11 +111,11 @@ def test_smap_model_is_executed_smap_with_its_own_checkpoint_and_twin():
     assert not any(a.startswith(spec.MODEL_PARAM) for a in args)
     assert spec.model_args("x86_64", "smap") == ()
     cache = spec.load_cache("classic-l1l2")
-    boot = spec.boot_spec("x86_64", KERNEL, IMAGE, "smap", cache, GEM5)
+    boot = spec.boot_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
     assert boot["smap"] is True
     # Same command line as "none", but another CPU: another boot.
-    assert (spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", cache, GEM5)
-            != spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", cache, GEM5))
+    assert (spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
+            != spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "none", cache, GEM5)))
     assert spec.twin_profile("x86_64", "smap") == "x86_64-gem5-smap"
     assert spec.twin_profile("x86_64", "lfence") == "x86_64-gem5"
     assert spec.twin_profile("arm64", "") == "arm64-gem5"

@@ -64,7 +64,8 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     # Linux uses on QEMU's Cortex-A76). Timer ticks land in either ROI and
     # are one-offs. User mode matches to about one instruction per op (an
     # Arm svc traps, so gem5 does not commit it; QEMU counts it).
-    trace = gem5_backend.trace_roi(g, arch, kernel, image, model or "none", cache, 3 * 3600)
+    trace = gem5_backend.trace_roi(
+        spec.BootGroup(arch, kernel, image, model or "none", cache, g), 3 * 3600)
     counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])
     assert c.path_differences(200) == {}, roi_trace.text(c)

@@ -68,7 +68,8 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     assert abs(s1["insts"] - s0["insts"]) <= 0.01 * s0["insts"]
     # The same kernel paths, function by function, as the QEMU twin: the
     # architectural replay (atomic CPU) of the series' new micro-ops.
-    trace = gem5_backend.trace_roi(g, "x86_64", kernel, image, "smap", cache, 3 * 3600)
+    trace = gem5_backend.trace_roi(
+        spec.BootGroup("x86_64", kernel, image, "smap", cache, g), 3 * 3600)
     counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])
     assert c.path_differences(200) == {}, roi_trace.text(c)

@@ -76,7 +76,7 @@ def test_older_presets_keep_their_records():
         assert not {"kernel_entry", "fu_count", "branch_predictor", "documented"} & set(rec)
     cache = spec.load_cache("classic-l1l2")
     o3 = spec.load_cpu("x86_64-o3-default", "x86_64")
-    roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "smap", cache, o3, GEM5)
+    roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5), o3)
     assert roi["cpu"] == {"type": "o3", "params": {}, "fu_latency": {}}
     assert roi["cache"] == {"l1d_size": "32KiB", "l1i_size": "32KiB", "l2_size": "512KiB"}
 
@@ -84,15 +84,15 @@ def test_older_presets_keep_their_records():
 def test_era_presets_reach_the_gem5_spec():
     cpu = spec.load_cpu("x86_64-skylake", "x86_64")
     cache = spec.load_cache("x86_64-skylake")
-    roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "smap", cache, cpu, GEM5)
+    roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5), cpu)
     assert roi["cpu"]["kernel_entry"] == "sdm"
     assert roi["cpu"]["branch_predictor"] == "LTAGE"
     assert roi["cpu"]["fu_count"]["ReadPort"] == 2
     assert roi["cache"]["l3_size"] == "8MiB" and roi["cache"]["dram"] == "DualChannelDDR4_2400"
     # Another cache preset is another boot; another CPU preset is not.
     other = spec.load_cache("classic-l1l2")
-    assert (spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", cache, GEM5)
-            != spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", other, GEM5))
+    assert (spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
+            != spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", other, GEM5)))
 
 
 def test_the_three_level_hierarchy_code_is_part_of_its_keys(tmp_path, monkeypatch):
@@ -100,12 +100,12 @@ def test_the_three_level_hierarchy_code_is_part_of_its_keys(tmp_path, monkeypatc
     a change there must not reuse a checkpoint or run made before it,
     while two-level points keep their keys."""
     sky, classic = spec.load_cache("x86_64-skylake"), spec.load_cache("classic-l1l2")
-    before = {c.name: spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", c, GEM5)
+    before = {c.name: spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", c, GEM5))
               for c in (sky, classic)}
     edited = tmp_path / "three_level_caches.py"
     edited.write_text(spec.THREE_LEVEL.read_text() + "\n# edited\n")
     monkeypatch.setattr(spec, "THREE_LEVEL", edited)
-    after = {c.name: spec.checkpoint_key("x86_64", KERNEL, IMAGE, "smap", c, GEM5)
+    after = {c.name: spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", c, GEM5))
              for c in (sky, classic)}
     assert after["x86_64-skylake"] != before["x86_64-skylake"]
     assert after["classic-l1l2"] == before["classic-l1l2"]

@@ -16,6 +16,9 @@ from workloads import script
 
 from gem5_inputs import CACHE, GEM5, IMAGE, KERNEL
 
+# The boot-once group of the stand-in kernel and image.
+WARM = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", CACHE, GEM5, "functional")
+
 
 def test_checkpoints_sit_the_warm_up_before_each_interval():
     s = sampling.Settings(interval=100, max_k=3, functional_warmup=30, detailed_warmup=10)
@@ -79,13 +82,11 @@ def test_a_sampled_point_has_its_own_key_per_setting():
     job = script.load(script.default_script("statx-loop"))
 
     def key(simpoint):
-        return runs.gem5_key(KERNEL, IMAGE, GEM5, cpu, CACHE, "none", False, "functional",
-                             job, simpoint)
+        return runs.gem5_key(WARM, cpu, False, job, simpoint)
     full, a, b = key(None), key(sampling.Settings()), key(sampling.Settings(max_k=4))
     assert len({full, a, b}) == 3
     # A full point's key is the one it had before sampling existed.
-    assert full == runs.gem5_key(KERNEL, IMAGE, GEM5, cpu, CACHE, "none", False,
-                                 "functional", job)
+    assert full == runs.gem5_key(WARM, cpu, False, job)
 
 
 def _record(sampled: bool, cycles: int, ops: int = 100) -> dict:

@@ -124,7 +124,8 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
                           300, plugin=True)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     # Function by function, the same kernel paths (stac/clac included).
-    trace = gem5_backend.trace_roi(g, "x86_64", kernel, image, "smap", cache, 3 * 3600)
+    trace = gem5_backend.trace_roi(
+        spec.BootGroup("x86_64", kernel, image, "smap", cache, g), 3 * 3600)
     counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])
     assert c.path_differences(200) == {}, roi_trace.text(c)

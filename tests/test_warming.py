@@ -15,6 +15,9 @@ from workloads import script
 
 from gem5_inputs import CACHE, GEM5, IMAGE, KERNEL
 
+# The boot-once group of the stand-in kernel and image.
+WARM = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", CACHE, GEM5, "functional")
+
 
 def _job(name):
     return script.load(script.default_script(name))
@@ -29,24 +32,22 @@ def test_a_handoff_image_is_one_image_for_every_job():
 
 
 def test_the_boot_stops_for_the_handoff_and_its_key_has_no_job():
-    boot = spec.boot_spec("x86_64", KERNEL, IMAGE, "none", CACHE, GEM5, "functional")
-    roi = spec.roi_spec("x86_64", KERNEL, IMAGE, "none", CACHE,
-                        spec.load_cpu("x86_64-o3-small", "x86_64"), GEM5, "functional")
+    boot = spec.boot_spec(WARM)
+    roi = spec.roi_spec(WARM, spec.load_cpu("x86_64-o3-small", "x86_64"))
     assert boot["kernel_args"][-1] == spec.HANDOFF_ARG == "uaccess.job=readfile"
     assert boot["kernel_args"] == roi["kernel_args"]
     assert boot["warming"] == roi["warming"] == "functional"
     # The boot's detailed core is switched out: the default, whatever the ROI's preset.
     assert boot["cpu"]["type"] == "o3" and roi["cpu"]["params"] != boot["cpu"]["params"]
-    cold = spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", CACHE, GEM5)
-    warm = spec.checkpoint_key("x86_64", KERNEL, IMAGE, "none", CACHE, GEM5, "functional")
+    cold = spec.checkpoint_key(WARM.cold())
+    warm = spec.checkpoint_key(WARM)
     assert cold != warm
-    assert "warming" not in spec.boot_spec("x86_64", KERNEL, IMAGE, "none", CACHE, GEM5)
+    assert "warming" not in spec.boot_spec(WARM.cold())
 
 
 def test_two_jobs_share_the_boot_but_not_the_run():
     cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
-    keys = {runs.gem5_key(KERNEL, IMAGE, GEM5, cpu, CACHE, "none", False, "functional",
-                          _job(w)) for w in ("statx-loop", "fstat-loop")}
+    keys = {runs.gem5_key(WARM, cpu, False, _job(w)) for w in ("statx-loop", "fstat-loop")}
     assert len(keys) == 2
 
 

@@ -92,10 +92,10 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
     return Gem5Run(round(seconds, 1), outdir, markers, console_text, str(log))
 
 
-def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float,
-               warming: str = "none") -> dict:
-    """The boot checkpoint for these inputs: reused, or made once."""
-    key = gspec.checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5, warming)
+def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
+    """The boot group's checkpoint: reused, or made once."""
+    gem5, arch, warming = boot.gem5, boot.arch, boot.warming
+    key = gspec.checkpoint_key(boot)
     final = gspec.checkpoint_dir(key)
     record = final / "boot.json"
     if record.is_file():
@@ -104,7 +104,7 @@ def checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout: flo
         if record.is_file():  # another worker booted it while we waited
             return json.loads(record.read_text())
         with cache.staging_dir(final) as tmp:
-            spec = gspec.boot_spec(arch, kernel, image, smap_model, cache_preset, gem5, warming)
+            spec = gspec.boot_spec(boot)
             spec["checkpoint_dir"] = str(tmp / "cpt")
             try:
                 booted = run(gem5, arch, spec, tmp / "boot", timeout)
@@ -176,14 +176,16 @@ def _boot_lines(text: str) -> list:
     return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
 
 
-def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
-        timeout: float, trace: bool = False, warming: str = "none", job=None) -> tuple:
-    """Simulate the ROI on an O3 preset: (Gem5Run, console report). With
-    `trace`, gem5 also writes its Exec trace (TRACE_FILE) of the run,
-    which changes no simulated cycle. With warming "functional", `image`
-    is the job-less handoff image and `job` is handed over."""
-    boot = checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout, warming)
-    spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5, warming)
+def roi(group: gspec.BootGroup, cpu, outdir: Path, timeout: float, trace: bool = False,
+        job=None) -> tuple:
+    """Simulate the ROI on an O3 preset: (Gem5Run, console report, boot
+    record). With `trace`, gem5 also writes its Exec trace (TRACE_FILE) of
+    the run, which changes no simulated cycle. With warming "functional",
+    the group's image is the job-less handoff image and `job` is handed
+    over."""
+    gem5, arch, warming = group.gem5, group.arch, group.warming
+    boot = checkpoint(group, timeout)
+    spec = gspec.roi_spec(group, cpu)
     options = TRACE_OPTIONS if trace else ()
     if warming != "none":
         outdir.mkdir(parents=True, exist_ok=True)
@@ -205,18 +207,19 @@ def roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, outdir: Path,
     return ran, report, boot
 
 
-def trace_roi(gem5, arch, kernel, image, smap_model, cache_preset, timeout: float) -> Path:
+def trace_roi(group: gspec.BootGroup, timeout: float) -> Path:
     """Replay the ROI from its boot checkpoint on the atomic CPU with gem5's
     instruction trace. The instructions an O3 core commits are the
     architectural ones, so this trace stands for every preset; it is what
     the cross-check compares, symbol by symbol, with QEMU's counts. Kept
     in cache/gem5-traces/<checkpoint key>/."""
-    boot = checkpoint(gem5, arch, kernel, image, smap_model, cache_preset, timeout)
+    group = group.cold()  # the trace replays the ROI checkpoint of the cold scheme
+    gem5, arch = group.gem5, group.arch
+    boot = checkpoint(group, timeout)
     final = cache.cache_root() / "gem5-traces" / boot["key"]
     if (final / TRACE_FILE).is_file():
         return final / TRACE_FILE
-    spec = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset,
-                          gspec.load_cpu("atomic", arch), gem5)
+    spec = gspec.roi_spec(group, gspec.load_cpu("atomic", arch))
     with cache.staging_dir(final) as tmp:
         run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
         if not (tmp / TRACE_FILE).is_file():

@@ -27,6 +27,7 @@ that number per instruction of the interval (SimPoint's CPI estimate,
 applied to each counter). docs/simpoint.md has the measured error and cost.
 """
 
+import dataclasses
 import gzip
 import json
 import os
@@ -119,11 +120,12 @@ def root_key(boot_key: str, job, gem5, arch: str) -> str:
 class _Steps:
     """One sampled ROI's steps, sharing its specs and cache folder."""
 
-    def __init__(self, gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
-                 settings: Settings, timeout: float):
+    def __init__(self, group: gspec.BootGroup, cpu, job, settings: Settings, timeout: float):
+        # SimPoint's checkpoints lie on the boot-once timeline (point.py's rules).
+        group = dataclasses.replace(group, warming="functional")
+        gem5, arch = group.gem5, group.arch
         self.gem5, self.arch, self.timeout, self.settings = gem5, arch, timeout, settings
-        self.boot = gem5_backend.checkpoint(gem5, arch, kernel, image, smap_model,
-                                            cache_preset, timeout, "functional")
+        self.boot = gem5_backend.checkpoint(group, timeout)
         self.root = cache.cache_root() / "gem5-simpoint" / root_key(
             self.boot["key"], job, gem5, arch)
         self.job_file = self.root / gem5_backend.JOB_FILE
@@ -131,8 +133,7 @@ class _Steps:
             cache.write_atomic(self.job_file, job.job_conf())
 
         def spec(cpu_preset):
-            s = gspec.roi_spec(arch, kernel, image, smap_model, cache_preset, cpu_preset, gem5,
-                               "functional")
+            s = gspec.roi_spec(group, cpu_preset)
             s["job_file"] = str(self.job_file)
             return s
         # The atomic steps' board carries the arch's default O3 preset as its
@@ -313,12 +314,10 @@ class _Steps:
         return dict(info, summary=gem5_stats.roi_summary(final / "gem5"))
 
 
-def sampled_roi(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job,
-                settings: Settings, timeout: float, workers: int = 0,
-                say=lambda what: None) -> dict:
+def sampled_roi(group: gspec.BootGroup, cpu, job, settings: Settings, timeout: float,
+                workers: int = 0, say=lambda what: None) -> dict:
     """The SimPoint estimate of one point's ROI, and how it was made."""
-    steps = _Steps(gem5, arch, kernel, image, smap_model, cache_preset, cpu, job, settings,
-                   timeout)
+    steps = _Steps(group, cpu, job, settings, timeout)
     start = time.monotonic()
     say("set-up to the ROI")
     roi_start = steps.roi_start()

@@ -547,19 +547,39 @@ def boot_args(arch: str, smap_model: str, warming: str) -> list:
     return args + [HANDOFF_ARG] if check_warming(warming) == "functional" else args
 
 
-def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt,
-           warming="none") -> dict:
+@dataclass(frozen=True)
+class BootGroup:
+    """What a boot checkpoint depends on, and so what every point that
+    restores it shares: the arch, the kernel and image, the smap model,
+    the caches, the gem5 build and the warming scheme. Made once per gem5
+    point (configs/point.py Point.boot_group) and passed whole to each
+    step that boots, restores or replays the checkpoint."""
+    arch: str
+    kernel: object       # kernels/build.py's built kernel
+    image: object        # buildroot/assemble.py's image
+    smap_model: str
+    cache: "CachePreset"
+    gem5: object         # configs/gem5/locate.py Gem5
+    warming: str = "none"
+
+    def cold(self) -> "BootGroup":
+        """The same group under the cold scheme (a checkpoint at the ROI)."""
+        return replace(self, warming="none")
+
+
+def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
+    arch, warming = boot.arch, boot.warming
     spec = {
         "arch": arch, "mode": mode,
-        "kernel": str(kernel.vmlinux), "disk": str(image.ext2),
+        "kernel": str(boot.kernel.vmlinux), "disk": str(boot.image.ext2),
         "disk_device": arches.get(arch).gem5_disk,
-        "kernel_args": boot_args(arch, smap_model, warming),
+        "kernel_args": boot_args(arch, boot.smap_model, warming),
         "memory": MEMORY, "clock": CLOCK,
-        "cache": dict(cache_preset.sizes),
+        "cache": dict(boot.cache.sizes),
         "cpu": {"type": cpu.type, "params": dict(cpu.params),
                 "fu_latency": dict(cpu.fu_latency)},
         # gem5's X86ISA.smap (our series): CPUID advertises SMAP and SMEP.
-        "smap": executes_smap(arch, smap_model),
+        "smap": executes_smap(arch, boot.smap_model),
         "checkpoint_dir": str(ckpt),
     }
     # Each only where set, so older specs (and their keys) stay as they were.
@@ -572,20 +592,20 @@ def _board(arch, kernel, image, smap_model, cache_preset, gem5, mode, cpu, ckpt,
     if warming != "none":  # only then, so the cold scheme's specs stay as they were
         spec["warming"] = warming
     if arch == "arm64":
-        spec["bootloader"] = str(gem5.bootloader())
+        spec["bootloader"] = str(boot.gem5.bootloader())
     return spec
 
 
-def checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5,
-                   warming: str = "none") -> str:
+def checkpoint_key(boot: BootGroup) -> str:
     """Everything the state at the checkpoint depends on: the ROI's first
     instruction (warming none), or init's handoff (functional)."""
+    arch, cache_preset, warming = boot.arch, boot.cache, boot.warming
     inputs = {
-        "arch": arch, "kernel": kernel.key, "image": image.key,
-        "kernel_args": boot_args(arch, smap_model, warming), "memory": MEMORY,
-        "clock": CLOCK, "cache": cache_preset.as_record(), "gem5": gem5.identity(arch),
+        "arch": arch, "kernel": boot.kernel.key, "image": boot.image.key,
+        "kernel_args": boot_args(arch, boot.smap_model, warming), "memory": MEMORY,
+        "clock": CLOCK, "cache": cache_preset.as_record(), "gem5": boot.gem5.identity(arch),
         "script": cache.file_sha256(SCRIPT)}
-    if executes_smap(arch, smap_model):  # only then, so older keys stay valid
+    if executes_smap(arch, boot.smap_model):  # only then, so older keys stay valid
         inputs["smap"] = True
     if warming != "none":
         inputs["warming"] = warming
@@ -598,20 +618,14 @@ def checkpoint_dir(key: str) -> Path:
     return cache.cache_root() / "gem5-checkpoints" / key
 
 
-def boot_spec(arch, kernel, image, smap_model, cache_preset, gem5,
-              warming: str = "none") -> dict:
-    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5, warming)
+def boot_spec(boot: BootGroup) -> dict:
     # The cold scheme boots on the atomic CPU alone; the boot-once scheme on
     # the switchable processor the ROI restores into, whose detailed core
     # (switched out, so not in the checkpoint) is the arch's default preset.
-    cpu = load_cpu("atomic" if warming == "none" else f"{arch}-o3-default", arch)
+    cpu = load_cpu("atomic" if boot.warming == "none" else f"{boot.arch}-o3-default", boot.arch)
     # The boot writes its checkpoint into a staging dir; the backend renames.
-    return _board(arch, kernel, image, smap_model, cache_preset, gem5, "boot", cpu,
-                  checkpoint_dir(key), warming)
+    return _board(boot, "boot", cpu, checkpoint_dir(checkpoint_key(boot)))
 
 
-def roi_spec(arch, kernel, image, smap_model, cache_preset, cpu, gem5,
-             warming: str = "none") -> dict:
-    key = checkpoint_key(arch, kernel, image, smap_model, cache_preset, gem5, warming)
-    return _board(arch, kernel, image, smap_model, cache_preset, gem5, "roi", cpu,
-                  checkpoint_dir(key) / "cpt", warming)
+def roi_spec(boot: BootGroup, cpu) -> dict:
+    return _board(boot, "roi", cpu, checkpoint_dir(checkpoint_key(boot)) / "cpt")
