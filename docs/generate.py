@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis import (figures, findings, kernel_entry, make_build, metrics,  # noqa: E402
-                      published, render, scorecard, warmup)
+                      probe, published, render, scorecard, warmup)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -113,6 +113,8 @@ SECTIONS = {
     ("warmup.md", "warmup-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64"),
     ("warmup.md", "warmup-storm-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64",
                                                                 STORM_WARMUP_SWEEPS),
+    ("machines.md", "probe"): lambda by_sweep: render.md_table(
+        *probe.table(by_sweep.get("seeds-era", []))).splitlines(),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
 }
