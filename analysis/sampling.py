@@ -144,3 +144,78 @@ def diagnosis_table(rows: list) -> tuple:
                          str(w["max_k"]), str(w["k"]), f"{100 * w['detailed_share']:.1f} %",
                          f"{100 * w['error']:+.2f} %"])
     return header, body
+
+
+# Where SimPoint pays (issue 30): each scheme's host time as a part that
+# grows with the ROI's length and a part that does not, from one measured
+# pair. The full run pays its set-up on the atomic core (fixed) and the
+# ROI on O3 (per instruction); SimPoint pays its set-up, the clustering
+# and its k intervals (fixed: k is at most max_k whatever the length) and
+# two passes of the atomic core over the ROI, the basic-block vectors and
+# the checkpoints (per instruction). A projection to other lengths, not a
+# measurement of them: it assumes the ROI's phases repeat, and k stays.
+PROJECTED_LENGTHS = (100_000_000, 500_000_000, 1_000_000_000)
+
+
+def cost_model(c: dict) -> dict:
+    """From compare()'s figures: each scheme's fixed seconds and seconds
+    per ROI instruction, the ROI length where SimPoint starts to pay, the
+    speed-up it tends to, and the length where it would reach 5x."""
+    h, steps, n = c["host"], c["host"]["steps"], c["roi_insts"]
+    full_per = h["full_roi"] / n
+    full_fixed = h["full_process"] - h["full_roi"]
+    sp_per = (steps["bbv"] + steps["checkpoints"]) / n
+    sp_fixed = steps["roi_start"] + steps["clustering"] + steps["intervals"]
+
+    def length_for(speedup: float):
+        # full_fixed + N full_per = speedup (sp_fixed + N sp_per)
+        gain = full_per - speedup * sp_per
+        return None if gain <= 0 else max(0.0, (speedup * sp_fixed - full_fixed) / gain)
+    return {"roi_insts": n, "full_fixed": full_fixed, "full_per_insn": full_per,
+            "simpoint_fixed": sp_fixed, "simpoint_per_insn": sp_per,
+            "pays_from": length_for(1.0), "five_x_from": length_for(5.0),
+            "limit": full_per / sp_per if sp_per else None}
+
+
+def projected(m: dict, n: int) -> tuple:
+    """(full seconds, SimPoint seconds) at a ROI of `n` instructions."""
+    return (m["full_fixed"] + n * m["full_per_insn"],
+            m["simpoint_fixed"] + n * m["simpoint_per_insn"])
+
+
+def cost_table(rows: list) -> tuple:
+    """Host seconds of each scheme at the measured length and, projected
+    by cost_model, at longer ones."""
+    header = ["point", "ROI instructions", "full run, s", "SimPoint, s", "speed-up", "how"]
+    body = []
+    for sampled, full in pairs(rows):
+        c = compare(sampled, full)
+        m = cost_model(c)
+        p = c["point"]
+        label = f"{p['arch']}/{p['variant']}/{p['workload']} {p['profile']}"
+        for i, n in enumerate((m["roi_insts"],) + PROJECTED_LENGTHS):
+            f, s = ((c["host"]["full_process"], c["host"]["sampling_total"]) if i == 0
+                    else projected(m, n))
+            body.append([label if i == 0 else "", f"{n:,}", f"{f:,.0f}", f"{s:,.0f}",
+                         f"{f / s:.2f}x", "measured" if i == 0 else "projected"])
+    return header, body
+
+
+def cost_line(c: dict) -> str:
+    """compare()'s pair in one line: where SimPoint starts to pay, and its limit."""
+    m = cost_model(c)
+    p = c["point"]
+    pays, five = m["pays_from"], m["five_x_from"]
+    return (f"{p['arch']}/{p['workload']}: the full run costs {m['full_fixed']:,.0f} s plus "
+            f"{1e6 * m['full_per_insn']:.2f} s per million ROI instructions (O3), SimPoint "
+            f"{m['simpoint_fixed']:,.0f} s plus {1e6 * m['simpoint_per_insn']:.2f} s per "
+            f"million (two atomic passes: vectors and checkpoints). SimPoint pays from "
+            + ("no length" if pays is None else f"{pays / 1e6:,.0f}M instructions")
+            + f"; its speed-up tends to {m['limit']:.2f}x"
+            + (", so it never reaches 5x" if five is None
+               else f" and reaches 5x at {five / 1e6:,.0f}M") + ".")
+
+
+def cost_summary(rows: list) -> list:
+    """cost_line() of each measured pair in `rows`."""
+    return [cost_line(compare(sampled, full)) for sampled, full in pairs(rows)]

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis import (figures, findings, kernel_entry, make_build, metrics,  # noqa: E402
-                      probe, published, render, scorecard, warmup)
+                      probe, published, render, sampling, scorecard, warmup)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -115,6 +115,7 @@ SECTIONS = {
                                                                 STORM_WARMUP_SWEEPS),
     ("machines.md", "probe"): lambda by_sweep: render.md_table(
         *probe.table(by_sweep.get("seeds-era", []))).splitlines(),
+    ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
 }
@@ -132,6 +133,22 @@ def _warmup(by_sweep: dict, arch: str, sweeps: tuple = WARMUP_SWEEPS) -> list:
         return [f"No published {arch} rows of {', '.join(sweeps)} yet: run those sweeps "
                 f"with `--arch {arch}` and `./run.py export` them."]
     return warmup.markdown(rows, arch, cold=sweeps == WARMUP_SWEEPS)
+
+
+def _simpoint(by_sweep: dict, arch: str) -> list:
+    """The SimPoint sweep's estimate beside its full run, and, where every
+    interval was measured, the error's split and each max_k's estimate."""
+    rows = [r for r in by_sweep.get("simpoint", []) if r["arch"] == arch]
+    if not rows:
+        return [f"No published {arch} rows of the simpoint sweep yet: run it with "
+                f"`--arch {arch}` and `./run.py export` it."]
+    out = render.md_table(*sampling.table(rows)).splitlines()
+    header, body = sampling.diagnosis_table(rows)
+    out += ["", *render.md_table(header, body).splitlines()] if body else []
+    # Where it pays: the measured pair's host time split into a fixed part
+    # and a part per ROI instruction, projected to longer ROIs.
+    return out + ["", *render.md_table(*sampling.cost_table(rows)).splitlines(), "",
+                  *sampling.cost_summary(rows)]
 
 
 def _machines(by_sweep: dict) -> list:

@@ -275,6 +275,7 @@ def simpoint_speed(arches) -> None:
               f"{h['full_roi'] / h['intervals']:.1f}x on the detailed part")
         print(f"  cycles/op: SimPoint {c['cycles'][0]:,.0f}, full {c['cycles'][1]:,.0f}, "
               f"error {100 * c['cycles'][2]:+.2f} %; {report_sampling.verdict(c)}")
+        print("  " + report_sampling.cost_line(c))
 
 
 def kernel_entry() -> None:

@@ -192,3 +192,21 @@ def test_the_diagnosis_on_phases_the_vectors_see():
     assert [(w["max_k"], w["k"], w["cycles"]) for w in d["what_if_max_k"] if w["max_k"] >= 3] \
         == [(m, 3, exact) for m in (3, 4, 6, 8, 10, 15, 20)]
     assert d["what_if_max_k"][0]["detailed_insts"] == 1000 + 100_000
+
+
+def test_the_cost_model_splits_each_scheme_into_fixed_and_per_instruction_time():
+    # From _record's host seconds: the full run 300 s, 250 of them the
+    # ROI on O3 (50,000 instructions); SimPoint's set-up 20, clustering 1
+    # and intervals 40 are fixed, its vectors 10 and checkpoints 12 grow
+    # with the ROI.
+    m = report_sampling.cost_model(report_sampling.compare(_record(True, 101_000),
+                                                           _record(False, 100_000)))
+    assert (m["full_fixed"], m["simpoint_fixed"]) == (50.0, 61.0)
+    assert m["full_per_insn"] == 250.0 / 50_000
+    assert m["simpoint_per_insn"] == 22.0 / 50_000
+    # Equal at 11 s of fixed cost over 0.00456 s per instruction saved.
+    assert round(m["pays_from"], 3) == round(11 / (0.005 - 0.00044), 3)
+    assert round(m["limit"], 6) == round(0.005 / 0.00044, 6)
+    assert round(m["five_x_from"], 3) == round((5 * 61 - 50) / (0.005 - 5 * 0.00044), 3)
+    full, sp = report_sampling.projected(m, 1_000_000)
+    assert (full, round(sp, 6)) == (50.0 + 5000.0, round(61.0 + 440.0, 6))

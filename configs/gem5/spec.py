@@ -304,8 +304,8 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     if bad:
         raise UserError(f"{path}: unknown key {bad[0]!r} (valid: {', '.join(sorted(PRESET_KEYS))})")
     arch, kind = data.get("arch"), data.get("type")
-    if arch not in ("x86_64", "arm64", "any"):
-        raise UserError(f"{path}: arch must be x86_64, arm64 or any, got {arch!r}")
+    if arch not in arches.NAMES + ("any",):
+        raise UserError(f"{path}: arch must be {', '.join(arches.NAMES)} or any, got {arch!r}")
     if kind not in CPU_TYPES:
         raise UserError(f"{path}: type must be one of {', '.join(CPU_TYPES)}, got {kind!r}")
     params, fu_latency = data.get("params", {}), data.get("fu_latency", {})
