@@ -219,3 +219,23 @@ def cost_line(c: dict) -> str:
 def cost_summary(rows: list) -> list:
     """cost_line() of each measured pair in `rows`."""
     return [cost_line(compare(sampled, full)) for sampled, full in pairs(rows)]
+
+
+def projection_check(rows: list) -> tuple:
+    """(header, body): each longer pair's measured host seconds beside what
+    the shortest pair's cost model projected for its ROI length: the model
+    checked at a length it did not see."""
+    measured = sorted((compare(s, f) for s, f in pairs(rows)), key=lambda c: c["roi_insts"])
+    header = ["ROI instructions", "full run, s: projected / measured",
+              "SimPoint, s: projected / measured", "speed-up: projected / measured"]
+    if len(measured) < 2:
+        return header, []
+    model = cost_model(measured[0])
+    body = []
+    for c in measured[1:]:
+        f, s = projected(model, c["roi_insts"])
+        h = c["host"]
+        body.append([f"{c['roi_insts']:,}", f"{f:,.0f} / {h['full_process']:,.0f}",
+                     f"{s:,.0f} / {h['sampling_total']:,.0f}",
+                     f"{f / s:.2f}x / {h['full_process'] / h['sampling_total']:.2f}x"])
+    return header, body

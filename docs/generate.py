@@ -116,6 +116,8 @@ SECTIONS = {
     ("machines.md", "probe"): lambda by_sweep: render.md_table(
         *probe.table(by_sweep.get("seeds-era", []))).splitlines(),
     ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
+    ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
+                                                                             "x86_64"),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
 }
@@ -149,6 +151,18 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
     # and a part per ROI instruction, projected to longer ROIs.
     return out + ["", *render.md_table(*sampling.cost_table(rows)).splitlines(), "",
                   *sampling.cost_summary(rows)]
+
+
+def _simpoint_length(by_sweep: dict, arch: str) -> list:
+    """The simpoint-length sweep: each length's pair, and the shortest
+    pair's projection checked against the longer ones."""
+    rows = [r for r in by_sweep.get("simpoint-length", []) if r["arch"] == arch]
+    if not rows:
+        return [f"No published {arch} rows of the simpoint-length sweep yet: run it with "
+                f"`--arch {arch}` and `./run.py export` it."]
+    return (render.md_table(*sampling.cost_table(rows)).splitlines()
+            + ["", *sampling.cost_summary(rows), ""]
+            + render.md_table(*sampling.projection_check(rows)).splitlines())
 
 
 def _machines(by_sweep: dict) -> list:

@@ -210,3 +210,25 @@ def test_the_cost_model_splits_each_scheme_into_fixed_and_per_instruction_time()
     assert round(m["five_x_from"], 3) == round((5 * 61 - 50) / (0.005 - 5 * 0.00044), 3)
     full, sp = report_sampling.projected(m, 1_000_000)
     assert (full, round(sp, 6)) == (50.0 + 5000.0, round(61.0 + 440.0, 6))
+
+
+def test_the_projection_is_checked_against_a_longer_measured_pair():
+    # A second pair, four times the ROI: its measured seconds beside what
+    # the first pair's model projects (50 + 200,000 x 0.005 = 1,050 s full;
+    # 61 + 200,000 x 0.00044 = 149 s SimPoint).
+    import copy
+    longer = []
+    for sampled in (True, False):
+        r = copy.deepcopy(_record(sampled, 101_000 if sampled else 100_000))
+        r["key"] += "-long"
+        r["provenance"]["image"]["job"]["params"]["run.passes"] = 8
+        g = r["gem5"]
+        if sampled:
+            g["sampling"]["roi_insts"] = 200_000
+            g["sampling"]["host_seconds"].update(bbv=40.0, checkpoints=48.0)
+        else:
+            g["roi_seconds"], g["warming"]["host_seconds"]["roi"] = 1_100.0, 1_000.0
+        longer.append(r)
+    rows = _rows(_record(True, 101_000), _record(False, 100_000), *longer)
+    header, body = report_sampling.projection_check(rows)
+    assert body == [["200,000", "1,050 / 1,100", "149 / 149", "7.05x / 7.38x"]]
