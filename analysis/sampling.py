@@ -206,7 +206,8 @@ def cost_line(c: dict) -> str:
     m = cost_model(c)
     p = c["point"]
     pays, five = m["pays_from"], m["five_x_from"]
-    return (f"{p['arch']}/{p['workload']}: the full run costs {m['full_fixed']:,.0f} s plus "
+    return (f"{p['arch']}/{p['workload']}, a {m['roi_insts'] / 1e6:,.0f}M-instruction ROI: "
+            f"the full run costs {m['full_fixed']:,.0f} s plus "
             f"{1e6 * m['full_per_insn']:.2f} s per million ROI instructions (O3), SimPoint "
             f"{m['simpoint_fixed']:,.0f} s plus {1e6 * m['simpoint_per_insn']:.2f} s per "
             f"million (two atomic passes: vectors and checkpoints). SimPoint pays from "
