@@ -867,22 +867,33 @@ GENERIC_PRESET = "x86_64-o3-calibrated"
 GENERIC_CACHE = "classic-l1l2"
 
 
-def _era_cell(seed: str, preset: str) -> bool:
-    return "+" not in preset and "(" not in preset and machine(seed, preset).startswith("era")
+@dataclass(frozen=True)
+class _Cell:
+    """One claim's result on one machine: simulated over hardware, and
+    the verdict; `fitted` where the row checks a latency fitted on it."""
+    ratio: float
+    verdict: str
+    fitted: bool = False
+
+    def text(self) -> str:
+        return f"{self.ratio:.2f}x, {self.verdict}" + (" (fitted on it)" if self.fitted else "")
 
 
-def machine_table(rows: list) -> tuple:
-    """(header, body): one row per scored claim, its effect (or base, or
-    share) over the hardware's with the verdict, on the generic machine
-    and on the era machine; "-" where that machine did not run it."""
+def _machine_entries(rows: list) -> dict:
+    """(kind, claim) -> {"hardware", "generic": _Cell, "era": _Cell,
+    "era preset"}, from the scorecard's own tables; each table lists its
+    preferred row first, so the first row on a machine is the one kept."""
     rows = store.newest_per_experiment(rows)
-    found = {}  # (kind, claim) -> {"hardware":, "generic":, "era":, "era preset":}
+    found = {}
 
-    def note(kind, what, hw, seed, preset, ratio, verdict, generic):
+    def note(kind, what, hw, seed, preset, ratio, verdict, generic, era_caches=True,
+             fitted=False):
         entry = found.setdefault((kind, what), {"hardware": hw})
-        side = "generic" if generic else "era" if _era_cell(seed, preset) else None
-        if side and side not in entry:  # each table lists its preferred row first
-            entry[side] = f"{ratio}, {verdict}"
+        era = (era_caches and "+" not in preset and "(" not in preset
+               and machine(seed, preset).startswith("era"))
+        side = "generic" if generic else "era" if era else None
+        if side and side not in entry:
+            entry[side] = _Cell(float(ratio.rstrip("x")), verdict, fitted)
             if side == "era":
                 entry["era preset"] = preset
     header, body = table(rows)
@@ -891,10 +902,10 @@ def machine_table(rows: list) -> tuple:
         if r[col["verdict"]] not in ("not simulated", "pending"):
             # A row that compares the two kernels a latency was fitted on
             # checks the fit; it predicts nothing.
-            fitted = " (fitted on it)" if "fitted here" in r[col["machine"]] else ""
             note("effect", r[0], r[col["hardware"]], r[col["seed"]], r[col["cpu preset"]],
-                 r[col["effect sim/hw"]], r[col["verdict"]] + fitted,
-                 r[col["cpu preset"]] == GENERIC_PRESET)
+                 r[col["effect sim/hw"]], r[col["verdict"]],
+                 r[col["cpu preset"]] == GENERIC_PRESET,
+                 fitted="fitted here" in r[col["machine"]])
     for make, kind, ratio_col, preset_col in (
             (line_table, "effect", "slope sim/hw", "cpu preset"),
             (share_table, "share", "sim/hw", "cpu preset"),
@@ -906,35 +917,45 @@ def machine_table(rows: list) -> tuple:
             if r[col["verdict"]] in ("not simulated", "no hardware number") or not r[col["seed"]]:
                 continue
             preset, _, cache = r[col[preset_col]].partition(" / ")
-            generic = preset == GENERIC_PRESET and cache in ("", GENERIC_CACHE)
-            era_cache_ok = not cache or cache == ERA_PRESET.get(r[col["seed"]])
-            note(kind, r[0], r[col["hardware"]], r[col["seed"]],
-                 preset if era_cache_ok else preset + "(other caches)",
-                 r[col[ratio_col]], r[col["verdict"]].split(" at 3 GHz")[0], generic)
-    out_header = ["kind", "claim", "hardware", f"generic machine ({GENERIC_PRESET}, "
-                  f"{GENERIC_CACHE})", "era machine", "era preset"]
-    out = [[kind, what, e["hardware"], e.get("generic", "-"), e.get("era", "-"),
-            e.get("era preset", "-")] for (kind, what), e in found.items()]
-    return out_header, out
+            note(kind, r[0], r[col["hardware"]], r[col["seed"]], preset, r[col[ratio_col]],
+                 r[col["verdict"]].split(" at 3 GHz")[0],
+                 generic=preset == GENERIC_PRESET and cache in ("", GENERIC_CACHE),
+                 era_caches=not cache or cache == ERA_PRESET.get(r[col["seed"]]))
+    return found
 
 
-def machine_summary(body: list) -> str:
-    """One sentence from machine_table's body: how many predictions (rows
-    not fitted on their own data) agree on each machine, and the range of
-    the bases."""
-    def count(side: int) -> str:
-        cells = [r[side] for r in body if r[0] in ("effect", "share") and r[side] != "-"
-                 and "fitted" not in r[side]]
-        return f"{sum(c.endswith('agrees') for c in cells)} of {len(cells)}"
+def machine_table(rows: list) -> tuple:
+    """(header, body): one row per scored claim, its effect (or base, or
+    share) over the hardware's with the verdict, on the generic machine
+    and on the era machine; "-" where that machine did not run it."""
+    header = ["kind", "claim", "hardware", f"generic machine ({GENERIC_PRESET}, "
+              f"{GENERIC_CACHE})", "era machine", "era preset"]
+    body = [[kind, what, e["hardware"],
+             e["generic"].text() if "generic" in e else "-",
+             e["era"].text() if "era" in e else "-", e.get("era preset", "-")]
+            for (kind, what), e in _machine_entries(rows).items()]
+    return header, body
 
-    def span(side: int) -> str:
-        xs = sorted(float(r[side].split("x,")[0]) for r in body
-                    if r[0] == "base" and r[side] != "-")
+
+def machine_summary(rows: list) -> str:
+    """One sentence: how many predictions (rows not fitted on their own
+    data) agree on each machine, and the range of the bases."""
+    entries = _machine_entries(rows)
+
+    def cells(side: str, kinds: tuple) -> list:
+        return [e[side] for (kind, _), e in entries.items() if kind in kinds and side in e]
+
+    def count(side: str) -> str:
+        predicted = [c for c in cells(side, ("effect", "share")) if not c.fitted]
+        return f"{sum(c.verdict == 'agrees' for c in predicted)} of {len(predicted)}"
+
+    def span(side: str) -> str:
+        xs = sorted(c.ratio for c in cells(side, ("base",)))
         return f"{xs[0]:.2f}x to {xs[-1]:.2f}x" if xs else "none run"
     return (f"Predicted effects and shares (rows not fitted on their own data) within "
-            f"{MISS:g}x of the hardware's: {count(3)} on the generic machine, {count(4)} on "
-            f"the era machines. Absolute bases over the hardware's: {span(3)} on the generic "
-            f"machine, {span(4)} on the era machines.")
+            f"{MISS:g}x of the hardware's: {count('generic')} on the generic machine, "
+            f"{count('era')} on the era machines. Absolute bases over the hardware's: "
+            f"{span('generic')} on the generic machine, {span('era')} on the era machines.")
 
 
 def _markdown_table(header, body) -> list:
@@ -951,7 +972,6 @@ def markdown(rows: list) -> str:
            + _markdown_table(*workload_share_table(rows)) + [""]
            + _markdown_table(*arm_table(rows)) + [""]
            + _markdown_table(*probe.table(rows)))
-    moved = machine_table(rows)
-    out += ["", "What the machine model moves:", ""] + _markdown_table(*moved) + [
-        "", machine_summary(moved[1])]
+    out += ["", "What the machine model moves:", ""] + _markdown_table(*machine_table(rows)) + [
+        "", machine_summary(rows)]
     return "\n".join(out) + "\n"

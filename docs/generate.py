@@ -167,9 +167,8 @@ def _simpoint_length(by_sweep: dict, arch: str) -> list:
 
 def _machines(by_sweep: dict) -> list:
     rows = [r for rs in by_sweep.values() for r in rs]
-    header, body = scorecard.machine_table(rows)
-    return (render.md_table(header, body).splitlines()
-            + ["", scorecard.machine_summary(body)])
+    return (render.md_table(*scorecard.machine_table(rows)).splitlines()
+            + ["", scorecard.machine_summary(rows)])
 
 
 def _page(name: str) -> Path:

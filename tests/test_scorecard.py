@@ -291,7 +291,8 @@ def test_the_machine_table_sets_each_claim_on_both_machines_from_the_published_d
 
     from analysis import published
     by_sweep = published.by_sweep(Path(__file__).resolve().parent.parent / "docs" / "data")
-    header, body = scorecard.machine_table([r for rows in by_sweep.values() for r in rows])
+    rows = [r for rows in by_sweep.values() for r in rows]
+    header, body = scorecard.machine_table(rows)
     cells = {r[1]: r[3:] for r in body}
     assert cells["statx (one copy) against fstat"] == [
         "1.06x, agrees", "1.35x, agrees", "x86_64-skylake-calibrated"]
@@ -300,6 +301,6 @@ def test_the_machine_table_sets_each_claim_on_both_machines_from_the_published_d
     statx = cells["statx: one copy_to_user instead of a __put_user (stac/clac) per field"]
     assert statx[:2] == ["0.58x, too small (fitted on it)", "0.48x, too small (fitted on it)"]
     assert cells["cp_new_stat fills the user struct directly (2013, no SMAP)"][0] == "-"
-    assert scorecard.machine_summary(body).startswith(
+    assert scorecard.machine_summary(rows).startswith(
         "Predicted effects and shares (rows not fitted on their own data) within 1.5x of the "
         "hardware's: 4 of 6 on the generic machine, 3 of 10 on the era machines.")
