@@ -146,15 +146,13 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
                 f"`--arch {arch}` and `./run.py export` it."]
     out = render.md_table(*sampling.table(rows)).splitlines()
     header, body = sampling.diagnosis_table(rows)
-    out += ["", *render.md_table(header, body).splitlines()] if body else []
-    # Where it pays: the measured pair's host time split into a fixed part
-    # and a part per ROI instruction, projected to longer ROIs.
-    return out + ["", *render.md_table(*sampling.cost_table(rows)).splitlines(), "",
-                  *sampling.cost_summary(rows)]
+    # Where it pays (the pair's cost model) is the simpoint-length section's.
+    return out + (["", *render.md_table(header, body).splitlines()] if body else [])
 
 
 def _simpoint_length(by_sweep: dict, arch: str) -> list:
-    """The simpoint-length sweep: each length's pair, and the shortest
+    """The simpoint-length sweep: each length's pair split into fixed and
+    per-instruction host time, projected to longer ROIs, and the shortest
     pair's projection checked against the longer ones."""
     rows = [r for r in by_sweep.get("simpoint-length", []) if r["arch"] == arch]
     if not rows:
