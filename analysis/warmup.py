@@ -14,7 +14,7 @@ the cold-start error the earlier numbers carried.
 import json
 from collections import defaultdict
 
-from analysis import store
+from analysis import render, store
 
 TOLERANCE = 0.01  # "more warming moves cycles per op by less than 1 %"
 LENGTHS = {"run.warmup": "functional warm-up (calls, atomic core)",
@@ -120,8 +120,4 @@ def markdown(rows: list, arch: str, cold: bool = True) -> list:
         tables.append((cold_header, [row + [_misses(mine, row[2], "none"),
                                             _misses(mine, row[2], "functional")]
                                      for row in cold_body]))
-    out = []
-    for h, b in tables:
-        out += ["| " + " | ".join(h) + " |", "|" + "---|" * len(h)]
-        out += ["| " + " | ".join(row) + " |" for row in b] + [""]
-    return out[:-1]
+    return "\n\n".join(render.md_table(h, b) for h, b in tables).splitlines()

@@ -127,13 +127,19 @@ WARMUP_SWEEPS = ("warmup-cold", "warmup-functional", "warmup-detailed", "warmup-
 STORM_WARMUP_SWEEPS = ("warmup-storm-functional", "warmup-storm-roi")
 
 
+def _not_published(arch: str, sweeps: tuple) -> list:
+    """What a section says until its sweeps' rows for `arch` are exported."""
+    return [f"No published {arch} rows of {', '.join(sweeps)} yet: run "
+            f"{'that sweep' if len(sweeps) == 1 else 'those sweeps'} with `--arch {arch}` "
+            f"and `./run.py export` {'it' if len(sweeps) == 1 else 'them'}."]
+
+
 def _warmup(by_sweep: dict, arch: str, sweeps: tuple = WARMUP_SWEEPS) -> list:
     # Not one row per key: the default job's run is in every sweep, and
     # each sweep's row says which length it varied there.
     rows = [r for s in sweeps for r in by_sweep.get(s, [])]
     if not any(r["arch"] == arch for r in rows):
-        return [f"No published {arch} rows of {', '.join(sweeps)} yet: run those sweeps "
-                f"with `--arch {arch}` and `./run.py export` them."]
+        return _not_published(arch, sweeps)
     return warmup.markdown(rows, arch, cold=sweeps == WARMUP_SWEEPS)
 
 
@@ -142,8 +148,7 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
     interval was measured, the error's split and each max_k's estimate."""
     rows = [r for r in by_sweep.get("simpoint", []) if r["arch"] == arch]
     if not rows:
-        return [f"No published {arch} rows of the simpoint sweep yet: run it with "
-                f"`--arch {arch}` and `./run.py export` it."]
+        return _not_published(arch, ("simpoint",))
     out = render.md_table(*sampling.table(rows)).splitlines()
     header, body = sampling.diagnosis_table(rows)
     # Where it pays (the pair's cost model) is the simpoint-length section's.
@@ -156,8 +161,7 @@ def _simpoint_length(by_sweep: dict, arch: str) -> list:
     pair's projection checked against the longer ones."""
     rows = [r for r in by_sweep.get("simpoint-length", []) if r["arch"] == arch]
     if not rows:
-        return [f"No published {arch} rows of the simpoint-length sweep yet: run it with "
-                f"`--arch {arch}` and `./run.py export` it."]
+        return _not_published(arch, ("simpoint-length",))
     return (render.md_table(*sampling.cost_table(rows)).splitlines()
             + ["", *sampling.cost_summary(rows), ""]
             + render.md_table(*sampling.projection_check(rows)).splitlines())
