@@ -32,9 +32,9 @@ NAMES = {"insns": (("insns_total",), 0), "kernel insns": (("insns_kernel",), 0),
          "stac/clac": (("stac", "clac"), 2), "lfence": (("lfence",), 2),
          "rep iters": (("rep_iterations",), 2), "rep cmps iters": (("rep_cmps_iterations",), 2),
          "PAN writes": (("pan_writes",), 2), "LDTR": (("ldtr",), 2), "STTR": (("sttr",), 2)}
-# Per arch, the counts a group's table shows.
-COUNTS = {"x86_64": ("insns", "kernel insns", "stac/clac", "rep iters"),
-          "arm64": ("insns", "kernel insns", "PAN writes", "LDTR", "STTR")}
+# Per arch, the counts a group's table shows: instructions, then the
+# arch's user-access counts (lab/arches.py).
+COUNTS = {a.name: ("insns", "kernel insns") + a.uaccess_counts for a in arches.ARCHES.values()}
 # What a variant must execute exactly as stock does to be named "as stock".
 EXACT = ("stac", "clac", "lfence", "rep_executions", "rep_iterations", "pan_writes",
          "ldtr", "sttr")

@@ -26,6 +26,18 @@ class QemuSettings:
     bbv_interval: int = 0    # > 0: also write SimPoint basic-block vectors
     twin_of: str = ""        # a gem5 boot group's cross-check twin: "<cache>/<model or ->"
 
+    backend = "qemu"
+    handoff = False          # a QEMU image carries its job
+
+    def columns(self) -> dict:
+        return {"backend": "qemu", "profile": self.profile.name, "cache": None,
+                "twin_of": self.twin_of or None, "warming": None}
+
+    def label(self, smap_model: str) -> str:
+        if not self.twin_of:
+            return ""
+        return " (qemu twin" + (f" smap={smap_model}" if smap_model else "") + ")"
+
 
 @dataclass(frozen=True)
 class Gem5Settings:
@@ -37,6 +49,25 @@ class Gem5Settings:
     warming: str = "none"    # none: the ROI checkpoint, cold; functional: boot once
     simpoint: object = None  # configs.gem5.sampling.Settings when sampled
 
+    backend = "gem5"
+
+    @property
+    def handoff(self) -> bool:
+        """A boot-once point boots the job-less image; the job is handed over."""
+        return self.warming != "none"
+
+    def columns(self) -> dict:
+        # The profile is the preset as run: its name carries any cpu.* override.
+        return {"backend": "gem5", "profile": self.cpu.name, "cache": self.cache.name,
+                "twin_of": None, "warming": self.warming}
+
+    def label(self, smap_model: str) -> str:
+        return (f" {self.preset}" + "".join(f" {k}={v}" for k, v in self.cpu_params)
+                + f" cache={self.cache.name}"
+                + (f" smap={smap_model}" if smap_model else "")
+                + (f" warming={self.warming}" if self.warming != "none" else "")
+                + (" sampling=simpoint" if self.simpoint else ""))
+
 
 @dataclass(frozen=True)
 class Point:
@@ -45,13 +76,13 @@ class Point:
     job: object              # workloads.script.Job
     timeout: float           # seconds for the simulator process
     run: object              # QemuSettings | Gem5Settings
-    smap_model: str = ""     # x86 gem5 points and their twins; "" elsewhere
+    smap_model: str = ""     # x86 gem5 points, their twins, a twin profile's QEMU points
     layers: tuple = ()       # kernel layers on top of the variant
     params: tuple = ()       # the swept workload values, for tables
 
     @property
     def backend(self) -> str:
-        return "gem5" if isinstance(self.run, Gem5Settings) else "qemu"
+        return self.run.backend
 
     @property
     def workload(self) -> str:
@@ -59,8 +90,8 @@ class Point:
 
     @property
     def handoff(self) -> bool:
-        """A boot-once gem5 point boots the job-less image; the job is handed over."""
-        return self.backend == "gem5" and self.run.warming != "none"
+        """Whether the point's image is the job-less one (boot-once gem5)."""
+        return self.run.handoff
 
     def boot_group(self, gem5, kernel, image) -> gem5_spec.BootGroup:
         """The boot checkpoint a gem5 point restores, shared with every point
@@ -74,27 +105,22 @@ class Point:
 
     def columns(self) -> dict:
         """What the store records of the point, run or not (a failure's row)."""
-        r = self.run
-        if self.backend == "gem5":
-            return {"arch": self.arch, "variant": self.variant, "workload": self.workload,
-                    "backend": "gem5", "profile": r.preset, "cache": r.cache.name,
-                    "smap_model": self.smap_model, "twin_of": None, "warming": r.warming}
-        return {"arch": self.arch, "variant": self.variant, "workload": self.workload,
-                "backend": "qemu", "profile": r.profile.name, "cache": None,
-                "smap_model": self.smap_model, "twin_of": r.twin_of or None, "warming": None}
+        return dict({"arch": self.arch, "variant": self.variant, "workload": self.workload,
+                     "smap_model": self.smap_model}, **self.run.columns())
+
+    def record(self) -> dict:
+        """The point as its run record holds it: the columns a record
+        carries (the store adds twin_of and warming from elsewhere)."""
+        c = self.columns()
+        return {k: c[k] for k in RECORD_KEYS if c[k] is not None}
 
     def label(self) -> str:
         extra = "".join(f" {k}={v}" for k, v in self.params)
-        r = self.run
-        if self.backend == "gem5":
-            extra += f" {r.preset}" + "".join(f" {k}={v}" for k, v in r.cpu_params)
-            extra += f" cache={r.cache.name}"
-            extra += f" smap={self.smap_model}" if self.smap_model else ""
-            extra += f" warming={r.warming}" if r.warming != "none" else ""
-            extra += " sampling=simpoint" if r.simpoint else ""
-        elif r.twin_of:
-            extra += " (qemu twin" + (f" smap={self.smap_model}" if self.smap_model else "") + ")"
-        return f"{self.arch}/{self.variant}/{self.workload}{extra}"
+        return f"{self.arch}/{self.variant}/{self.workload}{extra}{self.run.label(self.smap_model)}"
+
+
+# What a run record's "point" holds, as records have since the first run.
+RECORD_KEYS = ("arch", "variant", "workload", "backend", "profile", "cache", "smap_model")
 
 
 def qemu_point(arch: str, variant: str, job, profile: str = "", timeout: float = 300,
@@ -106,9 +132,12 @@ def qemu_point(arch: str, variant: str, job, profile: str = "", timeout: float =
     prof = qemu.load_profile(name)
     if prof.arch != arch:
         raise UserError(f"profile '{prof.name}' is for {prof.arch}, not {arch}")
+    # A profile whose CPU is a gem5 model's twin (SMAP executed) selects
+    # that model with no command line: the point has it all the same.
     return Point(arch, variant, job, float(timeout),
                  QemuSettings(prof, bool(plugin), int(bbv_interval), twin_of),
-                 smap_model, with_job_layers(layers, job), tuple(params))
+                 smap_model or prof.twin_of_smap_model, with_job_layers(layers, job),
+                 tuple(params))
 
 
 def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str = "classic-l1l2",

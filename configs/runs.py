@@ -209,12 +209,13 @@ def _qemu_failure(booted, qemu_log: Path, console_log: Path) -> tuple:
     return (f"{why}: {said}" if said else why), str(log)
 
 
-def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
-                  plugin: bool, bbv_interval: int, extra_args: tuple) -> dict:
+def _execute_qemu(point, kernel, image, work: Path) -> dict:
+    s, timeout = point.run, point.timeout
+    profile = s.profile
     log = work / "console.log"
-    cmd = qemu.command(profile, kernel.image, image.cpio, log, extra_args)
-    if plugin:
-        cmd += _plugin_args(profile, kernel, work, bbv_interval)
+    cmd = qemu.command(profile, kernel.image, image.cpio, log, point.extra_args())
+    if s.plugin:
+        cmd += _plugin_args(profile, kernel, work, s.bbv_interval)
     booted = qemu.boot(cmd, timeout, work / "qemu.log")
     text = log.read_text(errors="replace") if log.is_file() else ""
     report = console.parse(text)
@@ -226,15 +227,10 @@ def _execute_qemu(kernel, image, job, profile, work: Path, timeout: float,
                                              report, text)
     if why:
         raise RunFailed(why, str(log))
-    counts = _read_counts(work) if plugin else None
-    # The model comes from the command line, or, for gem5's executed SMAP,
-    # which needs no command line, from the twin profile's CPU.
-    model = gem5_spec.model_in(extra_args) or profile.twin_of_smap_model
+    counts = _read_counts(work) if s.plugin else None
     final = run_dir(work.name.split(".")[1])  # .KEY.random -> runs/KEY
     return _record(
-        {"arch": kernel.arch, "variant": kernel.variant, "workload": job.workload,
-         "backend": "qemu", "profile": profile.name, "smap_model": model},
-        report.result, booted.seconds,
+        point.record(), report.result, booted.seconds,
         {"boot": report.boot, "cpu_flags": report.cpu_flags,
          "kernel_lines": _uaccess_lines(text)},
         # The command as it reads once the run is in its final place.
@@ -334,12 +330,9 @@ class QemuBackend:
                        point.extra_args())
 
     def run(self, point, kernel, image, force: bool = False) -> dict:
-        s = point.run
         label = f"{kernel.arch}/{kernel.variant}/{point.workload} on qemu"
         return _in_run_dir(self.key(point, kernel, image), force, label,
-                           lambda work: _execute_qemu(kernel, image, point.job, s.profile, work,
-                                                      point.timeout, s.plugin, s.bbv_interval,
-                                                      point.extra_args()))
+                           lambda work: _execute_qemu(point, kernel, image, work))
 
 
 class Gem5Backend:
@@ -374,7 +367,7 @@ class Gem5Backend:
         label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
         if simpoint:
             return _in_run_dir(key, force, label + " (SimPoint)", lambda work: _execute_simpoint(
-                group, job, cpu, timeout, simpoint, work))
+                point, group, work))
 
         def execute(work: Path) -> dict:
             run, report, boot = gem5_backend.roi(group, cpu, work, timeout,
@@ -395,7 +388,7 @@ class Gem5Backend:
                     trace=str(final / gem5_backend.TRACE_FILE))
                 _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
             return _record(
-                _gem5_point(kernel, job, cpu, cache_preset, smap_model), report.result,
+                point.record(), report.result,
                 run.seconds, dict(boot["guest"], kernel_lines=boot["boot_log"]),
                 _provenance(
                     kernel, image, job if warming != "none" else None,
@@ -420,10 +413,10 @@ def backend_for(point, gem5=None):
     return Gem5Backend(gem5) if point.backend == "gem5" else QemuBackend()
 
 
-def _execute_simpoint(group: gem5_spec.BootGroup, job, cpu, timeout, settings,
-                      work: Path) -> dict:
+def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
     kernel, image, gem5 = group.kernel, group.image, group.gem5
     cache_preset, smap_model = group.cache, group.smap_model
+    job, cpu, timeout, settings = point.job, point.run.cpu, point.timeout, point.run.simpoint
     progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
     sampled = sampling_mod.sampled_roi(group, cpu, job, settings, timeout,
                                        say=lambda what: progress.update(what, force=True))
@@ -433,7 +426,7 @@ def _execute_simpoint(group: gem5_spec.BootGroup, job, cpu, timeout, settings,
     cost = round(sum(v for k, v in sampled["sampling"]["host_seconds"].items() if k != "wall"), 1)
     boot = sampled["boot"]
     return _record(
-        _gem5_point(kernel, job, cpu, cache_preset, smap_model),
+        point.record(),
         # The guest's result line, from the basic-block-vector run: the
         # same instructions as a detailed run's, on the atomic core. Its
         # own clock timed the ROI on that core, so its time is replaced by
@@ -455,13 +448,6 @@ def _execute_simpoint(group: gem5_spec.BootGroup, job, cpu, timeout, settings,
               "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
               "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
               "sampling": sampled["sampling"]})
-
-
-def _gem5_point(kernel, job, cpu, cache_preset, smap_model) -> dict:
-    """A gem5 record's point: what the store's columns are made of."""
-    return {"arch": kernel.arch, "variant": kernel.variant, "workload": job.workload,
-            "backend": "gem5", "profile": cpu.name, "cache": cache_preset.name,
-            "smap_model": smap_model}
 
 
 def _gem5_simulator(gem5, arch, cpu, cache_preset, smap_model, **more) -> dict:

@@ -38,6 +38,8 @@ class Arch:
     gem5_console_file: str  # where gem5 writes that console, in its m5out
     gem5_disk: str         # the board's disk device (kernel root=)
     gem5_lpj: str          # loops_per_jiffy at the board's clock (skips calibration)
+    # The analysis (analysis/)
+    uaccess_counts: tuple  # the user-access counts its tables show (analysis/findings' names)
 
     @property
     def image_name(self) -> str:
@@ -61,6 +63,7 @@ X86_64 = Arch(
     qemu_profile="x86_64-smap", gem5_twin_profile="x86_64-gem5",
     gem5_isa="X86", gem5_console="ttyS0", gem5_console_file="board.pc.com_1.device",
     gem5_disk="/dev/sda", gem5_lpj="7999923",
+    uaccess_counts=("stac/clac", "rep iters"),
 )
 
 ARM64 = Arch(
@@ -76,6 +79,7 @@ ARM64 = Arch(
     qemu_profile="arm64-pan", gem5_twin_profile="arm64-gem5",
     gem5_isa="ARM", gem5_console="ttyAMA0", gem5_console_file="board.terminal",
     gem5_disk="/dev/vda", gem5_lpj="19988480",
+    uaccess_counts=("PAN writes", "LDTR", "STTR"),
 )
 
 # In the order tables and reports show them.

@@ -304,3 +304,11 @@ def test_cycle_accounting_per_op_and_the_share_it_covers():
                                                                           "20.0")
     assert cells["states / cycles"] == "0.990"
     assert (cells["icache stall/op"], cells["lines fetched/op"]) == ("12.0", "6.0")
+
+
+def test_every_arch_shows_counts_its_tables_know():
+    # lab/arches.py names each arch's user-access counts; a name findings
+    # cannot read would be a column of blanks.
+    for arch, names in findings.COUNTS.items():
+        assert names[:2] == ("insns", "kernel insns")
+        assert set(names) <= set(findings.NAMES), arch
