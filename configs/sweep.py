@@ -103,11 +103,7 @@ def _err(path, where, what):
 
 
 def _list_of_strings(path, where, value):
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise _err(path, where, f"must be a non-empty list of strings, got {value!r}")
-    return inputs.unique(value, f"{path}: {where}")
+    return inputs.list_of(value, f"{path}: {where}", lambda v: isinstance(v, str), "strings")
 
 
 def _choose(path, where, values, valid):
@@ -281,31 +277,23 @@ def _cpu_axes(path, where, axes) -> list:
         if name in ("kernel_entry", "branch_predictor"):
             choices = (gem5_spec.KERNEL_ENTRY if name == "kernel_entry"
                        else gem5_spec.BRANCH_PREDICTORS)
-            values = [values] if isinstance(values, str) else values
-            if not isinstance(values, list) or not values or not all(
-                    v in choices for v in values):
-                raise _err(path, f"{where}.{key}", f"must be a list of "
-                           f"{' or '.join(choices)}, got {inputs.short(repr(values))}")
-            out.append((name, inputs.unique(values, f"{path}: {where}.{key}")))
+            out.append((name, inputs.list_of(values, f"{path}: {where}.{key}",
+                                             lambda v: v in choices, " or ".join(choices))))
             continue
         fu_kind = name.startswith(gem5_spec.FU_COUNT_PREFIX)
         if not fu_kind and name not in gem5_spec.O3_PARAMS:
             raise _err(path, f"{where}.{key}", f"unknown O3 parameter {name!r}")
-        if isinstance(values, int) and not isinstance(values, bool):
-            values = [values]
-        if not isinstance(values, list) or not values or not all(
-                isinstance(v, int) and not isinstance(v, bool) and v >= (0 if fu_kind else 1)
-                for v in values):
-            raise _err(path, f"{where}.{key}", f"must be a list of "
-                       f"{'integers of at least 0' if fu_kind else 'positive integers'}, "
-                       f"got {inputs.short(repr(values))}")
+        least = 0 if fu_kind else 1
+        values = inputs.list_of(values, f"{path}: {where}.{key}",
+                                lambda v: inputs.is_integer(v) and v >= least,
+                                "integers of at least 0" if fu_kind else "positive integers")
         for i, v in enumerate(values):
             if fu_kind:
                 gem5_spec.check_fu_count(name[len(gem5_spec.FU_COUNT_PREFIX):], v,
                                          f"{path}: {where}.{key}[{i}]")
             else:
                 gem5_spec.check_o3_param(name, v, f"{path}: {where}.{key}[{i}]")
-        out.append((name, inputs.unique(values, f"{path}: {where}.{key}")))
+        out.append((name, values))
     return out
 
 
@@ -366,8 +354,7 @@ def _check_fixed(path, fixed):
     for key in ("timeout", "gem5_timeout"):
         inputs.timeout(fixed[key], f"{path}: fixed.{key} (seconds)")
     for key in ("plugin", "cross_check", "commit_profile"):
-        if not isinstance(fixed[key], bool):
-            raise _err(path, f"fixed.{key}", f"must be true or false, got {fixed[key]!r}")
+        inputs.flag(fixed[key], f"{path}: fixed.{key}")
     inputs.number(fixed["bbv_interval"], f"{path}: fixed.bbv_interval", minimum=0, integer=True)
     _simpoint(fixed).check(f"{path}: fixed.")
 

@@ -169,6 +169,36 @@ def timeout(value, where: str) -> float:
                   why_maximum="2^63 ns, the longest wait Python's clock can count")
 
 
+def flag(value, where: str) -> bool:
+    """A TOML boolean: 1 or "yes" is refused, not taken for true."""
+    if not isinstance(value, bool):
+        raise UserError(f"{where} must be true or false, got {short(repr(value))}")
+    return value
+
+
+def one_of(value, choices, where: str):
+    """One of a closed set, named in the error."""
+    if not isinstance(value, str) or value not in choices:
+        raise UserError(f"{where} must be one of {', '.join(choices)}, got "
+                        f"{short(repr(value))}")
+    return value
+
+
+def is_integer(value) -> bool:
+    """An integer as TOML writes one (a bool is not one, though Python says so)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def list_of(value, where: str, ok, what: str) -> list:
+    """An axis: one value or a non-empty list of them, each `ok(value)`
+    (`what` says what ok accepts, in the plural), none twice."""
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(ok(v) for v in values):
+        raise UserError(f"{where} must be a non-empty list of {what}, got "
+                        f"{short(repr(value))}")
+    return unique(values, where)
+
+
 def unique(values: list, where: str) -> list:
     """An axis lists each value once: a repeat would run the point twice."""
     seen = set()

@@ -310,7 +310,7 @@ def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypat
     (tmp_path / "cpu" / "ok.toml").write_text('arch = "x86_64"\ntype = "timing"\n')
     assert spec.cpu_preset_names("x86_64") == ["ok"]
     for text, error in [('arch = "x86_64"\n', "type must be one of atomic, timing, minor, o3"),
-                        ('arch = "riscv"\ntype = "o3"\n', "arch must be x86_64, arm64 or any"),
+                        ('arch = "riscv"\ntype = "o3"\n', "arch must be one of x86_64, arm64, any"),
                         ('arch = "x86_64"\ntype = "o3"\n[params\n', "not valid TOML"),
                         ('arch = "x86_64"\ntype = "timing"\n[params]\nnumROBEntries = 4\n',
                          "a timing preset takes none"),

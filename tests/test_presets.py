@@ -169,7 +169,7 @@ def test_sweep_axes_for_predictor_and_fu_count(tmp_path):
     with pytest.raises(UserError, match="integers of at least 0"):
         sweep.load(f)
     f.write_text(f.read_text().replace('[-1]', '[0]').replace('"LTAGE", ', '"Oracle", '))
-    with pytest.raises(UserError, match="must be a list of LocalBP or"):
+    with pytest.raises(UserError, match="must be a non-empty list of LocalBP or"):
         sweep.load(f)
 
 

@@ -246,10 +246,7 @@ def load(path) -> Job:
 
 
 def from_dict(data: dict, origin: str = "<script>") -> Job:
-    workload = data.get("workload")
-    if not isinstance(workload, str) or workload not in SCHEMAS:
-        raise UserError(f"{origin}: workload must be one of "
-                        f"{', '.join(workload_names())}, got {workload!r}")
+    workload = inputs.one_of(data.get("workload"), workload_names(), f"{origin}: workload")
     schema = SCHEMAS[workload]
     params = {}
     for section, table in data.items():
@@ -299,12 +296,10 @@ def _check(where: str, value, spec, origin: str) -> dict:
     name, kind, lo, hi, _ = spec
     bad = f"{origin}: {where} "
     if isinstance(kind, tuple):
-        if value not in kind:
-            raise UserError(bad + f"must be one of {', '.join(kind)}, got {value!r}")
-        return {name: value}
+        return {name: inputs.one_of(value, kind, f"{origin}: {where}")}
     if kind == "range":
         if (not isinstance(value, list) or len(value) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+                or not all(inputs.is_integer(v) for v in value)
                 or not lo <= value[0] <= value[1] <= hi):
             raise UserError(bad + f"must be [min, max] integers with "
                             f"{lo} <= min <= max <= {hi}, got {value!r}")

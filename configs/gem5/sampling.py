@@ -87,9 +87,7 @@ class Settings:
         inputs.number(self.functional_warmup, name("functional_warmup"), integer=True,
                       minimum=1)
         inputs.number(self.detailed_warmup, name("detailed_warmup"), integer=True, minimum=0)
-        if not isinstance(self.measure_all, bool):
-            raise UserError(f"{name('measure_all')} must be true or false, "
-                            f"got {self.measure_all!r}")
+        inputs.flag(self.measure_all, name("measure_all"))
         return self
 
     def as_record(self) -> dict:

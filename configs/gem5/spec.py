@@ -257,10 +257,7 @@ def check_fu_count(kind: str, value, where: str) -> int:
 
 def check_branch_predictor(name, where: str) -> str:
     """One of BRANCH_PREDICTORS, or "" for gem5's default."""
-    if name and name not in BRANCH_PREDICTORS:
-        raise UserError(f"{where}: branch_predictor must be one of "
-                        f"{', '.join(BRANCH_PREDICTORS)}, got {name!r}")
-    return name
+    return name and inputs.one_of(name, BRANCH_PREDICTORS, f"{where}: branch_predictor")
 
 
 def check_o3_param(name: str, value, where: str) -> int:
@@ -287,9 +284,7 @@ def _check_o3_delays(params: dict, where: str) -> None:
 
 
 def check_kernel_entry(value, arch: str, where: str) -> str:
-    if value not in KERNEL_ENTRY:
-        raise UserError(f"{where}: kernel_entry must be one of {', '.join(KERNEL_ENTRY)}, "
-                        f"got {value!r}")
+    inputs.one_of(value, KERNEL_ENTRY, f"{where}: kernel_entry")
     if value != KERNEL_ENTRY_DEFAULT and arch != "x86_64":
         raise UserError(f"{where}: kernel_entry {value} is x86-only (SYSCALL, SYSRET, "
                         f"SWAPGS); an {arch} CPU keeps gem5's")
@@ -304,10 +299,8 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     if bad:
         raise UserError(f"{path}: unknown key {bad[0]!r} (valid: {', '.join(sorted(PRESET_KEYS))})")
     arch, kind = data.get("arch"), data.get("type")
-    if arch not in arches.NAMES + ("any",):
-        raise UserError(f"{path}: arch must be {', '.join(arches.NAMES)} or any, got {arch!r}")
-    if kind not in CPU_TYPES:
-        raise UserError(f"{path}: type must be one of {', '.join(CPU_TYPES)}, got {kind!r}")
+    inputs.one_of(arch, arches.NAMES + ("any",), f"{path}: arch")
+    inputs.one_of(kind, CPU_TYPES, f"{path}: type")
     params, fu_latency = data.get("params", {}), data.get("fu_latency", {})
     if not isinstance(params, dict) or not isinstance(fu_latency, dict):
         raise UserError(f"{path}: [params] and [fu_latency] must be tables")
@@ -497,8 +490,7 @@ def load_cache(name: str) -> CachePreset:
                             f"{size / CACHE_LINE / ways:g} sets; gem5 needs a power of two: "
                             f"change the size" + (" or the ways" if three else ""))
     if "l3_size" in data:
-        if data["dram"] not in DRAMS:
-            raise UserError(f"{path}: dram must be one of {', '.join(DRAMS)}, got {data['dram']!r}")
+        inputs.one_of(data["dram"], DRAMS, f"{path}: dram")
         # Documented latencies are load-to-use, so each level's exceeds the one above.
         for upper, lower in (("l1d", "l2"), ("l2", "l3")):
             if data[f"{lower}_latency"] <= data[f"{upper}_latency"]:

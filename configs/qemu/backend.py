@@ -80,9 +80,7 @@ def load_profile(name: str) -> Profile:
     if missing:
         raise UserError(f"{path}: missing {missing[0]!r} (a profile sets "
                         f"{', '.join(k for k, f in fields.items() if f.default is dataclasses.MISSING)})")
-    if data["arch"] not in arches.ARCHES:
-        raise UserError(f"{path}: arch must be one of {', '.join(arches.NAMES)}, "
-                        f"got {data['arch']!r}")
+    inputs.one_of(data["arch"], arches.NAMES, f"{path}: arch")
     if not _MEMORY.match(data["memory"]):
         raise UserError(f"{path}: memory must be a size for QEMU's -m such as \"512M\" or "
                         f"\"1G\", got {data['memory']!r}")
