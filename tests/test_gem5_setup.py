@@ -34,6 +34,19 @@ def test_dry_run_lists_the_steps_and_writes_nothing(tmp_path):
     assert not dest.exists()
 
 
+def test_the_build_goes_through_ccache_where_it_is_installed(monkeypatch):
+    # scons records its objects only when it exits; ccache keeps each one
+    # as it is compiled, so a killed build resumes (configs/gem5/setup.py).
+    installed = gem5_setup.compiler_cache()
+    dry = gem5_setup.Setup("/x", Path("/nonexistent/g5"), ("x86",), 2).steps()[2][1]
+    if installed:
+        assert (installed / "g++").exists() and dry.endswith(" through ccache")
+    else:
+        assert "no ccache" in dry
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert gem5_setup.compiler_cache() is None
+
+
 @pytest.mark.parametrize("argv,says", [
     (["--isa", "mips"], "--isa takes"),
     (["--isa", ""], "--isa takes"),

@@ -3,7 +3,8 @@
 A user's convenience, not a step of the study: gem5 stays an external
 prerequisite, outside the repository (default: <cache>/gem5), found by
 GEM5_HOME like any other gem5. The steps, each skipped when already done,
-so a rerun after kill -9 resumes (scons itself resumes a build):
+so a rerun after kill -9 resumes (scons resumes a build it was able to
+record, and with ccache every object it compiled; see compiler_cache):
 
   source     gem5 v24.0.0.1's tree, from a git URL (cloned bare beside
              the tree) or a local clone or bare repository (offline):
@@ -20,6 +21,7 @@ programs or binaries, some of which a mirror may lack.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -92,7 +94,9 @@ class Setup:
             target = arches.get(arch).gem5_binary
             built = (self.dest / target).is_file() and (
                 arch != "x86_64" or g.built_with_series(arch))
-            out.append((isa.upper(), f"scons {target} -j{self.jobs}", built))
+            out.append((isa.upper(), f"scons {target} -j{self.jobs}"
+                        + (" through ccache" if compiler_cache() else
+                           " (no ccache: a kill -9 loses this run's objects)"), built))
             if isa == "arm":
                 out.append(("bootloader", "make -C system/arm/bootloader/arm64 "
                             "CROSS_COMPILE=aarch64-linux-gnu-", g.bootloader().is_file()))
@@ -180,13 +184,47 @@ def apply_series(setup: Setup, say) -> None:
                         f"gem5 {VERSION} tree?")
 
 
+# Debian's ccache puts compiler-named links here: first on PATH, every
+# `g++` scons runs goes through the cache.
+CCACHE_LINKS = Path("/usr/lib/ccache")
+
+
+def compiler_cache() -> Path:
+    """ccache's compiler links, or None where ccache is not installed.
+
+    Why it matters: scons writes what it has built (its sconsign database)
+    only when it exits. Interrupted (Ctrl-C, SIGTERM), it exits and keeps
+    everything; killed (-9, a lost session), it keeps nothing, and a rerun
+    compiles every object again: hours of ARM. Through ccache, each object
+    is kept the moment it is compiled, so the rerun finds it in the cache."""
+    if shutil.which("ccache") and (CCACHE_LINKS / "g++").exists():
+        return CCACHE_LINKS
+    return None
+
+
 def build(setup: Setup, isa: str, say) -> None:
     target = arches.get(ISAS[isa]).gem5_binary
     say(f"scons {target} -j{setup.jobs} (hours on two cores; rerun to resume)")
-    proc = subprocess.run(["scons", target, f"-j{setup.jobs}", "--ignore-style"],
-                          cwd=setup.dest)
-    if proc.returncode != 0:
-        raise UserError(f"scons {target} failed (exit {proc.returncode}): its output is "
+    env = dict(os.environ)
+    links = compiler_cache()
+    if links:
+        env["PATH"] = f"{links}:{env.get('PATH', '')}"
+        say("ccache found: each object is kept as it is compiled, so a rerun after "
+            "kill -9 resumes where this one stopped")
+    else:
+        say("no ccache: scons keeps its progress on Ctrl-C or SIGTERM, not on kill -9; "
+            "'sudo apt-get install ccache' makes every compiled object survive")
+    proc = subprocess.Popen(["scons", target, f"-j{setup.jobs}", "--ignore-style"],
+                            cwd=setup.dest, env=env)
+    # A SIGTERM to the setup reaches scons as the Ctrl-C it handles: it
+    # stops, and writes down what it built before it exits.
+    previous = signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGINT))
+    try:
+        returncode = proc.wait()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if returncode != 0:
+        raise UserError(f"scons {target} failed (exit {returncode}): its output is "
                         f"above; rerun './run.py gem5 setup' to resume")
 
 
