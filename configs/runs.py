@@ -11,8 +11,8 @@ gem5 (boot to a ROI checkpoint once, simulate the ROI on an O3 preset),
 two implementations of one interface (QemuBackend, Gem5Backend: a
 configs.point.Point's key, and its run -> record); backend_for() picks
 one. The plan and the run ask the same backend, so a plan's key is the
-run's. run_point and run_gem5_point are the same runs from loose
-arguments (tests and benchmarks), each making the point first.
+run's. run_gem5_point is a gem5 run from loose arguments (calibration,
+whose CPU preset is made there, and the tests), making the point first.
 """
 
 import json
@@ -151,24 +151,6 @@ def run_key(kernel, image, backend: str, profile, plugin: bool = False,
         inputs["plugin"] = {"build": plugin_build.key(profile.binary),
                             "bbv_interval": bbv_interval}
     return cache.content_key(inputs)
-
-
-def run_point(kernel, image, job, backend: str = "qemu", profile_name: str = "",
-              timeout: float = 300, force: bool = False, plugin: bool = False,
-              bbv_interval: int = 0, extra_args: tuple = ()) -> dict:
-    """Run one QEMU point (or return its finished record). With `plugin`,
-    the TCG profiling plugin counts the ROI; with `bbv_interval` > 0 it also
-    writes SimPoint basic-block vectors (roi.bb) every that many insns.
-    `extra_args` go on the kernel command line (the smap-model layer's)."""
-    if backend != "qemu":
-        raise UserError(f"run_point runs QEMU points; use run_gem5_point for {backend}")
-    point = run_point_mod.qemu_point(kernel.arch, kernel.variant, job, profile_name, timeout,
-                                     plugin, bbv_interval,
-                                     smap_model=gem5_spec.model_in(tuple(extra_args)) or "")
-    if point.extra_args() != tuple(extra_args):
-        raise UserError(f"run_point: kernel arguments {' '.join(extra_args)!r} are not a "
-                        f"smap model's (those are the only ones a point adds)")
-    return QemuBackend().run(point, kernel, image, force)
 
 
 def _plugin_args(profile, kernel, work: Path, bbv_interval: int) -> list:

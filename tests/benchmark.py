@@ -129,8 +129,8 @@ def make_split() -> None:
 
 
 def plugin_overhead(arches) -> None:
+    import qemu_runs
     from buildroot import assemble
-    from configs import runs
     from kernels import build as kbuild
     from workloads import script
 
@@ -141,7 +141,7 @@ def plugin_overhead(arches) -> None:
         walls = {}
         for plugin in (False, True):
             walls[plugin] = statistics.median(
-                timed(runs.run_point, kernel, image, job, "qemu", "", 300, True, plugin)[1]
+                timed(qemu_runs.run, kernel, image, job, "", 300, True, plugin)[1]
                 for _ in range(3))
         print(f"{arch}: statx-loop boot-to-result without plugin {walls[False]:.2f} s, "
               f"with plugin {walls[True]:.2f} s: {walls[True] / walls[False]:.2f}x "
@@ -463,8 +463,8 @@ def main() -> int:
     os.environ["UACCESS_CACHE"] = tmp
     # Imported after UACCESS_CACHE is set: the cache root is read per call,
     # but keep the order obvious.
+    import qemu_runs
     from buildroot import assemble
-    from configs import runs
     from kernels import build as kbuild
     from workloads import script
 
@@ -477,7 +477,7 @@ def main() -> int:
             image, img_s = timed(assemble.build_image, arch, job)
             boots = []
             for _ in range(3):
-                rec, _ = timed(runs.run_point, stock, image, job, "qemu", "", 300, True)
+                rec, _ = timed(qemu_runs.run, stock, image, job, "", 300, True)
                 boots.append(rec["boot_to_result_seconds"])
             print(f"{arch}: cold kernel build {cold:.0f} s (incl. source extraction); "
                   f"incremental {INCREMENTAL[arch]} {incr:.1f} s (target <= 120 s); "

@@ -18,11 +18,11 @@ import pytest
 
 from buildroot import (assemble, buildroot_image, compare_images, cpio, kernel_fragment,
                        toolchain)
-from configs import runs
 from kernels import build as kbuild
 from lab import arches, kconfig
 from lab.errors import UserError
 from workloads import script
+import qemu_runs
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny-storm.toml"
@@ -256,7 +256,7 @@ def test_both_images_boot_to_the_same_checksum_and_counts(arch):
     they are not (compare_images.ARM64_WHY)."""
     job = script.load(TINY)
     kernel = kbuild.build_kernel(arch, "stock")
-    recs = {name: runs.run_point(kernel, image, job, "qemu", "", 180, force=True, plugin=True)
+    recs = {name: qemu_runs.run(kernel, image, job, "", 180, force=True, plugin=True)
             for name, image in (("buildroot", buildroot_image.build_image(arch, job)),
                                 ("assembler", assemble.build_image(arch, job)))}
     br, asm = recs["buildroot"], recs["assembler"]
@@ -293,7 +293,7 @@ def test_buildroot_kernel_boots_like_the_kernels_builders(arch, variant):
     assert sorted(diff) == list(kernel_fragment.COMPILER_LINES), diff
     manifest = kernel.manifest()
     assert manifest["builder"] == "buildroot" and manifest["variant"]["name"] == variant
-    br, ref = (runs.run_point(k, image, job, "qemu", "", 180, force=True, plugin=True)
+    br, ref = (qemu_runs.run(k, image, job, "", 180, force=True, plugin=True)
                for k in (kernel, ours))
     assert br["result"]["checksum"] == ref["result"]["checksum"]
     if arch == "x86_64":

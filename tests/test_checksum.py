@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from buildroot import assemble
-from configs import runs
 from kernels import build as kbuild
 from workloads import script
+import qemu_runs
 
 DATA = Path(__file__).resolve().parent / "data"
 TINY = DATA / "tiny-storm.toml"
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 def _boot(variant: str, job) -> dict:
     kernel = kbuild.build_kernel("x86_64", variant)
     image = assemble.build_image("x86_64", job)
-    rec = runs.run_point(kernel, image, job, "qemu", "", 300, force=True)
+    rec = qemu_runs.run(kernel, image, job, "", 300, force=True)
     assert rec["result"]["errors"] == 0
     return rec
 

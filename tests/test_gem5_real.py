@@ -18,6 +18,7 @@ from kernels import build as kbuild
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
+import qemu_runs
 
 JOB = {"workload": "statx-loop", "run": {"iterations": 200, "warmup": 20}}
 
@@ -48,10 +49,9 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     assert s["cycles"] and s["insts"] and 200 * 300 < s["insts"] < 200 * 20000
     assert 0.05 < s["ipc"] < 8
     # Same kernel and image under QEMU, CPU matched to gem5's: same answer.
-    twin = runs.run_point(kernel, image, job, "qemu",
-                          spec.twin_profile(arch, model), 300,
-                          plugin=True,
-                          extra_args=spec.model_args(arch, model))
+    twin = qemu_runs.run(kernel, image, job, spec.twin_profile(arch, model), 300,
+                         plugin=True,
+                         extra_args=spec.model_args(arch, model))
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     if arch == "x86_64":
         # The model stood at the stac/clac sites: the boot said so.

@@ -22,6 +22,7 @@ from kernels import build as kbuild
 from lab.symbols import SymbolMap
 from workloads import script
 
+import qemu_runs
 from test_smap import (DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console,
                        _gem5_with_series_or_skip)
 
@@ -48,8 +49,8 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     assert serial["result"]["ops"] == sdm["result"]["ops"] == 200
     assert serial["result"]["checksum"] == sdm["result"]["checksum"]
     assert serial["result"]["errors"] == sdm["result"]["errors"] == 0
-    twin = runs.run_point(kernel, image, job, "qemu", spec.twin_profile("x86_64", "smap"),
-                          300, plugin=True)
+    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"),
+                         300, plugin=True)
     assert twin["result"]["checksum"] == sdm["result"]["checksum"]
     s0, s1 = serial["gem5"]["summary"], sdm["gem5"]["summary"]
     # Rename counts what it renamed, wrong-path work included, so these are

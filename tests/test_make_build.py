@@ -15,9 +15,9 @@ import shutil
 import pytest
 
 from buildroot import assemble
-from configs import runs
 from kernels import build as kbuild
 from workloads import script
+import qemu_runs
 
 pytestmark = pytest.mark.skipif(
     not all(shutil.which(p) for p in ("qemu-system-x86_64", "qemu-system-aarch64",
@@ -31,8 +31,8 @@ UP_TO_DATE = "af63bd4c8601b7df"
 
 def _run(arch: str, variant: str) -> dict:
     job = script.from_dict(JOB, "<test make-build>")
-    rec = runs.run_point(kbuild.build_kernel(arch, variant), assemble.build_image(arch, job),
-                         job, "qemu", "", 300, force=True, plugin=True)
+    rec = qemu_runs.run(kbuild.build_kernel(arch, variant), assemble.build_image(arch, job),
+                        job, "", 300, force=True, plugin=True)
     assert rec["result"]["errors"] == 0
     assert rec["result"]["checksum"] == UP_TO_DATE
     return rec

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from buildroot import assemble
-from configs import runs
 from kernels import build as kbuild
 from workloads import script
+import qemu_runs
 
 REPO = Path(__file__).resolve().parent.parent
 JOB = {"workload": "probe", "run": {"chase_loads": 1024, "branch_iterations": 5000,
@@ -61,7 +61,7 @@ def test_probe_under_qemu_does_the_same_work(tmp_path):
     job = script.from_dict(JOB, "<test probe>")
     kernel = kbuild.build_kernel("x86_64", "stock")
     image = assemble.build_image("x86_64", job)
-    rec = runs.run_point(kernel, image, job, "qemu", "", 300, force=True, plugin=True)
+    rec = qemu_runs.run(kernel, image, job, "", 300, force=True, plugin=True)
     res = rec["result"]
     # The same chase, branches, adds and calls as on the host: one checksum.
     assert res["checksum"] == native["checksum"] and res["ops"] == OPS

@@ -13,6 +13,7 @@ from configs import runs
 from kernels import build as kbuild
 from lab import arches
 from workloads import script
+import qemu_runs
 
 TINY = Path(__file__).resolve().parent / "data" / "tiny-storm.toml"
 ARCHES = arches.NAMES
@@ -36,8 +37,8 @@ def job():
 def _boot(arch, variant, job, **kw):
     kernel = kbuild.build_kernel(arch, variant)
     image = assemble.build_image(arch, job)
-    return runs.run_point(kernel, image, job, "qemu", "", kw.pop("timeout", 180),
-                          force=True, **kw)
+    return qemu_runs.run(kernel, image, job, "", kw.pop("timeout", 180),
+                         force=True, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +97,6 @@ def test_kernel_panic_is_reported(job, tmp_path):
     shutil.copy(image.path / "manifest.json", broken / "manifest.json")
     fake = assemble.ImageArtifact("broken-" + image.key, broken, "x86_64")
     with pytest.raises(runs.RunFailed, match="kernel panic"):
-        runs.run_point(kernel, fake, job, "qemu", "", 120, force=True)
+        qemu_runs.run(kernel, fake, job, "", 120, force=True)
     assert not runs.run_dir(runs.run_key(kernel, fake, "qemu",
                                          runs.qemu.load_profile("x86_64-smap"))).exists()

@@ -11,6 +11,7 @@ from configs import runs, simpoint_method
 from kernels import build as kbuild
 from lab.errors import UserError
 from workloads import script
+import qemu_runs
 
 
 def _phased(order, per_phase=12, blocks=50, seed=1):
@@ -61,9 +62,9 @@ def test_a_real_roi_is_clustered(tmp_path):
                             "tree": {"depth": 2, "dirs": 4, "files": 16, "name_len": [8, 24]},
                             "run": {"passes": 3, "order": "shuffle"},
                             "mix": {"lstat": 1, "statx": 1}}, "<simpoint test>")
-    rec = runs.run_point(kbuild.build_kernel("x86_64", "stock"),
-                         assemble.build_image("x86_64", job), job, "qemu", "", 300,
-                         force=True, plugin=True, bbv_interval=200_000)
+    rec = qemu_runs.run(kbuild.build_kernel("x86_64", "stock"),
+                        assemble.build_image("x86_64", job), job, "", 300,
+                        force=True, plugin=True, bbv_interval=200_000)
     bb = runs.run_dir(rec["key"]) / "roi.bb"
     vectors = simpoint_method.read_bb(bb)
     # An interval closes at the first block end at or after 200,000

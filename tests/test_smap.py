@@ -28,6 +28,7 @@ from kernels import build as kbuild
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
+import qemu_runs
 
 DATA = Path(__file__).resolve().parent / "data"
 VIOLATOR = "test-statx-smap-violation"
@@ -59,8 +60,8 @@ def _failed_console(call) -> str:
 def test_qemu_with_smap_stops_the_stray_store(job):
     kernel = kbuild.build_kernel("x86_64", VIOLATOR)
     image = assemble.build_image("x86_64", job)
-    console = _failed_console(lambda: runs.run_point(kernel, image, job, "qemu",
-                                                     "x86_64-smap", 300, force=True))
+    console = _failed_console(lambda: qemu_runs.run(kernel, image, job, "x86_64-smap", 300,
+                                                    force=True))
     for line in SMAP_OOPS:
         assert line in console
     # CR4 in the oops has SMAP (bit 21) and SMEP (bit 20) set.
@@ -70,10 +71,10 @@ def test_qemu_with_smap_stops_the_stray_store(job):
 
 def test_without_smap_the_same_kernel_computes_what_stock_computes(job):
     image = assemble.build_image("x86_64", job)
-    violator = runs.run_point(kbuild.build_kernel("x86_64", VIOLATOR), image, job, "qemu",
-                              "x86_64-gem5", 300, force=True)
-    stock = runs.run_point(kbuild.build_kernel("x86_64", "stock"), image, job, "qemu",
-                           "x86_64-gem5", 300, force=True)
+    violator = qemu_runs.run(kbuild.build_kernel("x86_64", VIOLATOR), image, job,
+                             "x86_64-gem5", 300, force=True)
+    stock = qemu_runs.run(kbuild.build_kernel("x86_64", "stock"), image, job,
+                          "x86_64-gem5", 300, force=True)
     assert "smap" not in violator["guest"]["cpu_flags"].split()
     assert violator["result"]["ops"] == stock["result"]["ops"] == 200
     assert violator["result"]["checksum"] == stock["result"]["checksum"]
@@ -120,7 +121,7 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     # Stock opens a window before every user access: SMAP never refuses
     # a translation it makes (wrong-path ones included).
     assert rec["gem5"]["summary"]["smap_faults"] == 0
-    twin = runs.run_point(kernel, image, job, "qemu", spec.twin_profile("x86_64", "smap"),
+    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"),
                           300, plugin=True)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     # Function by function, the same kernel paths (stac/clac included).

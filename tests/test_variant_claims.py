@@ -22,9 +22,9 @@ import pytest
 
 from analysis import store
 from buildroot import assemble
-from configs import runs
 from kernels import build as kbuild
 from workloads import script
+import qemu_runs
 
 pytestmark = pytest.mark.skipif(
     not all(shutil.which(p) for p in ("qemu-system-x86_64", "qemu-system-aarch64",
@@ -58,7 +58,7 @@ def profile(arch: str, variant: str, workload: str, qemu_profile: str = "",
     kernel = kbuild.build_kernel(arch, variant, layers=layers)
     image = assemble.build_image(arch, job)
     extra = (f"uaccess_smap_model={smap_model}",) if smap_model else ()
-    rec = runs.run_point(kernel, image, job, "qemu", qemu_profile, 300, force=True,
+    rec = qemu_runs.run(kernel, image, job, qemu_profile, 300, force=True,
                          plugin=True, extra_args=extra)
     assert rec["result"]["errors"] == 0
     return rec
