@@ -602,7 +602,7 @@ LIMITATIONS = {
     #     record's counts.symbols); gem5: the seeds-era sweep's ext4 points.
     "symlink-cachedlen-ext4":
         "measured (QEMU plugin, readlink of the 30-byte ext4 /initrd.img): the cached length "
-        "saves 102 of 1,747 instructions per call (5.8 %): strlen's 95 and readlink_copy's "
+        "saves 102 of 1,766 instructions per call (5.8 %): strlen's 95 and readlink_copy's "
         "26, less the 21 of the variant's ext4_fast_symlink_readlink; gem5 on the era machine "
         "saves 71 of 2,088 cycles (3.4 %), running the saved instructions at 1.4 per cycle "
         "against the call's 0.83. The thread's 1.5 % would be the same saving in a call 2.3x "

@@ -121,3 +121,59 @@ def markdown(rows: list, arch: str, cold: bool = True) -> list:
                                             _misses(mine, row[2], "functional")]
                                      for row in cold_body]))
     return "\n\n".join(render.md_table(h, b) for h, b in tables).splitlines()
+
+
+def _span(values, scale: float = 1.0, digits: int = 1, unit: str = "") -> str:
+    """'a to b' of `values` scaled, or the one value where they agree."""
+    lo, hi = min(values) / scale, max(values) / scale
+    one = f"{lo:,.{digits}f}" == f"{hi:,.{digits}f}"
+    return (f"{lo:,.{digits}f}" if one else f"{lo:,.{digits}f} to {hi:,.{digits}f}") + unit
+
+
+def cost_lines(rows: list, arch: str) -> list:
+    """What the warm-up study's runs cost, read from their records: the
+    boots (boot-once: the job-less image to its checkpoint; cold: the boot
+    and the job's set-up and warm-up, to the ROI), then per point the
+    functional warming, each detailed warm-up length and the default ROI.
+    Host seconds are as each process ran, beside whatever shared the cores."""
+    boots, phases = {"functional": {}, "none": {}}, defaultdict(list)
+    # A run that several sweeps share (the default job's) is one run.
+    for r in {r["key"]: r for r in rows}.values():
+        if r["arch"] != arch or r["backend"] != "gem5" or not r.get("record"):
+            continue
+        g = json.loads(r["record"])["gem5"]
+        w, scheme = g.get("warming") or {}, store.scheme(r)
+        if scheme in boots and w.get("boot_insts"):
+            boots[scheme][g["checkpoint"]] = (w["boot_insts"], g["boot_seconds"])
+        if scheme != "functional" or "host_seconds" not in w:
+            continue
+        job = json.loads(r["record"])["provenance"]["image"]["job"]["params"]
+        phases["functional"].append((w["functional_insts"], w["host_seconds"]["functional"]))
+        if int(job.get("detailed_warmup", 0)):
+            phases[("detailed", int(job["detailed_warmup"]))].append(
+                (w["detailed_insts"], w["host_seconds"]["detailed"]))
+        phases[("roi", int(job["iterations"]))].append((None, w["host_seconds"]["roi"]))
+    out = []
+    for scheme, what in (("functional", "boot-once boots (the job-less image to its "
+                                        "checkpoint, one per kernel)"),
+                         ("none", "cold boots (the boot, then the job's set-up and warm-up, "
+                                  "to the ROI)")):
+        b = boots[scheme].values()
+        if b:
+            out.append(f"- **{what[0].upper() + what[1:]}**: {len(b)}, "
+                       f"{_span([i for i, _ in b], 1e6, 2, 'M')} instructions on the atomic "
+                       f"core, {_span([s for _, s in b], digits=1, unit=' s')} each.")
+    if phases["functional"]:
+        f = phases["functional"]
+        out.append(f"- **Functional warming**, per point: "
+                   f"{_span([i for i, _ in f], 1e6, 2, 'M')} instructions on the atomic core, "
+                   f"{_span([s for _, s in f], unit=' s')}.")
+    for (kind, n), p in sorted((k, v) for k, v in phases.items() if k != "functional"):
+        if kind == "detailed":
+            out.append(f"- **Detailed warm-up of {n:,} calls**: "
+                       f"{_span([i for i, _ in p], 1e6, 2, 'M')} instructions on O3, "
+                       f"{_span([s for _, s in p], unit=' s')}.")
+        else:
+            out.append(f"- **ROI of {n:,} calls**: {_span([s for _, s in p], unit=' s')} "
+                       f"({len(p)} points).")
+    return out or [f"No published {arch} warm-up records."]

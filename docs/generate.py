@@ -113,6 +113,7 @@ SECTIONS = {
     ("warmup.md", "warmup-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64"),
     ("warmup.md", "warmup-storm-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64",
                                                                 STORM_WARMUP_SWEEPS),
+    ("warmup.md", "warmup-cost-x86"): lambda by_sweep: _warmup_cost(by_sweep, "x86_64"),
     ("machines.md", "probe"): lambda by_sweep: render.md_table(
         *probe.table(by_sweep.get("seeds-era", []))).splitlines(),
     ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
@@ -141,6 +142,13 @@ def _warmup(by_sweep: dict, arch: str, sweeps: tuple = WARMUP_SWEEPS) -> list:
     if not any(r["arch"] == arch for r in rows):
         return _not_published(arch, sweeps)
     return warmup.markdown(rows, arch, cold=sweeps == WARMUP_SWEEPS)
+
+
+def _warmup_cost(by_sweep: dict, arch: str) -> list:
+    rows = [r for s in WARMUP_SWEEPS for r in by_sweep.get(s, [])]
+    if not any(r["arch"] == arch for r in rows):
+        return _not_published(arch, WARMUP_SWEEPS)
+    return warmup.cost_lines(rows, arch)
 
 
 def _simpoint(by_sweep: dict, arch: str) -> list:

@@ -148,3 +148,31 @@ def test_variants_are_compared_with_stock_of_the_same_job_not_the_same_image():
                rec("statx-putuser", 250, "a"), rec("statx-putuser", 500, "b")]
     assert table.mismatches(records) == []
     assert table.mismatches(records[:3] + [rec("statx-putuser", 500, "c")])
+
+
+def test_the_cost_lines_count_each_boot_and_each_run_once():
+    from analysis import warmup
+
+    def row(key, scheme, ckpt, boot, iterations=2000, detailed=0, roi_s=30.0, funct=1_650_000):
+        warming = {"scheme": scheme, "boot_insts": boot[0]}
+        if scheme == "functional":
+            warming.update(functional_insts=funct, detailed_insts=45_412 + 70 * detailed,
+                           host_seconds={"functional": 5.5, "detailed": 0.9, "roi": roi_s})
+        rec = {"gem5": {"warming": warming, "boot_seconds": boot[1], "checkpoint": ckpt},
+               "provenance": {"image": {"job": {"params": {
+                   "iterations": str(iterations), "detailed_warmup": str(detailed)}}}}}
+        return {"key": key, "arch": "x86_64", "backend": "gem5", "warming": scheme,
+                "record": json.dumps(rec)}
+
+    rows = [row("a", "functional", "c1", (53_144_253, 219.7)),
+            row("a", "functional", "c1", (53_144_253, 219.7)),  # the same run, another sweep
+            row("b", "functional", "c1", (53_144_253, 219.7), detailed=20, roi_s=26.8),
+            row("c", "none", "c2", (55_110_103, 63.1))]
+    lines = warmup.cost_lines(rows, "x86_64")
+    assert lines[0].endswith(": 1, 53.14M instructions on the atomic core, 219.7 s each.")
+    assert lines[1].endswith(": 1, 55.11M instructions on the atomic core, 63.1 s each.")
+    assert lines[2] == ("- **Functional warming**, per point: 1.65M instructions on the "
+                        "atomic core, 5.5 s.")
+    assert lines[3] == "- **Detailed warm-up of 20 calls**: 0.05M instructions on O3, 0.9 s."
+    assert lines[4] == "- **ROI of 2,000 calls**: 26.8 to 30.0 s (2 points)."
+    assert warmup.cost_lines(rows, "arm64") == ["No published arm64 warm-up records."]
