@@ -16,8 +16,15 @@ def run(kernel, image, job, profile_name: str = "", timeout: float = 300, force:
     `extra_args` go on the kernel command line (the smap-model layer's)."""
     point = point_mod.qemu_point(kernel.arch, kernel.variant, job, profile_name, timeout,
                                  plugin, bbv_interval,
-                                 smap_model=gem5_spec.model_in(tuple(extra_args)))
+                                 smap_model=_model_in(extra_args))
     if point.extra_args() != tuple(extra_args):
         raise UserError(f"kernel arguments {' '.join(extra_args)!r} are not a smap model's "
                         f"(those are the only ones a point adds)")
     return runs.QemuBackend().run(point, kernel, image, force)
+
+
+def _model_in(args) -> str:
+    """The smap model a kernel command line selects ("" for none):
+    configs.gem5.spec.model_args read back."""
+    param = gem5_spec.MODEL_PARAM
+    return next((a[len(param):] for a in args if a.startswith(param)), "")

@@ -86,3 +86,47 @@ def test_source_and_series_for_real(tmp_path):
     assert len(log) == len(locate.series_patches()) + 1
     # A rerun finds both steps done and does nothing.
     assert [done for _, _, done in s.steps()] == [True, True]
+
+
+SCONSTRUCT = """
+env = Environment()
+env.Command("a.txt", [], "echo a > $TARGET")
+env.Command("b.txt", ["a.txt"], "sleep 4 && echo b > $TARGET")
+"""
+
+
+def _rebuilds(tree: Path) -> list:
+    """What a rerun of scons would build, from its dry run."""
+    out = subprocess.run(["scons", "-Q", "-n", "b.txt"], cwd=tree, capture_output=True,
+                         text=True, timeout=60).stdout
+    return [t for t in ("a.txt", "b.txt") if f"> {t}" in out]
+
+
+@pytest.mark.skipif(not gem5_setup.shutil.which("scons"), reason="scons not installed")
+def test_a_stopped_build_keeps_what_scons_built_and_a_killed_one_does_not(tmp_path):
+    # Why setup waits for scons and uses ccache: scons writes down what it
+    # built only when it exits. Real scons, a two-step build (a.txt at
+    # once, then b.txt for 4 s), stopped 2 s in.
+    import signal
+    import threading
+
+    trees = {}
+    for how in ("sigterm", "kill"):
+        tree = trees[how] = tmp_path / how
+        tree.mkdir()
+        (tree / "SConstruct").write_text(SCONSTRUCT)
+    # A SIGTERM to the setup reaches scons, which finishes the running
+    # step, writes down both and exits; setup waits for all of it.
+    threading.Timer(2, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    code, stopped = gem5_setup._scons(["-Q", "b.txt"], trees["sigterm"], dict(os.environ))
+    assert stopped and code != 0
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # setup's handler is gone
+    assert (trees["sigterm"] / "b.txt").is_file() and _rebuilds(trees["sigterm"]) == []
+    # kill -9 of the whole build (a lost session): a.txt was built, but
+    # scons died before writing that down, so a rerun builds it again.
+    proc = subprocess.Popen(["scons", "-Q", "b.txt"], cwd=trees["kill"],
+                            stdout=subprocess.DEVNULL, start_new_session=True)
+    threading.Timer(2, os.killpg, (proc.pid, signal.SIGKILL)).start()
+    proc.wait(timeout=60)
+    assert (trees["kill"] / "a.txt").is_file() and not (trees["kill"] / "b.txt").exists()
+    assert _rebuilds(trees["kill"]) == ["a.txt", "b.txt"]

@@ -189,14 +189,15 @@ def apply_series(setup: Setup, say) -> None:
 CCACHE_LINKS = Path("/usr/lib/ccache")
 
 
-def compiler_cache() -> Path:
+def compiler_cache() -> Path | None:
     """ccache's compiler links, or None where ccache is not installed.
 
     Why it matters: scons writes what it has built (its sconsign database)
-    only when it exits. Interrupted (Ctrl-C, SIGTERM), it exits and keeps
-    everything; killed (-9, a lost session), it keeps nothing, and a rerun
-    compiles every object again: hours of ARM. Through ccache, each object
-    is kept the moment it is compiled, so the rerun finds it in the cache."""
+    only when it exits. Interrupted (Ctrl-C, SIGTERM), it finishes its
+    running jobs, writes it and exits; killed (-9, a lost session), it keeps
+    nothing, and a rerun compiles every object again: hours of ARM. Through
+    ccache, each object is kept the moment it is compiled, so the rerun
+    finds it in the cache."""
     if shutil.which("ccache") and (CCACHE_LINKS / "g++").exists():
         return CCACHE_LINKS
     return None
@@ -214,18 +215,44 @@ def build(setup: Setup, isa: str, say) -> None:
     else:
         say("no ccache: scons keeps its progress on Ctrl-C or SIGTERM, not on kill -9; "
             "'sudo apt-get install ccache' makes every compiled object survive")
-    proc = subprocess.Popen(["scons", target, f"-j{setup.jobs}", "--ignore-style"],
-                            cwd=setup.dest, env=env)
-    # A SIGTERM to the setup reaches scons as the Ctrl-C it handles: it
-    # stops, and writes down what it built before it exits.
-    previous = signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGINT))
-    try:
-        returncode = proc.wait()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    returncode, stopped = _scons([target, f"-j{setup.jobs}", "--ignore-style"],
+                                 setup.dest, env)
+    if stopped:
+        say(f"scons {target} stopped: what it built is kept; rerun './run.py gem5 setup' "
+            f"to resume")
+        raise KeyboardInterrupt
     if returncode != 0:
         raise UserError(f"scons {target} failed (exit {returncode}): its output is "
                         f"above; rerun './run.py gem5 setup' to resume")
+
+
+def _scons(args: list, cwd: Path, env: dict) -> tuple:
+    """(exit code, whether it was stopped) of scons, waited for to the end.
+
+    Stopped by Ctrl-C (the terminal signals scons too) or by a SIGTERM to
+    this process (passed on to scons), scons finishes its running jobs and
+    writes down what it built before it exits: this waits for that, so a
+    rerun never starts a second scons in a tree the first still writes.
+    Python's own SIGTERM would end this process at once, leaving scons."""
+    stopped, proc = [], None
+
+    def on_term(*_):
+        stopped.append(True)
+        if proc is not None:
+            proc.send_signal(signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        proc = subprocess.Popen(["scons", *args], cwd=cwd, env=env)
+        if stopped:  # the SIGTERM came before scons did
+            proc.send_signal(signal.SIGTERM)
+        while True:
+            try:
+                return proc.wait(), bool(stopped)
+            except KeyboardInterrupt:
+                stopped.append(True)  # scons got the Ctrl-C too: wait for it
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def bootloader(setup: Setup, say) -> None:

@@ -167,12 +167,6 @@ def twin_profile(arch: str, smap_model: str) -> str:
     return TWIN_PROFILE_SMAP if executes_smap(arch, smap_model) else arches.get(arch).gem5_twin_profile
 
 
-def model_in(args) -> str:
-    """The model a kernel command line selects ("" for none): model_args
-    read back."""
-    return next((a[len(MODEL_PARAM):] for a in args if a.startswith(MODEL_PARAM)), "")
-
-
 def cache_preset_names() -> list:
     return sorted(p.stem for p in (PRESET_DIR / "cache").glob("*.toml"))
 
