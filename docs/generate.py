@@ -164,10 +164,12 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
 
 
 def _simpoint_length(by_sweep: dict, arch: str) -> list:
-    """The simpoint-length sweep: each length's pair split into fixed and
-    per-instruction host time, projected to longer ROIs, and the shortest
-    pair's projection checked against the longer ones."""
-    rows = [r for r in by_sweep.get("simpoint-length", []) if r["arch"] == arch]
+    """The simpoint-length sweep and the issue's long ROI (simpoint-long):
+    each length's pair split into fixed and per-instruction host time,
+    projected to longer ROIs, and the shortest pair's projection checked
+    against the longer ones."""
+    rows = [r for s in ("simpoint-length", "simpoint-long") for r in by_sweep.get(s, [])
+            if r["arch"] == arch]
     if not rows:
         return _not_published(arch, ("simpoint-length",))
     return (render.md_table(*sampling.cost_table(rows)).splitlines()
