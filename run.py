@@ -365,13 +365,26 @@ def cmd_calibrate(args) -> int:
     g = gem5_locate.require("x86_64", args.gem5)
     g.require_series("x86_64", "calibrate")
     calibrated, notes, base, fitted_on = {}, [], cpu, []
+    # Every calibrate command's runs are one sweep of the store, which
+    # `./run.py export NAME` publishes like a sweep file's.
+    db, sweep_name = (Path(args.results) / STORE_NAME,
+                      calibrate.sweep_name(args.mechanism, args.cpu_preset, args.cache))
+    keys = []
     for name in names:
         m = calibrate.MECHANISMS[name]
-        points = calibrate.measure(m, g, cpu, cache_preset, latencies or m.default_latencies,
-                                   args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+        records = calibrate.measure(m, g, cpu, cache_preset, latencies or m.default_latencies,
+                                    args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+        for rec in records:
+            store.ingest_one(db, store.add_record, sweep_name, rec, {
+                f"fu_latency.{m.op_class}":
+                    rec["provenance"]["simulator"]["cpu_preset"]["fu_latency"][m.op_class]})
+        keys += [rec["key"] for rec in records]
+        store.ingest_one(db, store.set_plan, sweep_name, keys)
+        points = calibrate.points(m, records)
         fit = calibrate.fit(m, points)
         print(calibrate.text(m, points, fit), end="")
         print(calibrate.cost_text(points), end="")
+        print(f"stored as sweep {sweep_name}: './run.py export {sweep_name}' publishes it")
         fig = Path(args.results) / "calibrate" / f"{m.name}.png"
         if figures.plot_calibration(**calibrate.figure_data(m, points, fit), path=fig):
             print(f"figure: {fig}")
@@ -542,8 +555,15 @@ def cmd_scorecard(args) -> int:
 
 
 def cmd_export(args) -> int:
-    """A sweep's finished rows from the store into the repository's data."""
-    names = [sweep.load(f).name for f in args.files]  # every file checked first
+    """A sweep's finished rows from the store into the repository's data:
+    a sweep file's, or a calibrate command's (named as its store sweep)."""
+    names, commands = [], {}
+    for f in args.files:  # every one checked first
+        if f.startswith("calibrate-") and not Path(f).exists():
+            commands[f] = calibrate.command_of(f)
+            names.append(f)
+        else:
+            names.append(sweep.load(f).name)
     inputs.output_dir(args.to, "--to", write=True)
     db = Path(args.results) / STORE_NAME
     if not db.is_file():
@@ -556,13 +576,13 @@ def cmd_export(args) -> int:
             rows = [r for r in store.rows(conn, name) if keys is None or r["key"] in keys]
             if not rows:
                 raise UserError(f"the store {db} has no finished row of sweep '{name}': "
-                                f"run './run.py sweep {f}' first")
+                                f"run '{commands.get(name, f'./run.py sweep {f}')}' first")
             chosen[name] = rows
     finally:
         conn.close()
     for name, rows in chosen.items():
         path = published.export(rows, name, published.path_for(Path(args.to), name),
-                                f"./run.py sweep configs/sweeps/{name}.toml")
+                                commands.get(name, f"./run.py sweep configs/sweeps/{name}.toml"))
         print(f"{path}: {len(rows)} rows, {path.stat().st_size:,} bytes")
     return 0
 
@@ -743,7 +763,9 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--records", help="published records (docs/data) instead of the store")
     sp = sub.add_parser("export", help="a sweep's finished rows into the repository's data "
                         "(docs/data/<sweep>.jsonl.gz)")
-    sp.add_argument("files", nargs="+", metavar="SWEEP_FILE")
+    sp.add_argument("files", nargs="+", metavar="SWEEP",
+                    help="a sweep file, or a calibration's store name "
+                         "(calibrate-MECHANISM-PRESET-CACHE, as calibrate prints it)")
     sp.add_argument("--to", default=str(DEFAULT_RECORDS))
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp = sub.add_parser("compare", help="your runs beside the published ones (docs/data)")

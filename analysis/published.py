@@ -157,6 +157,12 @@ def by_sweep(where: Path) -> dict:
     return out
 
 
+def commands(where: Path) -> dict:
+    """{sweep name: the command that regenerates it} of the published
+    files under `where`, as each file's header says."""
+    return {h["sweep"]: h["command"] for h in (load_file(p)[0] for p in files(where))}
+
+
 def path_for(folder: Path, sweep: str) -> Path:
     """Where a sweep's rows are published (sweep names are words: sweep.load)."""
     return Path(folder) / (sweep + SUFFIX)

@@ -90,29 +90,91 @@ def with_latency(cpu, op_class: str, latency: int):
 
 def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: int = 2,
             say=print) -> list:
-    """Simulated ns per op of both kernels at each latency. Points run
-    `workers` at a time, so the two boots (one per kernel, shared by every
-    latency) run side by side."""
+    """Both kernels' run records at each latency (points() reads them).
+    Points run `workers` at a time, so the two boots (one per kernel,
+    shared by every latency) run side by side."""
     job = script.load(m.script)
     layers = gem5_spec.layers_for("x86_64")
     kernels = {v: kbuild.build_kernel("x86_64", v, layers=layers) for v in (m.before, m.after)}
     image = assemble.build_image("x86_64", job)
-    ghz = clock_ghz()
 
     def one(latency, variant):
         say(f"[calibrate {m.name}] {variant} with {m.op_class} = {latency} cycles")
-        rec = runs.run_gem5_point(kernels[variant], image, job, gem5,
-                                  with_latency(cpu, m.op_class, latency), cache,
-                                  m.smap_model, timeout)
-        g = rec["gem5"]
-        return (g["summary"]["cycles"] / rec["result"]["ops"] / ghz,
-                (g["summary"]["insts"], g["roi_seconds"], g["checkpoint"], g["boot_seconds"]))
+        return runs.run_gem5_point(kernels[variant], image, job, gem5,
+                                   with_latency(cpu, m.op_class, latency), cache,
+                                   m.smap_model, timeout)
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
-        done = dict(zip(todo, pool.map(lambda t: one(*t), todo)))
-    return [Point(lat, {v: done[(lat, v)][0] for v in (m.before, m.after)},
-                  tuple(done[(lat, v)][1] for v in (m.before, m.after))) for lat in latencies]
+        records = list(pool.map(lambda t: one(*t), todo))
+    return records
+
+
+def points(m: Mechanism, records: list) -> list:
+    """The calibration's points from its run records (a run's, or the
+    published rows' "record"): each latency of m's op class, with both
+    kernels' simulated ns per op and what each run cost."""
+    ghz, by = clock_ghz(), {}
+    for rec in records:
+        latency = rec["provenance"]["simulator"]["cpu_preset"]["fu_latency"][m.op_class]
+        g = rec["gem5"]
+        by.setdefault(latency, {})[rec["point"]["variant"]] = (
+            g["summary"]["cycles"] / rec["result"]["ops"] / ghz,
+            (g["summary"]["insts"], g["roi_seconds"], g["checkpoint"], g["boot_seconds"]))
+    return [Point(lat, {v: done[v][0] for v in (m.before, m.after)},
+                  tuple(done[v][1] for v in (m.before, m.after)))
+            for lat, done in sorted(by.items()) if {m.before, m.after} <= set(done)]
+
+
+def sweep_name(mechanism: str, cpu_preset: str, cache: str) -> str:
+    """The store's (and docs/data's) name for one calibrate command's runs."""
+    return f"calibrate-{mechanism}-{cpu_preset}-{cache}"
+
+
+def command_of(sweep: str) -> str:
+    """The calibrate command that made sweep_name(...) `sweep`: the name
+    read back against the mechanisms and presets there are."""
+    for mechanism in (*MECHANISMS, "all"):
+        rest = sweep.removeprefix(f"calibrate-{mechanism}-")
+        if rest == sweep:
+            continue
+        for cpu in gem5_spec.cpu_preset_names("x86_64"):
+            if rest.startswith(cpu + "-") and rest[len(cpu) + 1:] in gem5_spec.cache_preset_names():
+                return (f"./run.py calibrate --mechanism {mechanism} --cpu-preset {cpu} "
+                        f"--cache {rest[len(cpu) + 1:]}")
+    raise UserError(f"{sweep} is not a calibration's name (calibrate-MECHANISM-PRESET-CACHE, "
+                    f"as calibrate prints it): give that name, or a sweep file")
+
+
+def mechanisms_in(records: list) -> list:
+    """The mechanisms whose two kernels both ran among `records`."""
+    variants = {r["point"]["variant"] for r in records}
+    return [m for m in MECHANISMS.values() if {m.before, m.after} <= variants]
+
+
+def table(sweeps: dict) -> tuple:
+    """(header, body) of the published calibrations: {sweep name: run
+    records} -> per sweep and mechanism, the seed's effect, gem5's at each
+    latency and the fitted latency, as `./run.py calibrate` printed them."""
+    header = ["calibrate command", "mechanism", "seed's effect",
+              "gem5 effect at each latency (cycles)", "fitted latency"]
+    body = []
+    for sweep, records in sorted(sweeps.items()):
+        for m in mechanisms_in(records):
+            pts = points(m, [r for r in records if r["point"]["variant"] in (m.before, m.after)])
+            if len(pts) < 2:
+                continue
+            f = fit(m, pts)
+            fitted = ("none: " + ("the effect does not grow with the latency" if f.latency
+                                  != f.latency else f"{_show(m, f.effect(m, 1))} at 1 cycle")
+                      if not f.latency >= 1 else
+                      f"**{round(f.latency)} cycles** ({f.latency:.1f})"
+                      + (", beyond the measured range" if f.latency > pts[-1].latency else ""))
+            body.append([f"`{command_of(sweep)}`", f"{m.name} (`{m.op_class}`)",
+                         _show(m, m.target),
+                         ", ".join(f"{_show(m, _effect(m, p))} at {p.latency}" for p in pts),
+                         fitted])
+    return header, body
 
 
 def cost_text(points: list) -> str:

@@ -14,6 +14,7 @@ print the same numbers.
 """
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -34,11 +35,13 @@ def _sources(by_sweep: dict) -> list:
     """Where a page's rows come from: each file, its rows, its command,
     the simulators and the kernel source they ran."""
     out = ["| data | rows | regenerate with | simulators | kernel source |", "|---|---|---|---|---|"]
+    commands = published.commands(DATA)
     for sweep, rows in sorted(by_sweep.items()):
         sims = sorted({f"{r.get('simulator')} {r.get('simulator_version')}" for r in rows})
         kernels = sorted({r.get("kernel_version") or "-" for r in rows})
+        command = commands.get(sweep, f"./run.py sweep configs/sweeps/{sweep}.toml")
         out.append(f"| `docs/data/{sweep}{published.SUFFIX}` | {len(rows)} | "
-                   f"`./run.py sweep configs/sweeps/{sweep}.toml` | {'; '.join(sims)} | "
+                   f"`{command}` | {'; '.join(sims)} | "
                    f"linux-source-6.1 {', '.join(kernels)} |")
     return out
 
@@ -119,6 +122,7 @@ SECTIONS = {
     ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "x86_64"),
+    ("reference/calibration.md", "calibrations"): lambda by_sweep: _calibrations(by_sweep),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
 }
@@ -175,6 +179,17 @@ def _simpoint_length(by_sweep: dict, arch: str) -> list:
     return (render.md_table(*sampling.cost_table(rows)).splitlines()
             + ["", *sampling.cost_summary(rows), ""]
             + render.md_table(*sampling.projection_check(rows)).splitlines())
+
+
+def _calibrations(by_sweep: dict) -> list:
+    """Each published calibrate command's fit, from its runs' records."""
+    from configs import calibrate  # the fit is calibrate's own, as it printed it
+    runs = {s: [json.loads(r["record"]) for r in rows] for s, rows in by_sweep.items()
+            if s.startswith("calibrate-")}
+    if not runs:
+        return ["No calibration published yet: run `./run.py calibrate ...` and "
+                "`./run.py export` the name it prints."]
+    return render.md_table(*calibrate.table(runs)).splitlines()
 
 
 def _machines(by_sweep: dict) -> list:

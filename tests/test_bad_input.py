@@ -409,6 +409,9 @@ CASES = [
      ["sweep", "{tmp}/sw.toml"], "numROBEntries must be an integer"),
     ("cli-calibrate-latency-huge", [], ["calibrate", "--latencies", "1,1000000000000"],
      "more than a DRAM access"),
+    ("cli-export-unknown-calibration", [], ["export", "calibrate-smap-x86_64-nosuch-classic-l1l2",
+                                            "--to", "{tmp}/out"],
+     "not a calibration's name"),
     ("run-kernel-tree-passes", [_script('workload = "lstat-storm"\n[tree]\nmode = "kernel-tree"\n'
                                         '[run]\npasses = 1000000000\n')],
      ["run", "--arch", "x86_64", "--script", "{tmp}/s.toml"], "system calls take at least"),

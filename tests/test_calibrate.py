@@ -58,3 +58,37 @@ def test_an_overshoot_at_one_cycle_is_said_not_fitted():
     assert math.isnan(flat.latency)
     with pytest.raises(UserError, match="two different latencies"):
         calibrate.fit(SMAP, [_point(SMAP, 1, 600.0, 500.0)])
+
+
+def _record(m, variant, latency, cycles, ops=1000):
+    """A run record as calibrate's runs leave it: what points() reads."""
+    return {"point": {"variant": variant},
+            "provenance": {"simulator": {"cpu_preset": {"fu_latency": {m.op_class: latency}}}},
+            "result": {"ops": ops},
+            "gem5": {"summary": {"cycles": cycles, "insts": 5_000_000}, "roi_seconds": 60.0,
+                     "checkpoint": f"ckpt-{variant}", "boot_seconds": 150.0}}
+
+
+def test_a_published_calibration_is_fitted_again_from_its_records():
+    # At 3 GHz: statx-putuser 600 + 30 L ns, stock 500 + 5 L ns; the
+    # target 390.6 ns is met where 100 + 25 L = 390.6, L = 11.6.
+    records = [_record(SMAP, v, lat, (base + slope * lat) * 3 * 1000)
+               for lat in (1, 16, 48)
+               for v, base, slope in (("statx-putuser", 600, 30), ("stock", 500, 5))]
+    pts = calibrate.points(SMAP, records)
+    assert [p.latency for p in pts] == [1, 16, 48]
+    assert pts[1].ns_per_op == {"statx-putuser": pytest.approx(1080.0),
+                                "stock": pytest.approx(580.0)}
+    name = calibrate.sweep_name("smap", "x86_64-o3-default", "classic-l1l2")
+    header, body = calibrate.table({name: records})
+    assert body == [["`./run.py calibrate --mechanism smap --cpu-preset x86_64-o3-default "
+                     "--cache classic-l1l2`", "smap (`IprAccess`)", "+390.6 ns",
+                     "+125.0 ns at 1, +500.0 ns at 16, +1300.0 ns at 48",
+                     "**12 cycles** (11.6)"]]
+
+
+def test_a_calibration_name_reads_back_as_its_command_or_is_refused():
+    assert calibrate.command_of(calibrate.sweep_name("all", "x86_64-skylake", "x86_64-skylake")) \
+        == "./run.py calibrate --mechanism all --cpu-preset x86_64-skylake --cache x86_64-skylake"
+    with pytest.raises(UserError, match="not a calibration's name"):
+        calibrate.command_of("calibrate-smap-x86_64-nosuch-classic-l1l2")
