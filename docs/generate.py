@@ -169,14 +169,16 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
 
 def _simpoint_length(by_sweep: dict, arch: str) -> list:
     """The simpoint-length sweep and the issue's long ROI (simpoint-long):
-    each length's pair split into fixed and per-instruction host time,
+    each length's estimate against its full run, each pair split into
+    fixed and per-instruction host time,
     projected to longer ROIs, and the shortest pair's projection checked
     against the longer ones."""
     rows = [r for s in ("simpoint-length", "simpoint-long") for r in by_sweep.get(s, [])
             if r["arch"] == arch]
     if not rows:
         return _not_published(arch, ("simpoint-length",))
-    return (render.md_table(*sampling.cost_table(rows)).splitlines()
+    return (render.md_table(*sampling.table(rows)).splitlines() + [""]
+            + render.md_table(*sampling.cost_table(rows)).splitlines()
             + ["", *sampling.cost_summary(rows), ""]
             + render.md_table(*sampling.projection_check(rows)).splitlines())
 
