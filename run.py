@@ -124,7 +124,8 @@ def cmd_doctor(args) -> int:
     def gem5_arch(arch):
         def fn():
             g = gem5_locate.require(arch, args.gem5)
-            return str(g.binary(arch)) + (f", {g.bootloader()}" if arch == "arm64" else "")
+            return str(g.binary(arch)) + (f", {g.bootloader()}"
+                                          if arches.get(arch).gem5_bootloader else "")
         return fn
 
     def gem5_series():
@@ -205,46 +206,34 @@ def cmd_build_image(args) -> int:
 
 
 def cmd_run(args) -> int:
+    """One point, either backend: made and checked whole from the flags,
+    its kernel and image built, run by its backend, shown."""
     job = _job(args)
-    # The QEMU point, checked (its profile and arch) before anything is built.
-    point = run_point.qemu_point(args.arch, args.variant, job, args.profile,
-                                 args.timeout or 300, args.plugin) \
-        if args.backend == "qemu" else None
-    job.check_fits(args.timeout or (gem5_spec.DEFAULT_TIMEOUT if args.backend == "gem5"
-                                    else 300), "")
-    if args.br_kernel and args.backend == "gem5":
-        raise UserError("--br-kernel is for the QEMU backend: gem5 runs its own kernel "
-                        "layers (kernels/layers), which the Buildroot fragment does not carry")
-    if args.backend == "gem5":
-        return _run_gem5(args, job)
-    if args.commit_profile:
-        raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
-                        "instructions per function, not cycles")
-    _check_builder(args)
-    if args.br_kernel and point.layers:
-        raise UserError(f"--br-kernel cannot carry the kernel layers this job needs "
-                        f"({', '.join(point.layers)}): leave --br-kernel out")
-    kbuild.plan(args.arch, args.variant, point.layers)
-    if args.br_kernel:
-        image, kernel = buildroot_image.build(args.arch, job, args.br_toolchain,
-                                              variant=args.variant)
-    else:
-        kernel = kbuild.build_kernel(args.arch, args.variant, args.jobs, layers=point.layers)
-        image = _image(args, job)
-    record = runs.QemuBackend().run(point, kernel, image, args.force)
+    point = POINT_FROM_FLAGS[args.backend](args, job)
+    job.check_fits(point.timeout, "")
+    backend, kernel, image = _inputs(args, point)
+    record = backend.run(point, kernel, image, args.force)
     if args.json:
         print(json.dumps(record, indent=2, sort_keys=True))
     else:
-        shown = [record] + _finished_stock_run(point, image)
-        print(table.plain(shown), end="")
-        if record.get("counts"):
-            print(table.per_op_counts(record), end="")
-        print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
+        SHOW_RECORD[point.backend](point, image, record)
     return 0
+
+
+def _qemu_point(args, job):
+    """The command line's QEMU point (its profile and arch checked)."""
+    if args.commit_profile:
+        raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
+                        "instructions per function, not cycles")
+    return run_point.qemu_point(args.arch, args.variant, job, args.profile,
+                                args.timeout or qemu.DEFAULT_TIMEOUT, args.plugin)
 
 
 def _gem5_point(args, job):
     """The command line's gem5 point, checked whole before anything is built."""
+    if getattr(args, "br_kernel", False):
+        raise UserError("--br-kernel is for the QEMU backend: gem5 runs its own kernel "
+                        "layers (kernels/layers), which the Buildroot fragment does not carry")
     simpoint = None
     if gem5_sampling.check_sampling(getattr(args, "sampling", "none")) == "simpoint":
         simpoint = gem5_sampling.Settings(
@@ -259,29 +248,44 @@ def _gem5_point(args, job):
         warming=getattr(args, "warming", "none"), simpoint=simpoint, cli=True)
 
 
-def _gem5_inputs(args, point) -> tuple:
-    """(gem5 backend, kernel, image) of one gem5 point: the build found and
-    able to run it before the kernel and image are built."""
+POINT_FROM_FLAGS = {"qemu": _qemu_point, "gem5": _gem5_point}
+
+
+def _inputs(args, point) -> tuple:
+    """(backend, kernel, image) of one point: the variant planned and the
+    simulator found able to run it before the kernel and image are built
+    (a QEMU point's may come from Buildroot, --br-kernel)."""
     _check_builder(args)
+    br_kernel = getattr(args, "br_kernel", False)
+    if br_kernel and point.layers:
+        raise UserError(f"--br-kernel cannot carry the kernel layers this job needs "
+                        f"({', '.join(point.layers)}): leave --br-kernel out")
     kbuild.plan(point.arch, point.variant, point.layers)
-    backend = runs.Gem5Backend(gem5_locate.require(point.arch, args.gem5))
+    backend = runs.backend_for(point, gem5_locate.require(point.arch, args.gem5)
+                               if point.run.needs_gem5 else None)
     backend.require(point)
+    if br_kernel:
+        image, kernel = buildroot_image.build(point.arch, point.job, args.br_toolchain,
+                                              variant=point.variant)
+        return backend, kernel, image
     kernel = kbuild.build_kernel(point.arch, point.variant, args.jobs, layers=point.layers)
-    image = _image(args, point.job, handoff=point.handoff)
-    return backend, kernel, image
+    return backend, kernel, _image(args, point.job, handoff=point.handoff)
 
 
-def _run_gem5(args, job) -> int:
-    point = _gem5_point(args, job)
-    backend, kernel, image = _gem5_inputs(args, point)
-    record = backend.run(point, kernel, image, args.force)
-    cpu = point.run.cpu
+def _show_qemu(point, image, record) -> None:
+    """A QEMU run beside stock's finished run of the same point, if any."""
+    print(table.plain([record] + _finished_stock_run(point, image)), end="")
+    if record.get("counts"):
+        print(table.per_op_counts(record), end="")
+    print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
+
+
+def _show_gem5(point, image, record) -> None:
+    """A gem5 run's summary per op, its SimPoint estimate, its profile."""
+    cpu, job = point.run.cpu, point.job
     summary = record["gem5"]["summary"]
-    if args.json:
-        print(json.dumps(dict(record, gem5_summary=summary), indent=2, sort_keys=True))
-        return 0
     ops = record["result"]["ops"]
-    print(f"{args.arch}/{args.variant}/{job.workload} on gem5 {cpu.name} "
+    print(f"{point.arch}/{point.variant}/{job.workload} on gem5 {cpu.name} "
           f"smap_model={point.smap_model}: {ops} ops, checksum {record['result']['checksum']}")
     for k in ("cycles", "insts", "ops", "ipc", "branch_mispredicts", "squashed_insts",
               "l1d_misses", "l2_misses"):
@@ -307,19 +311,21 @@ def _run_gem5(args, job) -> int:
             on = f", {toggles / cyc:.0%} on STAC/CLAC" if toggles else ""
             print(f"  {name[:40]:40} {cyc / ops:9,.1f} cycles/op {n / ops:7,.1f} insts/op{on}")
     print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
-    return 0
+
+
+SHOW_RECORD = {"qemu": _show_qemu, "gem5": _show_gem5}
 
 
 def cmd_crosscheck(args) -> int:
     """gem5 against QEMU for one point, symbol by symbol: which kernel
     functions account for the difference in ROI instructions."""
     job = _job(args)
-    job.check_fits(300, "")  # the QEMU twin's timeout
+    job.check_fits(qemu.DEFAULT_TIMEOUT, "")  # the QEMU twin's timeout
 
     point = _gem5_point(args, job)
     model = point.smap_model
-    twin_point = run_point.qemu_twin(point, 300, labelled=False)
-    backend, kernel, image = _gem5_inputs(args, point)
+    twin_point = run_point.qemu_twin(point, qemu.DEFAULT_TIMEOUT, labelled=False)
+    backend, kernel, image = _inputs(args, point)
     twin = runs.QemuBackend().run(twin_point, kernel, image)
     trace = gem5_backend.trace_roi(point.boot_group(backend.gem5, kernel, image),
                                    args.timeout or gem5_spec.DEFAULT_TIMEOUT)
@@ -630,15 +636,25 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
 
     # A flag with a closed set of values takes argparse's choices: --help
-    # lists them, and a wrong one is the parser's one line.
+    # lists them, and a wrong one is the parser's one line. The sets a
+    # folder holds (variants, profiles, presets) are read now, when the
+    # command line is; a preset file that is there but malformed is a
+    # choice, so that its loader says what is wrong with it.
+    variant_names = variants.names()
+    cpu_presets = sorted(gem5_spec.preset_files("cpu"))
+
     def kernel_args(sp):
         sp.add_argument("--arch", required=True, choices=arches.NAMES)
-        sp.add_argument("--variant", default="stock")
+        sp.add_argument("--variant", default="stock", choices=variant_names, metavar="VARIANT",
+                        help="a kernel variant (kernels/variants): " + ", ".join(variant_names))
         sp.add_argument("--jobs", type=COUNT, default=0, help="make -j (default: cores)")
 
     def gem5_args(sp):
         sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
-        sp.add_argument("--cache", default="classic-l1l2", help="gem5 cache preset")
+        caches = sorted(gem5_spec.preset_files("cache"))
+        sp.add_argument("--cache", default="classic-l1l2", choices=caches, metavar="CACHE",
+                        help="gem5 cache preset (configs/gem5-presets/cache): "
+                             + ", ".join(caches))
 
     def workload_args(sp):
         sp.add_argument("--workload", help=f"default: the script's, or {DEFAULT_WORKLOAD}")
@@ -659,7 +675,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--arch", required=True, choices=arches.NAMES)
     workload_args(sp)
     image_args(sp)
-    sp.add_argument("--br-kernel", metavar="VARIANT", default="",
+    sp.add_argument("--br-kernel", metavar="VARIANT", default="", choices=("",) + tuple(variant_names),
                     help="with --builder buildroot: the same Buildroot build also makes "
                          "this kernel variant (prints its path first)")
     sp = sub.add_parser("run", help="boot one kernel + workload and print its result")
@@ -670,10 +686,14 @@ def parser() -> argparse.ArgumentParser:
                     help="with --builder buildroot (QEMU): the kernel from the same "
                          "Buildroot build instead of kernels/")
     sp.add_argument("--backend", default="qemu", choices=runs.BACKENDS)
-    sp.add_argument("--profile", default="", help="QEMU CPU profile (default per arch)")
+    sp.add_argument("--profile", default="", choices=[""] + qemu.profile_names(),
+                    metavar="PROFILE", help="QEMU CPU profile (configs/qemu-profiles; default "
+                    "per arch): " + ", ".join(qemu.profile_names()))
     sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
     gem5_args(sp)
-    sp.add_argument("--cpu-preset", default="", help="gem5 O3 preset (default: <arch>-o3-default)")
+    sp.add_argument("--cpu-preset", default="", choices=[""] + cpu_presets, metavar="PRESET",
+                    help="gem5 CPU preset (configs/gem5-presets/cpu; default: "
+                         "<arch>-o3-default): " + ", ".join(cpu_presets))
     sp.add_argument("--kernel-entry", default="", choices=("",) + gem5_spec.KERNEL_ENTRY,
                     help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
                          "drains) or sdm (as the SDM describes them; patches 0008-0009); "
@@ -717,7 +737,8 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("calibrate", help="fit the gem5 series' latencies to the seeds "
                         "(needs gem5 with configs/gem5-patches)")
     gem5_args(sp)
-    sp.add_argument("--cpu-preset", default="x86_64-o3-default", help="the O3 preset to calibrate")
+    sp.add_argument("--cpu-preset", default=arches.X86_64.default_cpu_preset, choices=cpu_presets,
+                    metavar="PRESET", help="the O3 preset to calibrate")
     sp.add_argument("--mechanism", default="smap", choices=(*calibrate.MECHANISMS, "all"),
                     help="smap (STAC/CLAC, on statx), rep (rep string start-up, on the "
                          "dentry compare) or all (default: %(default)s)")

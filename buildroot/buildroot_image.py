@@ -36,7 +36,7 @@ from buildroot import assemble, cpio, host_sources, kernel_fragment, toolchain
 from kernels import build as kbuild
 from kernels import config as kernel_config
 from kernels import source as linux_source
-from lab import arches, cache, kconfig, tools
+from lab import arches, cache, inputs, kconfig, tools
 from lab.errors import UserError
 from lab.progress import Progress
 
@@ -54,10 +54,7 @@ JOB_DIR = "uaccess-job"  # in the output directory; the post-build script's argu
 
 
 def check_toolchain(route: str) -> str:
-    if route not in TOOLCHAINS:
-        raise UserError(f"unknown Buildroot toolchain '{route}': choose one of "
-                        f"{', '.join(TOOLCHAINS)}")
-    return route
+    return inputs.name_in(route, TOOLCHAINS, "Buildroot toolchain")
 
 
 def tree() -> tuple:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from buildroot import assemble
 from configs import calibration_targets as targets
+from configs import point as run_point
 from configs import runs
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
@@ -100,9 +101,10 @@ def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: 
 
     def one(latency, variant):
         say(f"[calibrate {m.name}] {variant} with {m.op_class} = {latency} cycles")
-        return runs.run_gem5_point(kernels[variant], image, job, gem5,
-                                   with_latency(cpu, m.op_class, latency), cache,
-                                   m.smap_model, timeout)
+        point = run_point.gem5_point("x86_64", variant, job, cache=cache.name,
+                                     smap_model=m.smap_model, timeout=timeout,
+                                     made=with_latency(cpu, m.op_class, latency))
+        return runs.Gem5Backend(gem5).run(point, kernels[variant], image)
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:

@@ -41,10 +41,7 @@ class Planned:
     def boot_group(self) -> tuple:
         """gem5 points that share a boot checkpoint (kernel, image, model,
         caches) share this; None for a QEMU point."""
-        p = self.point
-        if p.backend != "gem5":
-            return None
-        return (p.arch, self.kernel.key, self.image.key, p.smap_model, p.run.cache.name)
+        return self.point.boot_group_id(self.kernel, self.image)
 
     def run(self) -> dict:
         """Run the point (or read its finished record), under the planned key."""
@@ -82,7 +79,7 @@ def plan(sweep, gem5_flag: str = None, dry: bool = False) -> list:
     kernels, images, out, seen = {}, {}, [], set()
     # gem5 first: a missing build is found before any key is computed.
     gem5s, missing = {}, {}
-    for arch in dict.fromkeys(q.arch for q in sweep.points if q.backend == "gem5"):
+    for arch in dict.fromkeys(q.arch for q in sweep.points if q.run.needs_gem5):
         try:
             gem5s[arch] = _gem5_for(sweep, arch, gem5_flag)
         except UserError as e:
@@ -97,7 +94,7 @@ def plan(sweep, gem5_flag: str = None, dry: bool = False) -> list:
         if ijob not in images:
             images[ijob] = assemble.artifact(p.arch, p.job, p.handoff)
         kernel, image = kernels[kid], images[ijob]
-        if p.backend == "gem5" and p.arch in missing:
+        if p.run.needs_gem5 and p.arch in missing:
             out.append(Planned(p, kernel, image, "", False, None, missing[p.arch]))
             continue
         backend = runs.backend_for(p, gem5s.get(p.arch))

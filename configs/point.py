@@ -12,7 +12,6 @@ the whole ROI.
 
 from dataclasses import dataclass
 
-from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
 from configs.qemu import backend as qemu
 from lab import arches
@@ -28,6 +27,7 @@ class QemuSettings:
 
     backend = "qemu"
     handoff = False          # a QEMU image carries its job
+    needs_gem5 = False
 
     def columns(self) -> dict:
         return {"backend": "qemu", "profile": self.profile.name, "cache": None,
@@ -50,6 +50,7 @@ class Gem5Settings:
     simpoint: object = None  # configs.gem5.sampling.Settings when sampled
 
     backend = "gem5"
+    needs_gem5 = True        # a gem5 build of the point's arch
 
     @property
     def handoff(self) -> bool:
@@ -99,6 +100,14 @@ class Point:
         return gem5_spec.BootGroup(self.arch, kernel, image, self.smap_model, self.run.cache,
                                    gem5, self.run.warming)
 
+    def boot_group_id(self, kernel, image):
+        """What the points sharing a boot checkpoint share, known before
+        gem5 is found (a plan's, a Slurm dependency's); None where the
+        point boots no checkpoint (QEMU)."""
+        if not self.run.needs_gem5:
+            return None
+        return (self.arch, kernel.key, image.key, self.smap_model, self.run.cache.name)
+
     def extra_args(self) -> tuple:
         """The kernel command line the smap model adds."""
         return gem5_spec.model_args(self.arch, self.smap_model)
@@ -123,7 +132,8 @@ class Point:
 RECORD_KEYS = ("arch", "variant", "workload", "backend", "profile", "cache", "smap_model")
 
 
-def qemu_point(arch: str, variant: str, job, profile: str = "", timeout: float = 300,
+def qemu_point(arch: str, variant: str, job, profile: str = "",
+               timeout: float = qemu.DEFAULT_TIMEOUT,
                plugin: bool = False, bbv_interval: int = 0, smap_model: str = "",
                layers: tuple = (), twin_of: str = "", params: tuple = ()) -> Point:
     """A QEMU point; `profile` "" (or "default") is the arch's default."""
@@ -143,12 +153,19 @@ def qemu_point(arch: str, variant: str, job, profile: str = "", timeout: float =
 def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str = "classic-l1l2",
                smap_model: str = "none", timeout: float = gem5_spec.DEFAULT_TIMEOUT,
                cpu_params: tuple = (), commit_profile: bool = False, warming: str = "none",
-               simpoint=None, params: tuple = (), cli: bool = False) -> Point:
+               simpoint=None, params: tuple = (), cli: bool = False, made=None) -> Point:
     """A gem5 point, every rule checked; `cli` spells a broken rule as the
-    command line's flags rather than a sweep file's keys."""
+    command line's flags rather than a sweep file's keys. `made` is a CPU
+    preset the caller made instead of one named in the folder (calibrate's
+    steps: a preset with one latency set), checked for the arch the same."""
     arch = arches.check(arch)
-    preset = f"{arch}-o3-default" if preset == "default" else preset
-    cpu = gem5_spec.with_params(gem5_spec.load_cpu(preset, arch), cpu_params)
+    if made is not None:
+        preset = made.name
+        if made.arch not in (arch, "any"):
+            raise UserError(f"CPU preset '{made.name}' is for {made.arch}, not {arch}")
+    else:
+        preset = arches.get(arch).default_cpu_preset if preset == "default" else preset
+    cpu = gem5_spec.with_params(made or gem5_spec.load_cpu(preset, arch), cpu_params)
     check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile, cli)
     if job.needs_ext4() and warming != "none":
         raise UserError(f"{job.origin}: run.fs \"ext4\" needs "
@@ -201,8 +218,3 @@ def check_gem5_rules(warming: str, simpoint, commit_profile: bool, cli: bool = F
     if simpoint and commit_profile:
         raise UserError(("--commit-profile" if cli else "a commit profile")
                         + " needs the whole ROI: it cannot be sampled")
-
-
-def simpoint_settings(values: dict, where: str = "", cli: bool = False):
-    """configs.gem5.sampling.Settings from their values, checked."""
-    return gem5_sampling.Settings(**values).check(where, cli=cli)

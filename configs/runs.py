@@ -11,8 +11,7 @@ gem5 (boot to a ROI checkpoint once, simulate the ROI on an O3 preset),
 two implementations of one interface (QemuBackend, Gem5Backend: a
 configs.point.Point's key, and its run -> record); backend_for() picks
 one. The plan and the run ask the same backend, so a plan's key is the
-run's. run_gem5_point is a gem5 run from loose arguments (calibration,
-whose CPU preset is made there, and the tests), making the point first.
+run's.
 """
 
 import json
@@ -25,7 +24,6 @@ import time
 from pathlib import Path
 
 from configs import console
-from configs import point as run_point_mod
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import commit_profile as commit_profile_mod
 from configs.gem5 import sampling as sampling_mod
@@ -272,30 +270,6 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
     return cache.content_key(inputs)
 
 
-def run_gem5_point(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
-                   timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False,
-                   commit_profile: bool = False, warming: str = "none",
-                   simpoint=None) -> dict:
-    """Boot to the ROI checkpoint (once per kernel/image/model/cache), then
-    simulate the ROI on the O3 preset `cpu`. gem5 writes stats.txt and its
-    console into the run directory; configs/gem5/stats.py parses stats.txt
-    into the record's gem5.summary, which is all later stages read. With
-    `commit_profile`, the ROI's cycles are also charged to kernel functions
-    (configs/gem5/commit_profile.py) into gem5.commit_profile. With warming
-    "functional", `image` is the job-less handoff image (assemble's
-    handoff=True) and the job goes to the guest by m5 readfile. With
-    `simpoint` (configs.gem5.sampling.Settings), the ROI is measured on
-    SimPoint's simulation points, not whole, and its summary is their
-    weighted estimate (gem5.sampling says how it was made)."""
-    run_point_mod.check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile)
-    point = run_point_mod.Point(
-        kernel.arch, kernel.variant, job, float(timeout),
-        run_point_mod.Gem5Settings(cpu.name, cpu, cache_preset, (), bool(commit_profile),
-                                   warming, simpoint),
-        gem5_spec.model_for(kernel.arch, smap_model), kernel.layers)
-    return Gem5Backend(gem5).run(point, kernel, image, force)
-
-
 # ------------------------------------------------------------ backends --
 
 class QemuBackend:
@@ -472,7 +446,7 @@ def _stac_clac(arch: str, smap_model: str, latency: dict) -> dict:
     """What STAC and CLAC cost at this point, as the gem5 process reported
     it: with SMAP executed, the latency of their op class and the
     serialisation the series gives them; else the kernel-side stand-in."""
-    if arch != "x86_64":
+    if not arches.get(arch).gem5_series:
         return {}
     if not gem5_spec.executes_smap(arch, smap_model):
         return {"executed": False, "stand_in": smap_model}

@@ -70,7 +70,7 @@ from workloads import script
 SWEEP_DIR = Path(__file__).resolve().parent / "sweeps"
 AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cache",
         "smap_model", "warming", "sampling")
-FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": 300,
+FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": qemu.DEFAULT_TIMEOUT,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False,
@@ -117,9 +117,7 @@ def expand(data: dict, path: Path) -> Sweep:
     if not data:
         raise UserError(f"{path}: holds no setting, only comments or blank lines: a sweep "
                         f"needs an [axes] table, e.g. arch = [\"x86_64\"]")
-    for key in data:
-        if key not in TOP_KEYS:
-            raise _err(path, key, f"unknown key (valid: {', '.join(TOP_KEYS)})")
+    inputs.known_keys(data, TOP_KEYS, str(path))
     for key in ("fixed", "params"):
         if not isinstance(data.get(key, {}), dict):
             raise _err(path, key, f"must be a table ([{key}]), got {data[key]!r}")
@@ -147,11 +145,8 @@ def expand(data: dict, path: Path) -> Sweep:
                    f"file name leaves it (NAME_MAX 255 less the Slurm folders' time stamp): "
                    f"shorten it" + ("" if "name" in data else " (it is the file's name: "
                                     "set name = \"...\")"))
-    fixed = dict(FIXED_DEFAULTS)
-    for key, value in data.get("fixed", {}).items():
-        if key not in FIXED_DEFAULTS:
-            raise _err(path, f"fixed.{key}", f"unknown key (valid: {', '.join(FIXED_DEFAULTS)})")
-        fixed[key] = value
+    fixed = dict(FIXED_DEFAULTS, **inputs.known_keys(data.get("fixed", {}), FIXED_DEFAULTS,
+                                                     str(path), "fixed"))
     _check_fixed(path, fixed)
     points, skipped = [], []
     for i, axes in enumerate(groups):
@@ -235,16 +230,12 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             job = _job_with(path, base, origin, settings)
             shown = tuple((k, _show(val)) for k, val in settings)
             common = dict(arch=arch, variant=variant, job=job, params=shown)
-            # Before any work: a job no run can finish in its point's timeout
-            # (a gem5 point's, and its QEMU twin's).
-            runs_in = [fixed["timeout"]] if backend == "qemu" else \
-                [fixed["gem5_timeout"]] + ([fixed["timeout"]] if fixed["cross_check"] else [])
-            job.check_fits(float(min(runs_in)), f"{path}: ")
-            if backend == "qemu":
-                points += _qemu_points(path, common, profiles, skipped, fixed)
-            else:
-                points += _gem5_points(path, common, presets, caches, models, fixed, cpu_axes,
-                                       warmings, samplings)
+            made = {"qemu": lambda: _qemu_points(path, common, profiles, skipped, fixed),
+                    "gem5": lambda: _gem5_points(path, common, presets, caches, models, fixed,
+                                                 cpu_axes, warmings, samplings)}[backend]()
+            if made:  # before any work: a job no point can finish in its timeout
+                job.check_fits(min(p.timeout for p in made), f"{path}: ")
+            points += made
     if not points:
         raise _err(path, where, "the axes expand to no point")
     return points, skipped
@@ -302,7 +293,7 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
     twin per boot group (same kernel, image, model) when cross-checking."""
     arch = common["arch"]
-    arch_models = models if arch == "x86_64" else [""]
+    arch_models = models if arches.get(arch).gem5_series else [""]
     out = []
     every = gem5_spec.cpu_preset_names()
     for i, preset in enumerate(presets):
@@ -315,14 +306,14 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
             raise _err(path, f"axes.cpu_preset[{i}]", f"unknown value {preset!r} "
                        f"(valid: default, {', '.join(every)})")
     # A preset names its arch; each arch takes its own from the list.
-    mine = [f"{arch}-o3-default" if p == "default" else p for p in presets
+    mine = [arches.get(arch).default_cpu_preset if p == "default" else p for p in presets
             if p == "default" or p in gem5_spec.cpu_preset_names(arch)]
     if not mine:
         raise _err(path, "axes.cpu_preset", f"no preset for {arch} (valid: default, "
                    f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
-    if arch != "x86_64":  # kernel_entry is x86's: other arches keep gem5's, once
+    if not arches.get(arch).gem5_series:  # kernel_entry is the series': others keep gem5's, once
         combos = list(dict.fromkeys(
             tuple(kv for kv in o if kv[0] != "kernel_entry") for o in combos))
     # cpu.<param> axes are O3 parameters: other models run once.

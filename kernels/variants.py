@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import arches as arch_table
-from lab import kconfig
+from lab import inputs, kconfig
 from lab.errors import UserError
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
@@ -83,10 +83,9 @@ def names() -> list:
 
 
 def load(name: str) -> Variant:
-    for d in _variant_dirs():
-        if (d / name / "series").is_file():
-            return parse_series(name, d / name)
-    raise UserError(f"unknown variant '{name}': choose one of {', '.join(names())}")
+    inputs.name_in(name, names(), "variant")
+    return next(parse_series(name, d / name) for d in _variant_dirs()
+                if (d / name / "series").is_file())
 
 
 def layer_names() -> list:
@@ -96,10 +95,7 @@ def layer_names() -> list:
 
 
 def load_layer(name: str) -> Variant:
-    folder = LAYER_DIR / name
-    if not (folder / "series").is_file():
-        raise UserError(f"unknown kernel layer '{name}': choose one of "
-                        f"{', '.join(layer_names()) or 'none'}")
+    folder = LAYER_DIR / inputs.name_in(name, layer_names(), "kernel layer")
     layer = parse_series(name, folder)
     fragment = folder / "config"
     if fragment.is_file():
@@ -117,10 +113,8 @@ def parse_series(name: str, folder: Path) -> Variant:
         line = raw.strip()
         m = _ARCHES_LINE.match(line)
         if m:
-            arches = tuple(m.group(1).split())
-            bad = [a for a in arches if a not in arch_table.ARCHES]
-            if bad:
-                raise UserError(f"{folder}/series:{lineno}: unknown arch {bad[0]!r}")
+            arches = tuple(inputs.name_in(a, arch_table.NAMES, "arch", f"{folder}/series:{lineno}")
+                           for a in m.group(1).split())
             continue
         m = _CLEARS_LINE.match(line)
         if m:

@@ -11,7 +11,7 @@ version line, the config), not this table, so reshaping it moves no key.
 
 from dataclasses import dataclass
 
-from lab.errors import UserError
+from lab import inputs
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,13 @@ class Arch:
     gem5_console_file: str  # where gem5 writes that console, in its m5out
     gem5_disk: str         # the board's disk device (kernel root=)
     gem5_lpj: str          # loops_per_jiffy at the board's clock (skips calibration)
+    # Our gem5 series (configs/gem5-patches) models this arch's user-access
+    # guard: x86's SMAP (STAC/CLAC), rep start-up and kernel entry, and with
+    # it the smap_model axis (how STAC/CLAC are costed) and the kernel_entry
+    # scheme. arm64's PAN is gem5's own: no series, no model, no scheme.
+    gem5_series: bool
+    gem5_kernel_layers: tuple  # kernel layers (kernels/layers) every gem5 kernel carries
+    gem5_bootloader: bool  # the board boots through gem5's bootloader (gem5 setup builds it)
     # The analysis (analysis/)
     uaccess_counts: tuple  # the user-access counts its tables show (analysis/findings' names)
 
@@ -45,6 +52,11 @@ class Arch:
     def image_name(self) -> str:
         """The boot image's file name (bzImage, Image)."""
         return self.kernel_image.rsplit("/", 1)[-1]
+
+    @property
+    def default_cpu_preset(self) -> str:
+        """The CPU preset a gem5 point runs when none is named."""
+        return f"{self.name}-o3-default"
 
     @property
     def gem5_binary(self) -> str:
@@ -63,6 +75,9 @@ X86_64 = Arch(
     qemu_profile="x86_64-smap", gem5_twin_profile="x86_64-gem5",
     gem5_isa="X86", gem5_console="ttyS0", gem5_console_file="board.pc.com_1.device",
     gem5_disk="/dev/sda", gem5_lpj="7999923",
+    # smap-model: the STAC/CLAC stand-ins for a gem5 without the series;
+    # gem5-boot: the APIC timer period on the command line (no 100 ms spin).
+    gem5_series=True, gem5_kernel_layers=("smap-model", "gem5-boot"), gem5_bootloader=False,
     uaccess_counts=("stac/clac", "rep iters"),
 )
 
@@ -79,6 +94,7 @@ ARM64 = Arch(
     qemu_profile="arm64-pan", gem5_twin_profile="arm64-gem5",
     gem5_isa="ARM", gem5_console="ttyAMA0", gem5_console_file="board.terminal",
     gem5_disk="/dev/vda", gem5_lpj="19988480",
+    gem5_series=False, gem5_kernel_layers=(), gem5_bootloader=True,
     uaccess_counts=("PAN writes", "LDTR", "STTR"),
 )
 
@@ -89,10 +105,7 @@ NAMES = tuple(ARCHES)
 
 def get(name) -> Arch:
     """The arch called `name`, or the one error every stage gives."""
-    try:
-        return ARCHES[name]
-    except (KeyError, TypeError):
-        raise UserError(f"unknown arch {name!r}: choose one of {', '.join(NAMES)}") from None
+    return ARCHES[inputs.name_in(name, NAMES, "arch")]
 
 
 def check(name) -> str:

@@ -176,6 +176,30 @@ def flag(value, where: str) -> bool:
     return value
 
 
+def name_in(value, names, what: str, where: str = ""):
+    """`value`, a name from a closed set the study keeps (an arch, a
+    variant, a workload, a preset), or the one error every stage gives
+    for it: "unknown WHAT 'x': choose one of ..." (after `where`, the
+    file that named it, when there is one)."""
+    names = tuple(names)
+    if not isinstance(value, str) or value not in names:
+        raise UserError(f"{where + ': ' if where else ''}unknown {what} "
+                        f"{short(repr(value))}: choose one of {', '.join(names) or 'none'}")
+    return value
+
+
+def known_keys(table: dict, keys, where: str, section: str = "") -> dict:
+    """`table`, a TOML table whose keys its reader all knows (the table
+    [`section`] of the file `where`): a typo is named, as its dotted key,
+    with the keys it could have been."""
+    keys = tuple(keys)
+    for key in table:
+        if key not in keys:
+            name = f"{section}.{key}" if section else key
+            raise UserError(f"{where}: unknown key {name!r} (valid: {', '.join(keys)})")
+    return table
+
+
 def one_of(value, choices, where: str):
     """One of a closed set, named in the error."""
     if not isinstance(value, str) or value not in choices:

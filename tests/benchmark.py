@@ -150,11 +150,11 @@ def plugin_overhead(arches) -> None:
 
 def gem5_figures(arches) -> None:
     from buildroot import assemble
-    from configs import runs
     from configs.gem5 import locate, spec
     from kernels import build as kbuild
     from workloads import script
 
+    import gem5_runs
     from test_gem5_real import JOB
 
     # The real gem5 test's job (same image, same checkpoint).
@@ -171,7 +171,7 @@ def gem5_figures(arches) -> None:
         ckpt = spec.checkpoint_dir(spec.checkpoint_key(
             spec.BootGroup(arch, kernel, image, model, cache, g)))
         booted_now = not (ckpt / "boot.json").is_file()
-        rec, wall = timed(runs.run_gem5_point, kernel, image, job, g, cpu, cache,
+        rec, wall = timed(gem5_runs.run, kernel, image, job, g, cpu, cache,
                           model, spec.DEFAULT_TIMEOUT, True)
         s = rec["gem5"]["summary"]
         roi, boot = rec["gem5"]["roi_seconds"], rec["gem5"]["boot_seconds"]

@@ -16,7 +16,7 @@ def _run(*args):
 
 @pytest.mark.parametrize("args, says", [
     (["run", "--arch", "sparc"], "--arch: invalid choice: 'sparc'"),
-    (["run", "--arch", "x86_64", "--variant", "turbo"], "unknown variant 'turbo'"),
+    (["run", "--arch", "x86_64", "--variant", "turbo"], "--variant: invalid choice: 'turbo'"),
     (["run", "--arch", "arm64", "--variant", "dcache-repcmpsb"], "does not apply to arm64"),
     (["run", "--arch", "x86_64", "--workload", "ls"], "unknown workload 'ls'"),
     (["run", "--arch", "x86_64", "--backend", "bochs"], "--backend: invalid choice: 'bochs'"),

@@ -18,6 +18,7 @@ from kernels import build as kbuild
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
+import gem5_runs
 import qemu_runs
 
 JOB = {"workload": "statx-loop", "run": {"iterations": 200, "warmup": 20}}
@@ -39,7 +40,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     image = assemble.build_image(arch, job)
     cpu = spec.load_cpu(f"{arch}-o3-default", arch)
     cache = spec.load_cache("classic-l1l2")
-    rec = runs.run_gem5_point(kernel, image, job, g, cpu, cache, model or "none",
+    rec = gem5_runs.run(kernel, image, job, g, cpu, cache, model or "none",
                               timeout=3 * 3600)
     assert rec["result"]["ops"] == 200 and rec["result"]["errors"] == 0
     assert rec["guest"]["boot"]["backend"] == "gem5"
@@ -96,7 +97,7 @@ def test_boot_once_hands_jobs_over_and_warms_the_caches(arch, model):
     handoff = assemble.build_image(arch, statx, handoff=True)
     assert handoff.key == assemble.build_image(arch, fstat, handoff=True).key
     # The statx run also charges its cycles to kernel functions.
-    warm = {job.workload: runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, model,
+    warm = {job.workload: gem5_runs.run(kernel, handoff, job, g, cpu, cache, model,
                                               timeout=3 * 3600, warming="functional",
                                               commit_profile=job is statx)
             for job in (statx, fstat)}
@@ -107,7 +108,7 @@ def test_boot_once_hands_jobs_over_and_warms_the_caches(arch, model):
     # The job's set-up and 20 warm calls on the atomic core; 20 more on O3.
     assert w["scheme"] == "functional" and w["functional_insts"] > 20 * 300
     assert 20 * 300 < w["detailed_insts"] < 20 * 20000
-    cold = runs.run_gem5_point(kernel, assemble.build_image(arch, statx), statx, g, cpu,
+    cold = gem5_runs.run(kernel, assemble.build_image(arch, statx), statx, g, cpu,
                                cache, model, timeout=3 * 3600)
     hot = warm["statx-loop"]
     assert hot["result"]["ops"] == 200 and hot["result"]["checksum"] == cold["result"]["checksum"]
@@ -165,9 +166,9 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     # more than this job's whole set-up), so the checkpoints are replayed
     # from one of them.
     monkeypatch.setattr(sampling, "SETUP_STRIDE", 400_000)
-    sampled = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+    sampled = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence",
                                   timeout=3 * 3600, warming="functional", simpoint=settings)
-    full = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+    full = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence",
                                timeout=3 * 3600, warming="functional")
     info = sampled["gem5"]["sampling"]
     assert sampled["result"]["checksum"] == full["result"]["checksum"]
@@ -209,7 +210,7 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     assert measured.name == f"sp-{info['points'][0]['interval']}" and measured.is_dir()
     shutil.rmtree(measured)
     shutil.rmtree(runs.run_dir(sampled["key"]))
-    again = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+    again = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence",
                                 timeout=3 * 3600, warming="functional", simpoint=settings)
     secs = again["gem5"]["sampling"]["host_seconds"]
     assert secs["roi_start"] == info["host_seconds"]["roi_start"]  # read, not rerun
@@ -224,7 +225,7 @@ def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, m
     registry, so a stand-in of its command line picks two points here;
     the gem5 runs behind both estimates are real."""
     g, kernel, cpu, cache, job, handoff, settings = _simpoint_inputs()
-    rec = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence", timeout=3 * 3600,
+    rec = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence", timeout=3 * 3600,
                               warming="functional", simpoint=settings)
     info = rec["gem5"]["sampling"]
     ref = info["reference"]
@@ -240,7 +241,7 @@ def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, m
     # measured again under the new selection folder: gem5 is deterministic).
     monkeypatch.delenv("SIMPOINT_HOME")
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no 'simpoint' on PATH either
-    without = runs.run_gem5_point(kernel, handoff, job, g, cpu, cache, "lfence",
+    without = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence",
                                   timeout=3 * 3600, warming="functional", simpoint=settings)
     assert without["gem5"]["sampling"]["reference"] is None
     assert rec["gem5"]["summary"] == without["gem5"]["summary"]

@@ -15,13 +15,13 @@ series; elsewhere these skip and say what is missing.
 
 from analysis import roi_trace
 from buildroot import assemble
-from configs import runs
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec
 from kernels import build as kbuild
 from lab.symbols import SymbolMap
 from workloads import script
 
+import gem5_runs
 import qemu_runs
 from test_smap import (DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console,
                        _gem5_with_series_or_skip)
@@ -42,7 +42,7 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
     cache = spec.load_cache("classic-l1l2")
-    recs = {e: runs.run_gem5_point(kernel, image, job, g, _cpu(e), cache, "smap",
+    recs = {e: gem5_runs.run(kernel, image, job, g, _cpu(e), cache, "smap",
                                    timeout=3 * 3600)
             for e in spec.KERNEL_ENTRY}
     serial, sdm = recs["serialize"], recs["sdm"]
@@ -86,7 +86,7 @@ def test_smap_still_faults_in_o3_with_sdm_entry(monkeypatch):
     kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
     cache = spec.load_cache("classic-l1l2")
-    console = _failed_console(lambda: runs.run_gem5_point(
+    console = _failed_console(lambda: gem5_runs.run(
         kernel, image, job, g, _cpu("sdm"), cache, "smap", timeout=3 * 3600, force=True))
     for line in SMAP_OOPS:
         assert line in console

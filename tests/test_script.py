@@ -28,7 +28,7 @@ def test_storm_script_flattens_to_job_keys():
 @pytest.mark.parametrize("data, message", [
     ({"workload": "lstat-storms"}, "workload must be one of"),
     ({"workload": ["lstat-storm"]}, "workload must be one of"),
-    ({"workload": "lstat-storm", "tree": {"depht": 2}}, r"unknown key tree.depht"),
+    ({"workload": "lstat-storm", "tree": {"depht": 2}}, r"unknown key 'tree.depht'"),
     ({"workload": "lstat-storm", "tre": {}}, r"unknown section \[tre\]"),
     ({"workload": "lstat-storm", "tree": {"depth": "2"}}, r"tree.depth must be an integer"),
     ({"workload": "lstat-storm", "tree": {"depth": 99}}, r"tree.depth must be between"),

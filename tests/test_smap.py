@@ -28,6 +28,7 @@ from kernels import build as kbuild
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
+import gem5_runs
 import qemu_runs
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -94,7 +95,7 @@ def _gem5_point(g, variant, job):
     image = assemble.build_image("x86_64", job)
     cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
     cache = spec.load_cache("classic-l1l2")
-    return kernel, image, cache, lambda: runs.run_gem5_point(
+    return kernel, image, cache, lambda: gem5_runs.run(
         kernel, image, job, g, cpu, cache, "smap", timeout=3 * 3600)
 
 

@@ -235,10 +235,7 @@ def workload_names() -> list:
 
 def default_script(workload: str) -> Path:
     """Each workload's small default script, used when none is given."""
-    if workload not in SCHEMAS:
-        raise UserError(f"unknown workload '{workload}': choose one of "
-                        f"{', '.join(workload_names())}")
-    return SCRIPT_DIR / f"{workload}.toml"
+    return SCRIPT_DIR / f"{inputs.name_in(workload, workload_names(), 'workload')}.toml"
 
 
 def load(path) -> Job:
@@ -257,10 +254,7 @@ def from_dict(data: dict, origin: str = "<script>") -> Job:
                             f"(valid: {', '.join(schema)})")
         if not isinstance(table, dict):
             raise UserError(f"{origin}: {section} must be a table")
-        for key in table:
-            if key not in schema[section]:
-                raise UserError(f"{origin}: unknown key {section}.{key} "
-                                f"(valid: {', '.join(schema[section])})")
+        inputs.known_keys(table, schema[section], origin, section)
     for section, keys in schema.items():
         table = data.get(section, {})
         for key, spec in keys.items():

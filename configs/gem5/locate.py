@@ -138,7 +138,7 @@ class Gem5:
 
     def built_with_series(self, arch: str) -> bool:
         b = self.binary(arch)
-        if arch != "x86_64" or not b.is_file():
+        if not arches.get(arch).gem5_series or not b.is_file():
             return False
         st = b.stat()
         return _binary_has_mark(str(b), st.st_size, st.st_mtime_ns)
@@ -167,8 +167,10 @@ class Gem5:
 
     def require_series(self, arch: str, why: str) -> None:
         """A UserError unless the `arch` binary was built with the series."""
-        if arch != "x86_64":
-            raise UserError(f"{why} is x86-only; arm64 has PAN, which gem5 models")
+        if not arches.get(arch).gem5_series:
+            series = ", ".join(a.name for a in arches.ARCHES.values() if a.gem5_series)
+            raise UserError(f"{why} is {series}-only: our series models no guard of "
+                            f"{arch}'s (arm64 has PAN, which gem5 models)")
         if not self.built_with_series(arch):
             raise UserError(f"{why} needs gem5 with uaccess-lab's patch series, "
                             f"which {self.binary(arch)} lacks: {APPLY_SERIES}")
@@ -180,7 +182,7 @@ class Gem5:
             out.append(f"{self.binary(arch)} not found: build it in the gem5 tree with "
                        f"'scons {arches.get(arch).gem5_binary} -j$(nproc)' (gem5's "
                        f"documentation lists its build dependencies)")
-        if arch == "arm64" and not self.bootloader().is_file():
+        if arches.get(arch).gem5_bootloader and not self.bootloader().is_file():
             out.append(f"{self.bootloader()} not found: {HOW_BOOTLOADER}")
         return out
 

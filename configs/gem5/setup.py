@@ -36,8 +36,8 @@ VERSION = "24.0.0.1"
 DEFAULT_SOURCE = "https://github.com/gem5/gem5"
 ARCHIVE_PATHS = ("src", "system", "util", "ext", "configs", "build_opts", "build_tools",
                  "site_scons", "SConstruct", "COPYING", "LICENSE", "README.md", "include")
-# --isa names -> the study's arches (lab/arches.py has each one's gem5 binary).
-ISAS = {"x86": "x86_64", "arm": "arm64"}
+# --isa names (gem5's build/<ISA>, in lower case) -> the study's arches.
+ISAS = {a.gem5_isa.lower(): a.name for a in arches.ARCHES.values()}
 # What gem5's build needs beyond a C++ compiler (gem5's documentation,
 # "Building gem5"): program -> Debian package.
 BUILD_TOOLS = {"git": "git", "tar": "tar", "scons": "scons", "g++": "g++", "m4": "m4",
@@ -93,7 +93,7 @@ class Setup:
             arch = ISAS[isa]
             target = arches.get(arch).gem5_binary
             built = (self.dest / target).is_file() and (
-                arch != "x86_64" or g.built_with_series(arch))
+                not arches.get(arch).gem5_series or g.built_with_series(arch))
             out.append((isa.upper(), f"scons {target} -j{self.jobs}"
                         + (" through ccache" if compiler_cache() else
                            " (no ccache: a kill -9 loses this run's objects)"), built))

@@ -110,7 +110,7 @@ def layers_for(arch: str) -> tuple:
     """Kernel layers every gem5 kernel of `arch` carries: on x86 the
     STAC/CLAC cost model (gem5 does not execute STAC) and the APIC timer
     period from the command line (gem5-boot: no 100 ms calibration spin)."""
-    return ("smap-model", "gem5-boot") if arch == "x86_64" else ()
+    return arches.get(arch).gem5_kernel_layers
 
 
 # The x86 boot's two timer checks, skipped (issue 30; docs/reference/
@@ -129,7 +129,7 @@ X86_BOOT_ARGS = (f"lapic_timer_period={LAPIC_TIMER_PERIOD}", "no_timer_check")
 
 def model_for(arch: str, smap_model: str) -> str:
     """The smap model a point of `arch` really has ("" where none applies)."""
-    return (smap_model or "none") if arch == "x86_64" else ""
+    return (smap_model or "none") if arches.get(arch).gem5_series else ""
 
 
 MODEL_PARAM = "uaccess_smap_model="  # the smap-model layer's boot parameter
@@ -138,7 +138,7 @@ MODEL_PARAM = "uaccess_smap_model="  # the smap-model layer's boot parameter
 def model_args(arch: str, smap_model: str) -> tuple:
     """The kernel command line that selects the model; QEMU twins of a gem5
     point boot with it too. The smap model needs none: the CPU has SMAP."""
-    if arch != "x86_64" or not smap_model or smap_model == "smap":
+    if not arches.get(arch).gem5_series or not smap_model or smap_model == "smap":
         return ()
     return (f"{MODEL_PARAM}{smap_model}",)
 
@@ -156,7 +156,7 @@ def needs_series(arch: str, smap_model: str, cpu) -> str:
 
 def executes_smap(arch: str, smap_model: str) -> bool:
     """Whether gem5 itself executes SMAP at this point (needs the series)."""
-    return arch == "x86_64" and smap_model == "smap"
+    return arches.get(arch).gem5_series and smap_model == "smap"
 
 
 # The QEMU profile whose CPU matches gem5's: a gem5 point's twin.
@@ -279,7 +279,7 @@ def _check_o3_delays(params: dict, where: str) -> None:
 
 def check_kernel_entry(value, arch: str, where: str) -> str:
     inputs.one_of(value, KERNEL_ENTRY, f"{where}: kernel_entry")
-    if value != KERNEL_ENTRY_DEFAULT and arch != "x86_64":
+    if value != KERNEL_ENTRY_DEFAULT and not arches.get(arch).gem5_series:
         raise UserError(f"{where}: kernel_entry {value} is x86-only (SYSCALL, SYSRET, "
                         f"SWAPGS); an {arch} CPU keeps gem5's")
     return value
@@ -289,9 +289,7 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     """A CPU preset file, checked whole: one clear error for anything off,
     so a malformed file dropped into the folder fails in one line."""
     data = tomlfile.read(path, "CPU preset")
-    bad = sorted(set(data) - PRESET_KEYS)
-    if bad:
-        raise UserError(f"{path}: unknown key {bad[0]!r} (valid: {', '.join(sorted(PRESET_KEYS))})")
+    inputs.known_keys(data, sorted(PRESET_KEYS), str(path))
     arch, kind = data.get("arch"), data.get("type")
     inputs.one_of(arch, arches.NAMES + ("any",), f"{path}: arch")
     inputs.one_of(kind, CPU_TYPES, f"{path}: type")
@@ -374,10 +372,9 @@ def _in_folder(kind: str, name) -> bool:
 
 
 def load_cpu(name: str, arch: str) -> CpuPreset:
-    path = PRESET_DIR / "cpu" / f"{name}.toml"
     if not _in_folder("cpu", name):
-        raise UserError(f"unknown CPU preset '{name}': choose one of "
-                        f"{', '.join(cpu_preset_names(arch))}")
+        inputs.name_in(name, cpu_preset_names(arch), "CPU preset")
+    path = PRESET_DIR / "cpu" / f"{name}.toml"
     preset = _read_cpu_preset(path)
     if preset.arch not in (arch, "any"):
         raise UserError(f"CPU preset '{name}' is for {preset.arch}, not {arch}")
@@ -448,16 +445,13 @@ def _bytes(size: str) -> int:
 
 
 def load_cache(name: str) -> CachePreset:
-    path = PRESET_DIR / "cache" / f"{name}.toml"
     if not _in_folder("cache", name):
-        raise UserError(f"unknown cache preset '{name}': choose one of "
-                        f"{', '.join(cache_preset_names())}")
+        inputs.name_in(name, cache_preset_names(), "cache preset")
+    path = PRESET_DIR / "cache" / f"{name}.toml"
     data = tomlfile.read(path, "cache preset")
     keys = THREE_LEVEL_KEYS if "l3_size" in data else TWO_LEVEL_KEYS
-    bad = sorted(set(data) - set(keys) - {"description"})
-    if bad:
-        raise UserError(f"{path}: unknown key {bad[0]!r} (a {'three' if 'l3_size' in data else 'two'}"
-                        f"-level preset has {', '.join(keys)})")
+    inputs.known_keys(data, ("description",) + tuple(keys),
+                      f"{path} (a {'three' if 'l3_size' in data else 'two'}-level preset)")
     missing = [k for k in keys if k not in data]
     if missing:
         raise UserError(f"{path}: missing {missing[0]!r} (a preset with l3_size sets "
@@ -510,21 +504,17 @@ def kernel_args(arch: str, smap_model: str) -> list:
         # the mitigation off the check is skipped as it is with SSBS, so
         # both simulators run the same entry code; the twin boots with it too.
         args.append("ssbd=force-off")
-    if arch != "x86_64" and smap_model not in ("", "none"):
+    if not b.gem5_series and smap_model not in ("", "none"):
         raise UserError(f"smap_model is x86-only (arm64 has PAN, which gem5 models); "
                         f"got '{smap_model}' for {arch}")
-    if arch == "x86_64":
-        if smap_model not in SMAP_MODELS:
-            raise UserError(f"unknown smap_model '{smap_model}': choose one of "
-                            f"{', '.join(SMAP_MODELS)}")
+    if b.gem5_series:
+        inputs.name_in(smap_model, SMAP_MODELS, "smap_model")
         args += X86_BOOT_ARGS
     return args + list(model_args(arch, smap_model))
 
 
 def check_warming(warming: str) -> str:
-    if warming not in WARMING:
-        raise UserError(f"unknown warming '{warming}': choose one of {', '.join(WARMING)}")
-    return warming
+    return inputs.name_in(warming, WARMING, "warming")
 
 
 def boot_args(arch: str, smap_model: str, warming: str) -> list:
@@ -577,7 +567,7 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
         spec["cpu"]["branch_predictor"] = cpu.branch_predictor
     if warming != "none":  # only then, so the cold scheme's specs stay as they were
         spec["warming"] = warming
-    if arch == "arm64":
+    if arches.get(arch).gem5_bootloader:
         spec["bootloader"] = str(boot.gem5.bootloader())
     return spec
 
@@ -608,7 +598,7 @@ def boot_spec(boot: BootGroup) -> dict:
     # The cold scheme boots on the atomic CPU alone; the boot-once scheme on
     # the switchable processor the ROI restores into, whose detailed core
     # (switched out, so not in the checkpoint) is the arch's default preset.
-    cpu = load_cpu("atomic" if boot.warming == "none" else f"{boot.arch}-o3-default", boot.arch)
+    cpu = load_cpu("atomic" if boot.warming == "none" else arches.get(boot.arch).default_cpu_preset, boot.arch)
     # The boot writes its checkpoint into a staging dir; the backend renames.
     return _board(boot, "boot", cpu, checkpoint_dir(checkpoint_key(boot)))
 

@@ -19,6 +19,9 @@ from lab import arches, child, inputs, tomlfile, tools
 from lab.errors import UserError
 
 PROFILE_DIR = Path(__file__).resolve().parents[1] / "qemu-profiles"
+# Seconds a QEMU point may run, unless its sweep or --timeout says: the
+# default study's longest point boots and runs in well under a minute.
+DEFAULT_TIMEOUT = 300
 # QEMU 7.2 TCG does not implement SERIALIZE (0f 01 e8); the cost model's
 # serialize variant is for gem5 only.
 
@@ -63,15 +66,11 @@ def _host_memory_mib() -> int:
 
 
 def load_profile(name: str) -> Profile:
-    path = PROFILE_DIR / f"{name}.toml"
-    if name not in profile_names():  # a path reaching one would run it under a new key
-        raise UserError(f"unknown QEMU profile {inputs.short(repr(name))}: choose one of "
-                        f"{', '.join(profile_names())}")
+    # A name, not a path that reaches one, which would run it under a new key.
+    path = PROFILE_DIR / f"{inputs.name_in(name, profile_names(), 'QEMU profile')}.toml"
     data = tomlfile.read(path, "QEMU profile")
     fields = {f.name: f for f in dataclasses.fields(Profile) if f.name != "name"}
-    for key, value in data.items():
-        if key not in fields:
-            raise UserError(f"{path}: unknown key {key!r} (valid: {', '.join(fields)})")
+    for key, value in inputs.known_keys(data, fields, str(path)).items():
         if not isinstance(value, str):
             raise UserError(f"{path}: {key} must be a string (in quotes), got "
                             f"{inputs.short(repr(value))}")

@@ -1,0 +1,21 @@
+"""A gem5 run from loose arguments, as the tests want one: the point is
+made (and checked) by configs/point.py, with the CPU preset the test made,
+the run by the backend, exactly as a sweep's. Only tests (and the
+benchmark) build a point this way, so it lives here."""
+
+from configs import point as point_mod
+from configs import runs
+from configs.gem5 import spec as gem5_spec
+
+
+def run(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
+        timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False,
+        commit_profile: bool = False, warming: str = "none", simpoint=None) -> dict:
+    """Boot to the ROI checkpoint (once per boot group), then simulate the
+    ROI on `cpu` (a configs.gem5.spec.CpuPreset), whole or, with `simpoint`
+    (configs.gem5.sampling.Settings), sampled; or return the finished record."""
+    point = point_mod.gem5_point(kernel.arch, kernel.variant, job, cache=cache_preset.name,
+                                 smap_model=smap_model, timeout=timeout,
+                                 commit_profile=commit_profile, warming=warming,
+                                 simpoint=simpoint, made=cpu)
+    return runs.Gem5Backend(gem5).run(point, kernel, image, force)
