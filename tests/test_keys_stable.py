@@ -56,3 +56,37 @@ def test_gem5_boot_and_run_keys():
     assert runs.gem5_key(era, westmere) == "0b2e49cb425f5871bcee"
     assert runs.gem5_key(none, spec.with_params(default, {"numROBEntries": 64})) == \
         "f49e2d57e6e72cb2f374"
+
+
+def test_the_sources_every_image_and_counted_run_hold_keep_their_digest():
+    # Every image's key holds the guest's sources (workloads/, init, the
+    # overlay: paths and contents), and every counted QEMU run's the
+    # plugin's (file names and contents): moving a workload, or splitting,
+    # renaming or editing a plugin file, moves all of them, so it is a
+    # change on purpose, with its reason.
+    from buildroot import assemble
+    assert assemble.sources_digest() == \
+        "a7ce9d222dd6bc0ae30f15f08fbe1cb101ceb7edc4d57c1c55a0688db6072e3a"
+    assert plugin_build.sources_digest() == \
+        "5f18f16b1279171239e9c619f4061d583a026f1d40fb8d30188f05bbf5be78fb"
+
+
+def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
+    # A commit profile, functional warming (the job handed over) and
+    # SimPoint (its settings and the code that samples) each add to the
+    # key; the files they hash by content (commit_profile.py, the SimPoint
+    # modules, fs_simpoint.py) pin these, so moving code into or out of
+    # them is a change of key. No SimPoint 3.2 binary: its identity is the
+    # user's, not the code's.
+    from configs import simpoint_method
+    from configs.gem5 import sampling
+    from workloads import script
+    monkeypatch.setattr(simpoint_method, "reference_binary", lambda: None)
+    default = spec.load_cpu("x86_64-o3-default", "x86_64")
+    classic = spec.load_cache("classic-l1l2")
+    job = script.load(script.default_script("statx-loop"))
+    cold = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5)
+    warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
+    assert runs.gem5_key(cold, default, commit_profile=True) == "b87bbc98c341b335e40d"
+    assert runs.gem5_key(warm, default, job=job) == "16aaded930c335e35589"
+    assert runs.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "0916063c2dc2fc73f2d6"

@@ -15,7 +15,7 @@ PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 LIBRARY = "libuaccess_profile.so"
 
 
-def _sources_digest() -> str:
+def sources_digest() -> str:
     h = hashlib.sha256()
     for p in sorted(PLUGIN_DIR.iterdir()):
         if p.is_file() and p.suffix in (".c", ".h") or p.name == "Makefile":
@@ -24,7 +24,7 @@ def _sources_digest() -> str:
 
 
 def key(binary: str) -> str:
-    return cache.content_key({"plugin": _sources_digest(),
+    return cache.content_key({"plugin": sources_digest(),
                               "qemu": backend.version(binary),
                               "cc": tools.first_line(["gcc", "--version"])})
 
