@@ -432,7 +432,7 @@ def cmd_sweep(args) -> int:
             raise UserError(f"{args.file} has no {args.arch} point")
     planned = local_executor.plan(sw, args.gem5, dry=args.dry_run)
     if args.executor == "slurm" and not args.dry_run:
-        slurm_executor.check_cluster(cache.cache_root())  # before the store is written
+        slurm_executor.check_cluster()  # before the store is written
     for line in _skipped_lines(sw.skipped):
         print(line, file=sys.stderr)
     if args.dry_run:

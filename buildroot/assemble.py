@@ -128,7 +128,7 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
 
 def image_dir(key: str) -> Path:
     """Where the image of `key` lives in the cache (either builder's)."""
-    return cache.cache_root() / "images" / key
+    return cache.area("images") / key
 
 
 def artifact(arch: str, job: script.Job, handoff: bool = False) -> ImageArtifact:
@@ -217,8 +217,7 @@ def _make(directory: Path, arch: str, outdir: Path, log: Path) -> None:
         run = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
     if run.returncode != 0:
         # The staging dir (and the log in it) goes away: keep the log.
-        kept = cache.cache_root() / "images" / "failed" / f"{directory.name}-{arch}.log"
-        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept = cache.failed_path("images", f"{directory.name}-{arch}.log")
         shutil.copyfile(log, kept)
         raise UserError(f"building {directory.name} for {arch} failed: "
                         f"{tools.last_lines(log.read_text(errors='replace'))} (log: {kept})")

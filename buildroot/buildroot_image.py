@@ -72,7 +72,7 @@ def tree() -> tuple:
         raise UserError(f"no Buildroot tree: set BUILDROOT_HOME to one, or put {TARBALL} "
                         f"in {THIRD_PARTY}")
     sha = cache.file_sha256(tarball)
-    final = cache.cache_root() / "buildroot" / "tree" / sha[:16]
+    final = cache.area("buildroot") / "tree" / sha[:16]
     if not final.is_dir():
         tools.require("tar")
         with cache.staging_dir(final) as tmp:
@@ -154,7 +154,7 @@ def build(arch: str, job, route: str = "debian", handoff: bool = False,
         return image, kernel
     br_tree, _ = tree()
     tag = "-kernel" if variant else ""
-    work = cache.cache_root() / "buildroot" / "work" / f"{arch}-{route}{tag}-{work_key}"
+    work = cache.area("buildroot") / "work" / f"{arch}-{route}{tag}-{work_key}"
     work.mkdir(parents=True, exist_ok=True)
     with cache.locked(work.parent / f"{work.name}.lock"):
         _job_files(job, handoff, work / JOB_DIR)
@@ -234,7 +234,7 @@ def _compiler(inputs: dict) -> str:
 
 def _fragment(arch: str, route: str, work: Path, variant: str = None) -> str:
     text = (EXTERNAL / "configs" / arches.get(arch).buildroot_defconfig).read_text()
-    extra = [f'BR2_DL_DIR="{cache.cache_root() / "buildroot" / "dl"}"',
+    extra = [f'BR2_DL_DIR="{cache.area("buildroot") / "dl"}"',
              f'BR2_ROOTFS_POST_SCRIPT_ARGS="{work / JOB_DIR}"']
     if route == "debian":
         text = "\n".join(line for line in text.splitlines()
@@ -312,7 +312,7 @@ def _build(arch: str, br_tree: Path, work: Path, key: str, progress: Progress) -
                 progress.update(f"step {steps}: {m.group(1)} {m.group(3)}".rstrip())
         rc = proc.wait()
     if rc != 0:
-        kept = cache.cache_root() / "buildroot" / "logs" / f"{arch}-{key}.log"
+        kept = cache.area("buildroot") / "logs" / f"{arch}-{key}.log"
         kept.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(log, kept)
         raise UserError(f"Buildroot build for {arch} failed: {_failure(log)} (log: {kept})")

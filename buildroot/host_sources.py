@@ -71,7 +71,7 @@ DEBIAN_SOURCES_LIST = Path("/etc/apt/sources.list.d/debian.sources")
 
 
 def root() -> Path:
-    return cache.cache_root() / "buildroot" / "host-sources"
+    return cache.area("buildroot") / "host-sources"
 
 
 def _packages(with_kernel: bool) -> dict:

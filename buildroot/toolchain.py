@@ -64,7 +64,7 @@ def identity(arch: str) -> dict:
 def ensure(arch: str) -> Path:
     """The toolchain directory (bin/ and sysroot/), built if not cached."""
     ident = identity(arch)
-    final = cache.cache_root() / "buildroot" / "toolchains" / f"{arch}-{cache.content_key(ident)}"
+    final = cache.area("buildroot") / "toolchains" / f"{arch}-{cache.content_key(ident)}"
     if final.is_dir():
         return final
     with cache.staging_dir(final) as tmp:

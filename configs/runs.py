@@ -54,7 +54,7 @@ class RunFailed(UserError):
 
 
 def run_dir(key: str) -> Path:
-    return cache.cache_root() / "runs" / key
+    return cache.area("runs") / key
 
 
 def finished(key: str):
@@ -85,8 +85,7 @@ def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     try:
         record = execute(work)
     except (RunFailed, gem5_backend.Gem5Failed) as failure:
-        kept = cache.cache_root() / "runs" / "failed" / f"{key}-{time.strftime('%Y%m%dT%H%M%S')}"
-        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept = cache.failed_path("runs", f"{key}-{time.strftime('%Y%m%dT%H%M%S')}")
         os.rename(work, kept)
         log = str(failure.log).replace(str(work), str(kept)) if failure.log else str(kept)
         raise RunFailed(f"{label}: {failure} (log: {log})", log) from None

@@ -108,9 +108,9 @@ def _work_dir(arch: str, wanted: dict) -> Path:
     """The shared tree for this config: the arch's own for its plain config
     (where every kernel without a config layer builds), else one per config."""
     if wanted == config.requested(arch):
-        return cache.cache_root() / "work" / arch
+        return cache.area("work") / arch
     digest = hashlib.sha256(kconfig.render(wanted).encode()).hexdigest()[:12]
-    return cache.cache_root() / "work" / f"{arch}-{digest}"
+    return cache.area("work") / f"{arch}-{digest}"
 
 
 def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
@@ -137,7 +137,7 @@ def plan(arch: str, variant_name: str, layers: tuple = ()) -> tuple:
 
 def kernel_dir(key: str) -> Path:
     """Where the kernel of `key` lives in the cache (this stage owns it)."""
-    return cache.cache_root() / "kernels" / key
+    return cache.area("kernels") / key
 
 
 def artifact(arch: str, variant_name: str, layers: tuple = ()) -> KernelArtifact:
@@ -323,9 +323,8 @@ def _make(arch: str, variant: str, tree: Path, obj: Path, log: Path, jobs: int) 
         rc = proc.wait()
     if rc != 0:
         # The staging dir (and the log in it) goes away: keep the log.
-        kept = cache.cache_root() / "kernels" / "failed" / \
-            f"{arch}-{variant}-{time.strftime('%Y%m%dT%H%M%S')}.log"
-        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept = cache.failed_path("kernels",
+                                 f"{arch}-{variant}-{time.strftime('%Y%m%dT%H%M%S')}.log")
         shutil.copyfile(log, kept)
         raise UserError(f"kernel build failed for {arch}/{variant}: {tools.last_lines(log.read_text(errors='replace'), 3)} "
                         f"(log: {kept})")

@@ -53,7 +53,7 @@ _unsaved_memo = {}  # the memo to write once something is built
 
 
 def _memo_path() -> Path:
-    return cache.cache_root() / "src" / "sha256-memo.json"
+    return cache.area("src") / "sha256-memo.json"
 
 
 def _tarball_sha256(path: Path) -> str:
@@ -87,7 +87,7 @@ def extracted(src: LinuxSource) -> Path:
     """The pristine extracted tree for this exact tarball (extracted once)."""
     tools.require("tar")
     tools.require("xz")
-    final = cache.cache_root() / "src" / f"linux-{src.package_version}-{src.sha256[:12]}"
+    final = cache.area("src") / f"linux-{src.package_version}-{src.sha256[:12]}"
     _save_memo()
     if final.is_dir():
         return final
@@ -106,7 +106,7 @@ def extracted(src: LinuxSource) -> Path:
 def path_list(src: LinuxSource) -> Path:
     """The source tree's path list (for the lstat storm's kernel-tree mode),
     cached next to the extracted tree."""
-    out = cache.cache_root() / "src" / f"paths-{src.sha256[:12]}.txt"
+    out = cache.area("src") / f"paths-{src.sha256[:12]}.txt"
     _save_memo()
     if out.is_file():
         return out

@@ -39,6 +39,39 @@ def cache_root() -> Path:
     return _resolved(base / "uaccess-lab")
 
 
+# The cache's layout: each stage's folder under the root, named once, with
+# the module that owns it (the only one that writes there; others ask it).
+AREAS = {
+    "src": "kernels/source.py: the pinned Linux source, unpacked and memoised",
+    "work": "kernels/build.py: the build trees, one per arch and source",
+    "kernels": "kernels/build.py: built kernels, by key",
+    "images": "buildroot/assemble.py: root filesystems, by key",
+    "buildroot": "buildroot/: Buildroot trees, toolchains, downloads, builds",
+    "plugins": "configs/qemu/plugin_build.py: the TCG plugin, per QEMU",
+    "runs": "configs/runs.py: finished runs, by key",
+    "gem5": "configs/gem5/setup.py: the gem5 tree that gem5 setup makes",
+    "gem5-checkpoints": "configs/gem5/spec.py: boot checkpoints, by key",
+    "gem5-traces": "configs/gem5/backend.py: ROI instruction traces, by checkpoint",
+    "gem5-simpoint": "configs/gem5/sampling.py: SimPoint's steps, by key",
+    "slurm": "configs/slurm/: the single-node cluster and the jobs' folders",
+}
+
+
+def area(name: str) -> Path:
+    """A stage's folder in the cache (AREAS says whose each one is)."""
+    if name not in AREAS:
+        raise KeyError(f"no cache area {name!r}: add it to lab.cache.AREAS")
+    return cache_root() / name
+
+
+def failed_path(name: str, what: str) -> Path:
+    """Where area `name` keeps what a failed step left (its log, its
+    files) for the user to read: <area>/failed/<what>, its folder made."""
+    path = area(name) / "failed" / what
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def check_root(write: bool = True) -> Path:
     """The cache root, checked before any work: a folder this user can
     write, or one that can be made (write=False: a folder, or absent)."""

@@ -159,7 +159,8 @@ def marker_fields(markers: dict, name: str) -> dict:
 
 
 def keep_logs(log: Path, final: Path) -> str:
-    """Copy a failed boot's output files to gem5-checkpoints/failed/."""
+    """Copy a failed step's output files to failed/ beside its final
+    folder (a boot's in gem5-checkpoints/, a SimPoint step's in its own)."""
     if not log.is_file():
         return str(log)
     dest = final.parent / "failed" / f"{final.name}-{time.strftime('%Y%m%dT%H%M%S')}"
@@ -216,7 +217,7 @@ def trace_roi(group: gspec.BootGroup, timeout: float) -> Path:
     group = group.cold()  # the trace replays the ROI checkpoint of the cold scheme
     gem5, arch = group.gem5, group.arch
     boot = checkpoint(group, timeout)
-    final = cache.cache_root() / "gem5-traces" / boot["key"]
+    final = cache.area("gem5-traces") / boot["key"]
     if (final / TRACE_FILE).is_file():
         return final / TRACE_FILE
     spec = gspec.roi_spec(group, gspec.load_cpu("atomic", arch))

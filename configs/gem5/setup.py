@@ -47,7 +47,7 @@ COMMITTER = {"GIT_AUTHOR_NAME": "uaccess-lab", "GIT_AUTHOR_EMAIL": "uaccess-lab@
 
 
 def default_dest() -> Path:
-    return cache.cache_root() / "gem5"
+    return cache.area("gem5")
 
 
 def is_url(source: str) -> bool:

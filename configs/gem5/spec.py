@@ -591,7 +591,7 @@ def checkpoint_key(boot: BootGroup) -> str:
 
 
 def checkpoint_dir(key: str) -> Path:
-    return cache.cache_root() / "gem5-checkpoints" / key
+    return cache.area("gem5-checkpoints") / key
 
 
 def boot_spec(boot: BootGroup) -> dict:

@@ -34,7 +34,7 @@ def build(binary: str) -> Path:
     """The plugin library for the QEMU `binary` (built once, then cached)."""
     tools.require("gcc")
     tools.require("make")
-    final = cache.cache_root() / "plugins" / key(binary)
+    final = cache.area("plugins") / key(binary)
     if (final / LIBRARY).is_file():
         return final / LIBRARY
     with cache.locked(final.parent / (final.name + ".lock")):

@@ -12,7 +12,8 @@
 # UACCESS_CACHE) finds the one running and prints its SLURM_CONF.
 set -euo pipefail
 
-DIR=${UACCESS_SLURM_DIR:-${UACCESS_CACHE:-$HOME/.cache/uaccess-lab}/slurm}
+# The cache root as lab/cache.py finds it: UACCESS_CACHE, else XDG_CACHE_HOME.
+DIR=${UACCESS_SLURM_DIR:-${UACCESS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/uaccess-lab}/slurm}
 CONF=$DIR/slurm.conf
 NODE=$(hostname -s)
 

@@ -53,9 +53,10 @@ def _slurm(*cmd, check=True) -> str:
     return proc.stdout
 
 
-def check_cluster(root: Path) -> None:
+def check_cluster() -> None:
     """The Slurm tools answer, and a job on a node sees this cache: one
     line saying what is wrong and how to start the single node if not."""
+    root = cache.cache_root()
     conf = os.environ.get("SLURM_CONF", "")
     if (root, conf) in _checked:
         return
@@ -74,8 +75,8 @@ def check_cluster(root: Path) -> None:
         said = _first_line(info.stderr) if info.returncode else "no node"
         raise UserError(f"no Slurm cluster answers (sinfo: {said}): on one machine run "
                         f"'{START}' and export the SLURM_CONF it prints")
-    made = not (root / "slurm").exists()
-    token = root / "slurm" / f".shared-{os.getpid()}-{time.time_ns()}"
+    made = not cache.area("slurm").exists()
+    token = cache.area("slurm") / f".shared-{os.getpid()}-{time.time_ns()}"
     token.parent.mkdir(parents=True, exist_ok=True)
     token.write_text("uaccess-lab\n")
     try:
@@ -160,8 +161,7 @@ def run_task(tasks: Path, index: int) -> int:
 
 def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
     """Run every planned point on Slurm; call on_outcome(outcome) as each ends."""
-    root = cache.cache_root()
-    check_cluster(root)
+    check_cluster()
     outcomes, progress, finish, runnable = local_executor.settle_and_build(sweep, planned,
                                                                       on_outcome, jobs)
     if not runnable:
@@ -170,7 +170,7 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
 
     # Points an earlier run's tasks still have in the queue: followed, not
     # submitted again (with free nodes they would run twice).
-    earlier = _in_queue(root, {pl.key for pl in runnable})
+    earlier = _in_queue({pl.key for pl in runnable})
     # A task that left the queue since the plan was made wrote its record
     # first: asked after squeue, the cache has it.
     for pl in [pl for pl in runnable if pl.key not in earlier]:
@@ -189,7 +189,7 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
     after = [f"{earlier[pl.key][0]}_{earlier[pl.key][1]}" for pl in boots if pl.key in earlier]
     boots = [pl for pl in boots if pl.key not in earlier]
     rest = [pl for pl in rest if pl.key not in earlier]
-    job_dir = root / "slurm" / "jobs" / f"{sweep.name}-{time.strftime('%Y%m%dT%H%M%S')}"
+    job_dir = cache.area("slurm") / "jobs" / f"{sweep.name}-{time.strftime('%Y%m%dT%H%M%S')}"
     submitted = []
     try:
         for name, points in (("boots", boots), ("points", rest)):
@@ -220,13 +220,13 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
     return outcomes
 
 
-def _in_queue(root: Path, keys: set) -> dict:
+def _in_queue(keys: set) -> dict:
     """Run key -> (array job id, task index, its output file) for each of
     `keys` that a task of this user's sweeps on this cache has queued or
     running now. Slurm keeps each array's output pattern, <job dir>/<name>-%a.out,
     and beside it is <name>.pkl, the points its tasks run. A queue that
     does not answer finds nothing: the points are submitted, as before."""
-    jobs = (root / "slurm" / "jobs").resolve()
+    jobs = (cache.area("slurm") / "jobs").resolve()
     proc = subprocess.run(["squeue", "-h", "-r", "-u", str(os.getuid()), "-O",
                            "ArrayJobID:|,ArrayTaskID:|,Name:|,StdOut:0"],
                           capture_output=True, text=True)
