@@ -19,8 +19,8 @@ metrics.py (tables), crosscheck.py, figures.py, render.py.
 
 from pathlib import Path
 
-from analysis import (accounting, crosscheck, figures, findings, metrics, render, sampling,
-                      scorecard, store, warmup)
+from analysis import (accounting, crosscheck, figures, findings, metrics, render, scorecard,
+                      simpoint_vs_full, store, warmup)
 from lab import cache
 
 
@@ -116,11 +116,11 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
                                  "mechanism (no Arm hardware number)",
                                  *scorecard.arm_table(rows), [], None))
         sections += warmup_sections(rows, out_dir)
-        header, body = sampling.table(rows)
+        header, body = simpoint_vs_full.table(rows)
         if body:
             sections.append(("SimPoint: the weighted estimate against the full ROI, and "
-                             "what it cost (analysis/sampling.py)", header, body, [], None))
-            header, body = sampling.diagnosis_table(rows)
+                             "what it cost (analysis/simpoint_vs_full.py)", header, body, [], None))
+            header, body = simpoint_vs_full.diagnosis_table(rows)
             if body:
                 sections.append(("SimPoint: what limits the estimate, measured on every "
                                  "interval (simpoint_measure_all)", header, body, [], None))

@@ -1,14 +1,32 @@
 """Stage 3: running a kernel + image on a simulator.
 
-point.py    one run point (configs.point.Point), built and checked once from
-            a sweep file (sweep.py) or the command line (run.py).
-runs.py     the backend interface: QemuBackend and Gem5Backend each give a
-            point's key and run it to a record (runs.backend_for(point)).
-local_executor.py  a sweep's plan and its local worker pool;
-            slurm/slurm_executor.py the same points as Slurm jobs.
-simpoint_method.py  SimPoint 3.2's method (numpy, scikit-learn); gem5/sampling.py
-            runs a ROI on the points it chooses.
-qemu/       QEMU-TCG backend, its CPU profiles and the counting plugin.
-gem5/       gem5 backend: presets, the scripts gem5 runs, our patch series.
-console.py  the @@UACCESS console protocol both backends read.
+Data (read by the code, never imported):
+  sweeps/          sweep files: fixed settings and axes (format: sweep.py)
+  gem5-presets/    CPU (cpu/) and cache (cache/) presets, each number sourced
+  qemu-profiles/   QEMU CPU profiles, one per arch and uaccess mechanism
+  gem5-patches/    our gem5 patch series (git format-patch), applied by gem5 setup
+
+Code:
+  point.py         one run point (Point: QemuSettings | Gem5Settings), built
+                   and checked once from a sweep file (sweep.py) or the
+                   command line (run.py)
+  runs.py          the backend interface: QemuBackend and Gem5Backend each give
+                   a point's key and run it to a record (runs.backend_for)
+  local_executor.py  a sweep's plan and its local worker pool;
+  slurm/           the same points as Slurm job arrays (slurm_executor.py) and
+                   a one-machine cluster (single-node.sh)
+  qemu/            the QEMU process (backend.py), the TCG plugin's build and
+                   its C source (plugin/, one file per job)
+  gem5/            the gem5 side: host code (spec, locate, setup, backend: the
+                   gem5 process, stats, commit_profile, sampling: SimPoint's
+                   steps on gem5) and the scripts gem5 itself runs (fs_roi.py,
+                   fs_simpoint.py, three_level_caches.py)
+  simpoint_method.py  SimPoint 3.2's method (numpy, scikit-learn)
+  calibrate.py, calibration_targets.py  fitting the series' latencies to the seeds
+  console.py       the @@UACCESS console protocol both backends read
+
+Some files' contents are in cache keys (the gem5 scripts, gem5/sampling.py,
+simpoint_method.py, gem5/commit_profile.py): an edit to one, an import line
+included, makes every run it covers a new one, so their names and the
+modules they import stay where they are (tests/test_keys_stable.py).
 """

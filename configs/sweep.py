@@ -119,8 +119,7 @@ def expand(data: dict, path: Path) -> Sweep:
                         f"needs an [axes] table, e.g. arch = [\"x86_64\"]")
     inputs.known_keys(data, TOP_KEYS, str(path))
     for key in ("fixed", "params"):
-        if not isinstance(data.get(key, {}), dict):
-            raise _err(path, key, f"must be a table ([{key}]), got {data[key]!r}")
+        inputs.table(data.get(key, {}), str(path), key)
     # [axes] is one cross product; [[axes]] tables are several, and the
     # sweep is their union (one experiment per seed, say, in one file).
     groups = data.get("axes", {})

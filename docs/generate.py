@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis import (figures, findings, kernel_entry, make_build, metrics,  # noqa: E402
-                      probe, published, render, sampling, scorecard, warmup)
+                      probe, published, render, scorecard, simpoint_vs_full, warmup)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -161,8 +161,8 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
     rows = [r for r in by_sweep.get("simpoint", []) if r["arch"] == arch]
     if not rows:
         return _not_published(arch, ("simpoint",))
-    out = render.md_table(*sampling.table(rows)).splitlines()
-    header, body = sampling.diagnosis_table(rows)
+    out = render.md_table(*simpoint_vs_full.table(rows)).splitlines()
+    header, body = simpoint_vs_full.diagnosis_table(rows)
     # Where it pays (the pair's cost model) is the simpoint-length section's.
     return out + (["", *render.md_table(header, body).splitlines()] if body else [])
 
@@ -177,10 +177,10 @@ def _simpoint_length(by_sweep: dict, arch: str) -> list:
             if r["arch"] == arch]
     if not rows:
         return _not_published(arch, ("simpoint-length",))
-    return (render.md_table(*sampling.table(rows)).splitlines() + [""]
-            + render.md_table(*sampling.cost_table(rows)).splitlines()
-            + ["", *sampling.cost_summary(rows), ""]
-            + render.md_table(*sampling.projection_check(rows)).splitlines())
+    return (render.md_table(*simpoint_vs_full.table(rows)).splitlines() + [""]
+            + render.md_table(*simpoint_vs_full.cost_table(rows)).splitlines()
+            + ["", *simpoint_vs_full.cost_summary(rows), ""]
+            + render.md_table(*simpoint_vs_full.projection_check(rows)).splitlines())
 
 
 def _calibrations(by_sweep: dict) -> list:

@@ -200,6 +200,21 @@ def known_keys(table: dict, keys, where: str, section: str = "") -> dict:
     return table
 
 
+def table(value, where: str, name: str) -> dict:
+    """The TOML table [`name`] of the file `where` (a value written where
+    a table belongs is named)."""
+    if not isinstance(value, dict):
+        raise UserError(f"{where}: [{name}] must be a table, got {short(repr(value))}")
+    return value
+
+
+def text(value, where: str) -> str:
+    """A TOML string (a number or a bare word is named)."""
+    if not isinstance(value, str):
+        raise UserError(f"{where} must be a string (in quotes), got {short(repr(value))}")
+    return value
+
+
 def one_of(value, choices, where: str):
     """One of a closed set, named in the error."""
     if not isinstance(value, str) or value not in choices:

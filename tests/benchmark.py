@@ -251,7 +251,7 @@ def _boot_once_figures(arch, outcomes, wall) -> None:
 def simpoint_speed(arches) -> None:
     """configs/sweeps/simpoint.toml per arch: the full detailed ROI against
     SimPoint's estimate of it, in host time and simulated instructions."""
-    from analysis import sampling as report_sampling
+    from analysis import simpoint_vs_full
 
     for arch, outcomes, wall in _per_arch("simpoint.toml", arches):
         failed = [o for o in outcomes if o.error]
@@ -260,7 +260,7 @@ def simpoint_speed(arches) -> None:
             continue
         by = {("simpoint" if o.record["gem5"].get("sampling") else "none"): o.record
               for o in outcomes}
-        c = report_sampling.compare(by["simpoint"], by["none"])
+        c = simpoint_vs_full.compare(by["simpoint"], by["none"])
         h = c["host"]
         info = by["simpoint"]["gem5"]["sampling"]
         print(f"{arch} {by['none']['point']['workload']} ({wall:.0f} s now; cached steps cost "
@@ -274,8 +274,8 @@ def simpoint_speed(arches) -> None:
               + f"); speed-up {h['full_process'] / h['sampling_total']:.1f}x end to end, "
               f"{h['full_roi'] / h['intervals']:.1f}x on the detailed part")
         print(f"  cycles/op: SimPoint {c['cycles'][0]:,.0f}, full {c['cycles'][1]:,.0f}, "
-              f"error {100 * c['cycles'][2]:+.2f} %; {report_sampling.verdict(c)}")
-        print("  " + report_sampling.cost_line(c))
+              f"error {100 * c['cycles'][2]:+.2f} %; {simpoint_vs_full.verdict(c)}")
+        print("  " + simpoint_vs_full.cost_line(c))
 
 
 def kernel_entry() -> None:

@@ -196,7 +196,7 @@ def _preset(tmp_path, monkeypatch, kind, body):
     ('branch_predictor = "Oracle"\n', "branch_predictor must be one of"),
     ('kernel_entry = "fast"\n', "kernel_entry must be one of"),
     ('[documented]\nmispredict = -3\n', "above 0"),
-    ('[documented]\nl7 = 3\n', "is not one of"),
+    ('[documented]\nl7 = 3\n', "unknown key 'documented.l7'"),
 ])
 def test_bad_cpu_preset_fields_fail_in_one_line(tmp_path, monkeypatch, body, says):
     _preset(tmp_path, monkeypatch, "cpu", 'arch = "x86_64"\ntype = "o3"\n' + body)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import sampling as report_sampling
+from analysis import simpoint_vs_full
 from analysis import store
 from configs import runs, sweep
 from configs.gem5 import spec
@@ -128,17 +128,17 @@ def _rows(*records):
 def test_the_report_puts_each_estimate_beside_its_full_run():
     rows = _rows(_record(True, 101_000), _record(False, 100_000))
     assert sorted(store.scheme(r) for r in rows) == ["functional", "functional+simpoint"]
-    (c,) = [report_sampling.compare(s, f) for s, f in report_sampling.pairs(rows)]
+    (c,) = [simpoint_vs_full.compare(s, f) for s, f in simpoint_vs_full.pairs(rows)]
     assert c["cycles"] == (1010.0, 1000.0, pytest.approx(0.01))
     assert c["detailed_share"] == pytest.approx(0.048)
     assert c["cpi_range"] == (1.8, 2.4)
     assert c["host"]["sampling_total"] == 83.0 and c["host"]["full_roi"] == 250.0
-    assert report_sampling.verdict(c) == "meets the target"
-    header, body = report_sampling.table(rows)
+    assert simpoint_vs_full.verdict(c) == "meets the target"
+    header, body = simpoint_vs_full.table(rows)
     assert body[0][header.index("error")] == "+1.00 %"
     # 3 % off: named, with its size.
-    c2 = report_sampling.compare(_record(True, 103_000), _record(False, 100_000))
-    assert report_sampling.verdict(c2) == "misses: error 3.00 % > 2 %"
+    c2 = simpoint_vs_full.compare(_record(True, 103_000), _record(False, 100_000))
+    assert simpoint_vs_full.verdict(c2) == "misses: error 3.00 % > 2 %"
     assert body[0][header.index("SimPoint 3.2 binary (k, labels agreeing, error)")] == \
         "not found (SIMPOINT_HOME)"
     # The reference binary's choice, where it ran, with its own error.
@@ -146,16 +146,16 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     with_ref["gem5"]["sampling"]["reference"] = {
         "k": 3, "label_agreement": 0.9, "detailed_insts": 1_800,
         "summary": {"cycles": 98_000}}
-    c3 = report_sampling.compare(with_ref, _record(False, 100_000))
+    c3 = simpoint_vs_full.compare(with_ref, _record(False, 100_000))
     assert c3["reference"] == {"k": 3, "label_agreement": 0.9, "error": pytest.approx(-0.02),
                                "detailed_share": pytest.approx(0.036)}
-    assert report_sampling._reference(c3["reference"]) == "k=3, 90 %, -2.00 %"
+    assert simpoint_vs_full._reference(c3["reference"]) == "k=3, 90 %, -2.00 %"
     assert body[0][header.index("error split (all intervals / sampling)")] == "-"
     # With every interval measured too, the error splits in two: what
     # sampling adds (SimPoint against all intervals) and the rest.
     checked = _record(True, 103_000)
     checked["gem5"]["sampling"]["all_intervals"] = {"summary": {"cycles": 101_000}}
-    c4 = report_sampling.compare(checked, _record(False, 100_000))
+    c4 = simpoint_vs_full.compare(checked, _record(False, 100_000))
     assert c4["split"] == {"all_intervals": pytest.approx(0.01),
                            "sampling": pytest.approx(103 / 101 - 1)}
     # Where every interval was measured, the diagnosis: each max_k's error.
@@ -164,11 +164,11 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
         "expected_sampling_spread": 0.012,
         "what_if_max_k": [{"max_k": 1, "k": 1, "cycles": 99_000, "detailed_insts": 600},
                           {"max_k": 2, "k": 2, "cycles": 102_000, "detailed_insts": 1_200}]}
-    header, body = report_sampling.diagnosis_table(_rows(checked, _record(False, 100_000)))
+    header, body = simpoint_vs_full.diagnosis_table(_rows(checked, _record(False, 100_000)))
     assert [b[4:] for b in body] == [["1", "1", "1.2 %", "-1.00 %"], ["2", "2", "2.4 %", "+2.00 %"]]
     assert body[0][2:4] == ["70 %", "1.2 %"] and body[1][:4] == ["", "", "", ""]
     # Alone, a sampled row has nothing to be compared with.
-    assert report_sampling.table(_rows(_record(True, 101_000)))[1] == []
+    assert simpoint_vs_full.table(_rows(_record(True, 101_000)))[1] == []
 
 
 def test_the_diagnosis_on_phases_the_vectors_see():
@@ -199,7 +199,7 @@ def test_the_cost_model_splits_each_scheme_into_fixed_and_per_instruction_time()
     # ROI on O3 (50,000 instructions); SimPoint's set-up 20, clustering 1
     # and intervals 40 are fixed, its vectors 10 and checkpoints 12 grow
     # with the ROI.
-    m = report_sampling.cost_model(report_sampling.compare(_record(True, 101_000),
+    m = simpoint_vs_full.cost_model(simpoint_vs_full.compare(_record(True, 101_000),
                                                            _record(False, 100_000)))
     assert (m["full_fixed"], m["simpoint_fixed"]) == (50.0, 61.0)
     assert m["full_per_insn"] == 250.0 / 50_000
@@ -208,7 +208,7 @@ def test_the_cost_model_splits_each_scheme_into_fixed_and_per_instruction_time()
     assert round(m["pays_from"], 3) == round(11 / (0.005 - 0.00044), 3)
     assert round(m["limit"], 6) == round(0.005 / 0.00044, 6)
     assert round(m["five_x_from"], 3) == round((5 * 61 - 50) / (0.005 - 5 * 0.00044), 3)
-    full, sp = report_sampling.projected(m, 1_000_000)
+    full, sp = simpoint_vs_full.projected(m, 1_000_000)
     assert (full, round(sp, 6)) == (50.0 + 5000.0, round(61.0 + 440.0, 6))
 
 
@@ -230,5 +230,5 @@ def test_the_projection_is_checked_against_a_longer_measured_pair():
             g["roi_seconds"], g["warming"]["host_seconds"]["roi"] = 1_100.0, 1_000.0
         longer.append(r)
     rows = _rows(_record(True, 101_000), _record(False, 100_000), *longer)
-    header, body = report_sampling.projection_check(rows)
+    header, body = simpoint_vs_full.projection_check(rows)
     assert body == [["200,000", "1,050 / 1,100", "149 / 149", "7.05x / 7.38x"]]

@@ -65,7 +65,7 @@ def test_script_path_relative_to_sweep_file(tmp_path):
     ('[params]\n"statx-loop.run.iterations" = [1]', r"workload 'statx-loop' is not on the workload axis"),
     ('[params]\n"lstat-storm.tree.depth" = [1, 99]', r"params: .*tree.depth must be between"),
     ('nmae = "x"', r"unknown key 'nmae'"),
-    ('fixed = 3', r"fixed: must be a table"),
+    ('fixed = 3', r"\[fixed\] must be a table"),
     ('axes = ["x86_64"]', r"axes: must be a table"),
     ('[axes]\narch = ["arm64"]\nvariant = ["dcache-repcmpsb"]', r"axes: the axes expand to no point"),
 ])

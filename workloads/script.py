@@ -252,9 +252,7 @@ def from_dict(data: dict, origin: str = "<script>") -> Job:
         if section not in schema:
             raise UserError(f"{origin}: unknown section [{section}] for {workload} "
                             f"(valid: {', '.join(schema)})")
-        if not isinstance(table, dict):
-            raise UserError(f"{origin}: {section} must be a table")
-        inputs.known_keys(table, schema[section], origin, section)
+        inputs.known_keys(inputs.table(table, origin, section), schema[section], origin, section)
     for section, keys in schema.items():
         table = data.get(section, {})
         for key, spec in keys.items():

@@ -293,18 +293,14 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     arch, kind = data.get("arch"), data.get("type")
     inputs.one_of(arch, arches.NAMES + ("any",), f"{path}: arch")
     inputs.one_of(kind, CPU_TYPES, f"{path}: type")
-    params, fu_latency = data.get("params", {}), data.get("fu_latency", {})
-    if not isinstance(params, dict) or not isinstance(fu_latency, dict):
-        raise UserError(f"{path}: [params] and [fu_latency] must be tables")
+    params = inputs.table(data.get("params", {}), str(path), "params")
+    fu_latency = inputs.table(data.get("fu_latency", {}), str(path), "fu_latency")
     if params and kind != "o3":
         raise UserError(f"{path}: [params] are O3 parameters; a {kind} preset takes none")
     bad = sorted(set(params) - O3_PARAMS)
     if bad:
         raise UserError(f"{path}: unknown O3 parameter {bad[0]!r}")
-    bad = sorted(set(fu_latency) - FU_OP_CLASSES)
-    if bad:
-        raise UserError(f"{path}: [fu_latency] {bad[0]!r} is not one of "
-                        f"{', '.join(sorted(FU_OP_CLASSES))}")
+    inputs.known_keys(fu_latency, sorted(FU_OP_CLASSES), str(path), "fu_latency")
     if fu_latency and kind != "o3":
         raise UserError(f"{path}: [fu_latency] sets O3's FU pool; a {kind} preset has none")
     # Every O3 parameter we allow is a count (entries, widths, registers).
@@ -316,18 +312,13 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
                       maximum=MAX_LATENCY, why_maximum="more than a DRAM access")
     entry = check_kernel_entry(data.get("kernel_entry", KERNEL_ENTRY_DEFAULT), arch,
                                str(path))
-    fu_count, bp = data.get("fu_count", {}), data.get("branch_predictor", "")
-    if not isinstance(fu_count, dict):
-        raise UserError(f"{path}: [fu_count] must be a table")
+    fu_count = inputs.table(data.get("fu_count", {}), str(path), "fu_count")
+    bp = data.get("branch_predictor", "")
     for fu, n in fu_count.items():
         check_fu_count(fu, n, f"{path}: [fu_count] {fu}")
     check_branch_predictor(bp, str(path))
-    documented = data.get("documented", {})
-    if not isinstance(documented, dict):
-        raise UserError(f"{path}: [documented] must be a table")
-    bad = sorted(set(documented) - set(DOCUMENTED))
-    if bad:
-        raise UserError(f"{path}: [documented] {bad[0]!r} is not one of {', '.join(DOCUMENTED)}")
+    documented = inputs.known_keys(inputs.table(data.get("documented", {}), str(path),
+                                                "documented"), DOCUMENTED, str(path), "documented")
     for k, v in documented.items():
         inputs.number(v, f"{path}: [documented] {k} (cycles)", positive=True)
     if kind != "o3" and (entry != KERNEL_ENTRY_DEFAULT or fu_count or bp):

@@ -71,9 +71,7 @@ def load_profile(name: str) -> Profile:
     data = tomlfile.read(path, "QEMU profile")
     fields = {f.name: f for f in dataclasses.fields(Profile) if f.name != "name"}
     for key, value in inputs.known_keys(data, fields, str(path)).items():
-        if not isinstance(value, str):
-            raise UserError(f"{path}: {key} must be a string (in quotes), got "
-                            f"{inputs.short(repr(value))}")
+        inputs.text(value, f"{path}: {key}")
     missing = [k for k, f in fields.items()
                if k not in data and f.default is dataclasses.MISSING]
     if missing:
