@@ -314,63 +314,60 @@ class Gem5Backend:
     def run(self, point, kernel, image, force: bool = False) -> dict:
         self.require(point)
         group = point.boot_group(self.gem5, kernel, image)
-        gem5, job, timeout, smap_model = self.gem5, point.job, point.timeout, point.smap_model
         s = point.run
-        cpu, cache_preset, commit_profile, warming, simpoint = (
-            s.cpu, s.cache, s.commit_profile, s.warming, s.simpoint)
         key = self.key(point, kernel, image)
-        label = f"{kernel.arch}/{kernel.variant}/{job.workload} on gem5 {cpu.name}"
-        if simpoint:
+        label = f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
+        if s.simpoint:
             return _in_run_dir(key, force, label + " (SimPoint)", lambda work: _execute_simpoint(
                 point, group, work))
-
-        def execute(work: Path) -> dict:
-            run, report, boot = gem5_backend.roi(group, cpu, work, timeout,
-                                                 trace=commit_profile, job=job)
-            final = run_dir(key)
-            summary = gem5_stats.roi_summary(work)
-            # The ROI starts at the restore (cold) or at workbegin (warm).
-            warm = warming != "none"
-            begin = gem5_backend.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
-            extra = {"warming": dict(_warming_record(run.markers) if warm else {},
-                                     scheme=warming, roi_begin_tick=begin,
-                                     boot_insts=boot.get("boot_insts"))}
-            if commit_profile:
-                extra["commit_profile"] = dict(
-                    commit_profile_mod.profile(work / gem5_backend.TRACE_FILE,
-                                               SymbolMap(kernel.system_map), begin,
-                                               gem5_stats.clock_period(work / "config.ini")),
-                    trace=str(final / gem5_backend.TRACE_FILE))
-                _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
-            return _record(
-                point.record(), report.result,
-                run.seconds, dict(boot["guest"], kernel_lines=boot["boot_log"]),
-                _provenance(
-                    kernel, image, job if warming != "none" else None,
-                    _gem5_simulator(gem5, kernel.arch, cpu, cache_preset, smap_model,
-                                    spec=json.loads((work / "spec.json").read_text())),
-                    gem5_backend.command(gem5, kernel.arch, final, final / "spec.json")),
-                gem5={"stats_file": str(final / "stats.txt"),
-                      "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
-                      "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
-                      "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
-                      "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
-                      "stac_clac": _stac_clac(kernel.arch, smap_model,
-                                              gem5_backend.fu_latency(run.markers)),
-                      "fu_latency": gem5_backend.fu_latency(run.markers),
-                      "summary": summary, **extra})
-
-        return _in_run_dir(key, force, label, execute)
+        return _in_run_dir(key, force, label, lambda work: _execute_gem5(point, group, key, work))
 
 
 def backend_for(point, gem5=None):
     """The backend that runs `point`; gem5 points need the gem5 build."""
-    return Gem5Backend(gem5) if point.backend == "gem5" else QemuBackend()
+    return Gem5Backend(gem5) if point.run.needs_gem5 else QemuBackend()
+
+
+def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> dict:
+    """The ROI of `point`, whole, from its boot group's checkpoint."""
+    s, kernel = point.run, group.kernel
+    run, report, boot = gem5_backend.roi(group, s.cpu, work, point.timeout,
+                                         trace=s.commit_profile, job=point.job)
+    final = run_dir(key)
+    summary = gem5_stats.roi_summary(work)
+    # The ROI starts at the restore (cold) or at workbegin (warm).
+    warm = s.warming != "none"
+    begin = gem5_backend.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
+    extra = {"warming": dict(_warming_record(run.markers) if warm else {},
+                             scheme=s.warming, roi_begin_tick=begin,
+                             boot_insts=boot.get("boot_insts"))}
+    if s.commit_profile:
+        extra["commit_profile"] = dict(
+            commit_profile_mod.profile(work / gem5_backend.TRACE_FILE,
+                                       SymbolMap(kernel.system_map), begin,
+                                       gem5_stats.clock_period(work / "config.ini")),
+            trace=str(final / gem5_backend.TRACE_FILE))
+        _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
+    return _record(
+        point.record(), report.result,
+        run.seconds, dict(boot["guest"], kernel_lines=boot["boot_log"]),
+        _provenance(
+            kernel, group.image, point.job if warm else None,
+            _gem5_simulator(group, s.cpu, spec=json.loads((work / "spec.json").read_text())),
+            gem5_backend.command(group.gem5, kernel.arch, final, final / "spec.json")),
+        gem5={"stats_file": str(final / "stats.txt"),
+              "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
+              "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
+              "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
+              "roi_end_tick": gem5_backend.marker_tick(run.markers, "roi-end"),
+              "stac_clac": _stac_clac(kernel.arch, group.smap_model,
+                                      gem5_backend.fu_latency(run.markers)),
+              "fu_latency": gem5_backend.fu_latency(run.markers),
+              "summary": summary, **extra})
 
 
 def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
-    kernel, image, gem5 = group.kernel, group.image, group.gem5
-    cache_preset, smap_model = group.cache, group.smap_model
+    kernel, image, gem5, smap_model = group.kernel, group.image, group.gem5, group.smap_model
     job, cpu, timeout, settings = point.job, point.run.cpu, point.timeout, point.run.simpoint
     progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
     sampled = sampling_mod.sampled_roi(group, cpu, job, settings, timeout,
@@ -392,8 +389,7 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
         cost, dict(boot["guest"], kernel_lines=boot["boot_log"]),
         _provenance(
             kernel, image, job,
-            _gem5_simulator(gem5, kernel.arch, cpu, cache_preset, smap_model,
-                            simpoint=settings.as_record()),
+            _gem5_simulator(group, cpu, simpoint=settings.as_record()),
             # Each step's own command is in gem5.sampling's step records.
             [str(gem5.binary(kernel.arch)), str(sampling_mod.SCRIPT)]),
         gem5={"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
@@ -405,11 +401,12 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
               "sampling": sampled["sampling"]})
 
 
-def _gem5_simulator(gem5, arch, cpu, cache_preset, smap_model, **more) -> dict:
+def _gem5_simulator(group: gem5_spec.BootGroup, cpu, **more) -> dict:
     """A gem5 record's simulator provenance, and what its kind of run adds."""
+    gem5 = group.gem5
     return {"name": "gem5", "version": gem5.version, "home": str(gem5.home),
-            "patches": gem5.identity(arch).get("patches"), "cpu_preset": cpu.as_record(),
-            "cache_preset": cache_preset.as_record(), "smap_model": smap_model, **more}
+            "patches": gem5.identity(group.arch).get("patches"), "cpu_preset": cpu.as_record(),
+            "cache_preset": group.cache.as_record(), "smap_model": group.smap_model, **more}
 
 
 # The profile charges every cycle from the restore to the last commit,
