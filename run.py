@@ -320,15 +320,13 @@ def cmd_crosscheck(args) -> int:
     """gem5 against QEMU for one point, symbol by symbol: which kernel
     functions account for the difference in ROI instructions."""
     job = _job(args)
-    job.check_fits(qemu.DEFAULT_TIMEOUT, "")  # the QEMU twin's timeout
-
     point = _gem5_point(args, job)
     model = point.smap_model
     twin_point = run_point.qemu_twin(point, qemu.DEFAULT_TIMEOUT, labelled=False)
+    job.check_fits(min(point.timeout, twin_point.timeout), "")  # the trace's and the twin's
     backend, kernel, image = _inputs(args, point)
     twin = runs.QemuBackend().run(twin_point, kernel, image)
-    trace = gem5_backend.trace_roi(point.boot_group(backend.gem5, kernel, image),
-                                   args.timeout or gem5_spec.DEFAULT_TIMEOUT)
+    trace = gem5_backend.trace_roi(point.boot_group(backend.gem5, kernel, image), point.timeout)
     counts, lines = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))
     print(f"{args.arch}/{args.variant}/{job.workload} smap_model={model or '-'}")
     comparison = roi_trace.compare(counts, twin["counts"])
@@ -686,14 +684,14 @@ def parser() -> argparse.ArgumentParser:
                     help="with --builder buildroot (QEMU): the kernel from the same "
                          "Buildroot build instead of kernels/")
     sp.add_argument("--backend", default="qemu", choices=runs.BACKENDS)
-    sp.add_argument("--profile", default="", choices=[""] + qemu.profile_names(),
-                    metavar="PROFILE", help="QEMU CPU profile (configs/qemu-profiles; default "
-                    "per arch): " + ", ".join(qemu.profile_names()))
+    sp.add_argument("--profile", default="default", choices=["default"] + qemu.profile_names(),
+                    metavar="PROFILE", help="QEMU CPU profile (configs/qemu-profiles; default: "
+                    "the arch's): " + ", ".join(qemu.profile_names()))
     sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
     gem5_args(sp)
-    sp.add_argument("--cpu-preset", default="", choices=[""] + cpu_presets, metavar="PRESET",
-                    help="gem5 CPU preset (configs/gem5-presets/cpu; default: "
-                         "<arch>-o3-default): " + ", ".join(cpu_presets))
+    sp.add_argument("--cpu-preset", default="default", choices=["default"] + cpu_presets,
+                    metavar="PRESET", help="gem5 CPU preset (configs/gem5-presets/cpu; default: "
+                    "<arch>-o3-default): " + ", ".join(cpu_presets))
     sp.add_argument("--kernel-entry", default="", choices=("",) + gem5_spec.KERNEL_ENTRY,
                     help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
                          "drains) or sdm (as the SDM describes them; patches 0008-0009); "
@@ -702,7 +700,8 @@ def parser() -> argparse.ArgumentParser:
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
                          "smap (SMAP executed by gem5; needs configs/gem5-patches)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
-                    help="seconds (default: 300 for QEMU, 6 h per gem5 process)")
+                    help=f"seconds (default: {qemu.DEFAULT_TIMEOUT:g} for QEMU, "
+                         f"{gem5_spec.DEFAULT_TIMEOUT / 3600:g} h per gem5 process)")
     sp.add_argument("--warming", default="functional", choices=gem5_spec.WARMING,
                     help="gem5: functional (default: boot once, hand the job over, warm the "
                          "caches on the atomic core) or none (the ROI checkpoint, cold caches)")

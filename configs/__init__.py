@@ -25,8 +25,11 @@ Code:
   calibrate.py, calibration_targets.py  fitting the series' latencies to the seeds
   console.py       the @@UACCESS console protocol both backends read
 
-Some files' contents are in cache keys (the gem5 scripts, gem5/sampling.py,
-simpoint_method.py, gem5/commit_profile.py): an edit to one, an import line
-included, makes every run it covers a new one, so their names and the
-modules they import stay where they are (tests/test_keys_stable.py).
+Some files' contents are in cache keys: here the gem5 scripts,
+gem5/sampling.py, simpoint_method.py, gem5/commit_profile.py, the plugin's
+sources (qemu/plugin/) and the series (gem5-patches/, through the gem5 build);
+beside this stage, workloads/ and buildroot/'s guest files. An edit to one,
+an import line included, makes every result it covers a new one, so those
+files, their names and the modules they import stay as they are
+(tests/test_keys_stable.py pins them).
 """

@@ -1,6 +1,8 @@
 """One run point: what runs (arch, kernel variant and layers, the job) and
 how (one backend's settings), as one immutable value built and checked
-once, from a sweep file (configs/sweep.py) or the command line (run.py).
+once, by qemu_point or gem5_point: from a sweep file (configs/sweep.py),
+the command line (run.py), calibrate's latency steps (a CPU preset it
+makes, gem5_point's `made`) or a test.
 
 Everything downstream (the plan's key, the run, the store's columns, the
 Slurm task) takes the point whole. The rules that tie settings together

@@ -113,20 +113,6 @@ def layers_for(arch: str) -> tuple:
     return arches.get(arch).gem5_kernel_layers
 
 
-# The x86 boot's two timer checks, skipped (issue 30; docs/reference/
-# gem5.md, "Where the x86 boot's instructions go"): together at least 169M
-# of a 333.6M-instruction boot on the atomic CPU, where Arm reads its
-# timer's frequency. gem5's local APIC timer runs at the CPU clock / 16
-# (src/arch/x86/X86LocalApic.py, clk_divider=16): 187.5 MHz at CLOCK's
-# 3 GHz, 750,000 ticks per jiffy at the kernel's HZ of 250 (x86's
-# default CONFIG_HZ, which our fragments leave alone). The kernel's own
-# calibration on gem5 (apic=verbose) measured 750,744 against the PIT,
-# 0.1 % over. no_timer_check skips check_timer's spin until the PIT has
-# ticked through the IO-APIC.
-LAPIC_TIMER_PERIOD = 750_000
-X86_BOOT_ARGS = (f"lapic_timer_period={LAPIC_TIMER_PERIOD}", "no_timer_check")
-
-
 def model_for(arch: str, smap_model: str) -> str:
     """The smap model a point of `arch` really has ("" where none applies)."""
     return (smap_model or "none") if arches.get(arch).gem5_series else ""
@@ -485,22 +471,13 @@ def kernel_args(arch: str, smap_model: str) -> list:
     # norandmaps: no user address-space randomisation, one less source of
     # run-to-run noise in cycles (gem5's ArmBoard sets it by default too).
     args = [f"console={b.gem5_console}", "panic=-1", f"lpj={b.gem5_lpj}", "norandmaps",
-            f"root={b.gem5_disk}", "rw", "init=/init", "uaccess.backend=gem5"]
-    if arch == "arm64":
-        # gem5's Arm CPU has no SSBS, so with the default dynamic Spectre-v4
-        # policy Linux patches a firmware-mitigation check into every
-        # kernel entry and exit (5 instructions each way) that no core with
-        # SSBS runs, and the QEMU twin's Cortex-A76 has SSBS (QEMU offers no
-        # core with PAN but without SSBS, short of the SVE-only A64FX). With
-        # the mitigation off the check is skipped as it is with SSBS, so
-        # both simulators run the same entry code; the twin boots with it too.
-        args.append("ssbd=force-off")
-    if not b.gem5_series and smap_model not in ("", "none"):
-        raise UserError(f"smap_model is x86-only (arm64 has PAN, which gem5 models); "
-                        f"got '{smap_model}' for {arch}")
+            f"root={b.gem5_disk}", "rw", "init=/init", "uaccess.backend=gem5",
+            *b.gem5_boot_args]  # the board's own (lab/arches.py says why, per arch)
     if b.gem5_series:
         inputs.name_in(smap_model, SMAP_MODELS, "smap_model")
-        args += X86_BOOT_ARGS
+    elif smap_model not in ("", "none"):
+        raise UserError(f"smap_model is x86-only (arm64 has PAN, which gem5 models); "
+                        f"got '{smap_model}' for {arch}")
     return args + list(model_args(arch, smap_model))
 
 
