@@ -54,7 +54,7 @@ from lab.symbols import SymbolMap  # noqa: E402
 from workloads import script  # noqa: E402
 
 DEFAULT_RESULTS = REPO / "results"
-DEFAULT_SWEEP = REPO / "configs" / "sweeps" / "default.toml"
+DEFAULT_SWEEP = sweep.SWEEP_DIR / "default.toml"
 DEFAULT_RECORDS = REPO / "docs" / "data"
 STORE_NAME = "results.sqlite"
 DEFAULT_WORKLOAD = "lstat-storm"
