@@ -218,3 +218,34 @@ def test_a_qemu_killed_mid_run_is_recorded_with_its_console_log(tmp_path):
                     ).fetchall()
     assert len(ok) == 1
     assert json.loads(ok[0][0])["result"]["ops"] == iterations
+
+
+def test_a_run_whose_guest_lost_its_clock_is_run_again():
+    # An x86 guest whose TSC calibration failed (a busy host) runs on the
+    # jiffies clocksource, and its clock calls become system calls inside
+    # the ROI: such a boot is booted again, and such a run found in the
+    # cache is not reused but kept aside under runs/failed/ and run again.
+    # A real QEMU point on its own key (an iteration count no other test
+    # uses); the lost clock is written into its console as the kernel says it.
+    import qemu_runs
+    from buildroot import assemble
+    from configs import runs
+    from kernels import build as kbuild
+    from workloads import script
+    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1013}}, "clock-test")
+    kernel = kbuild.build_kernel("x86_64", "stock")
+    image = assemble.build_image("x86_64", job)
+    first = qemu_runs.run(kernel, image, job, plugin=True)
+    console = runs.run_dir(first["key"]) / "console.log"
+    assert runs.CLOCK_FAILURE_LINE not in console.read_text(errors="replace")
+    assert first["guest"]["boots"] >= 1
+    with console.open("a") as f:
+        f.write("[    0.020000] tsc: Marking TSC unstable due to could not calculate TSC khz\n")
+    assert runs.finished(first["key"]) is None
+    again = qemu_runs.run(kernel, image, job, plugin=True)
+    assert again["key"] == first["key"]
+    assert runs.CLOCK_FAILURE_LINE not in console.read_text(errors="replace")
+    assert again["counts"]["x86"] == first["counts"]["x86"]  # exact: both kept their TSC
+    kept = list((runs.run_dir(first["key"]).parent / "failed").glob(f"{first['key']}-*"))
+    assert any(runs.CLOCK_FAILURE_LINE in (k / "console.log").read_text(errors="replace")
+               for k in kept)
