@@ -402,8 +402,8 @@ def text(rows: list) -> str:
     tables = times(rows)
     if tables:
         out.append("Guest time per call under QEMU-TCG, ns (change against stock): a rough "
-                   "guide only,\nhost wall time as the guest saw it, not cycles; the counts "
-                   "above are exact.\n")
+                   "guide only,\non the guest's clock (x86: a nominal 3 GHz TSC), not cycles; "
+                   "the counts above are exact.\n")
         for arch, header, body in tables:
             out.append(aligned([arch] + header[1:], body) + "\n")
     return "".join(out)

@@ -95,7 +95,8 @@ def study_page(by_sweep: dict) -> str:
             out += [f"As stock: {', '.join(same)}.", ""]
     out += ["## Guest time under TCG (a rough guide)", "",
             "Guest nanoseconds per call under QEMU-TCG, with the change against stock: "
-            "host wall time as the guest saw it, not cycles. Not a result of the study.", ""]
+            "host wall time on the guest's clock (x86: a nominal 3 GHz TSC, lab/arches.py), "
+            "not cycles. Not a result of the study.", ""]
     for arch, header, body in findings.times(rows):
         out += [render.md_table([arch] + header[1:], body), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -96,8 +96,10 @@ def version(binary: str) -> str:
 
 def kernel_append(profile: Profile) -> str:
     """The kernel command line: part of what determines a run's result.
-    norandmaps as under gem5: the same user address-space layout each run."""
-    base = f"console={profile.console} panic=-1 norandmaps uaccess.backend=qemu"
+    norandmaps as under gem5: the same user address-space layout each run;
+    the arch's own arguments (lab/arches.py says why)."""
+    base = " ".join((f"console={profile.console} panic=-1 norandmaps uaccess.backend=qemu",)
+                    + arches.get(profile.arch).qemu_boot_args)
     return f"{base} {profile.kernel_args}" if profile.kernel_args else base
 
 
