@@ -41,11 +41,12 @@ def _run(arch: str, variant: str) -> dict:
 def test_the_batching_change_leaves_makes_work_alone_and_takes_a_stac_per_word_out():
     before, after = _run("x86_64", "strncpy-unbatched"), _run("x86_64", "stock")
     b, a = before["counts"], after["counts"]
-    # The same make, instruction for instruction, on both kernels. (Make
-    # reads the clock: on the guest's nominal 3 GHz TSC, lab/arches.py, it
-    # runs 50 user instructions and 2 system calls' STAC more than it did
-    # on a calibrated one, 22,960,180 and 12,113/4,126; the same on every
-    # boot measured, five.)
+    # The same make, instruction for instruction, on both kernels. (The
+    # records of 2026-11-25 said 22,960,180, with STAC 12,113/4,126: their
+    # guests had lost their TSC, so make's two vDSO clock_gettime calls were
+    # system calls: 2 STAC more, 50 user instructions fewer; a lost-TSC
+    # boot of 2026-11-26 gave those numbers again, __x64_sys_clock_gettime
+    # 192 instructions against 128. Every boot that kept its TSC gives these.)
     assert b["insns"]["user"] == a["insns"]["user"] == 22_960_230
     # 2015's strncpy_from_user opened a window per word it read: 7,987
     # more STAC in the build (and as many CLAC, less the interrupts').
