@@ -73,6 +73,12 @@ def finished(key: str):
     return record
 
 
+def _kept_aside(key: str) -> Path:
+    """Where a run that cannot stand is kept for the user to read:
+    runs/failed/<key>-<time>."""
+    return cache.failed_path("runs", f"{key}-{time.strftime('%Y%m%dT%H%M%S')}")
+
+
 def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     """The run-directory protocol shared by the backends: reuse a finished
     run; else execute(work_dir) -> record in a temporary directory that is
@@ -84,12 +90,12 @@ def _in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     if done is not None:
         return done
     if final.is_dir():  # a run finished() refuses (a lost guest clock): kept aside
-        os.rename(final, cache.failed_path("runs", f"{key}-{time.strftime('%Y%m%dT%H%M%S')}"))
+        os.rename(final, _kept_aside(key))
     work = cache.temp_dir(final)  # after cleaning what killed runs left
     try:
         record = execute(work)
     except (RunFailed, gem5_backend.Gem5Failed) as failure:
-        kept = cache.failed_path("runs", f"{key}-{time.strftime('%Y%m%dT%H%M%S')}")
+        kept = _kept_aside(key)
         os.rename(work, kept)
         log = str(failure.log).replace(str(work), str(kept)) if failure.log else str(kept)
         raise RunFailed(f"{label}: {failure} (log: {log})", log) from None
