@@ -3,7 +3,7 @@
 
     ./run.py list
     ./run.py doctor [--gem5 DIR]                    # prerequisites, with fixes
-    ./run.py gem5 setup [--source URL_OR_PATH] [--isa x86,arm] [--dry-run]
+    ./run.py gem5 setup [--source URL_OR_PATH] [--isa x86,arm] [--variant opt,fast] [--dry-run]
     ./run.py build-kernel --arch x86_64 --variant stock
     ./run.py build-image  --arch arm64 --workload lstat-storm [--script S.toml]
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
@@ -124,8 +124,11 @@ def cmd_doctor(args) -> int:
     def gem5_arch(arch):
         def fn():
             g = gem5_locate.require(arch, args.gem5)
+            fast = ("; gem5.fast runs the untraced points" if g.fast_usable(arch) else
+                    "; gem5.fast stale (older than gem5.opt, or without the series): "
+                    "gem5.opt runs every point" if g.fast_binary(arch).is_file() else "")
             return str(g.binary(arch)) + (f", {g.bootloader()}"
-                                          if arches.get(arch).gem5_bootloader else "")
+                                          if arches.get(arch).gem5_bootloader else "") + fast
         return fn
 
     def gem5_series():
@@ -513,7 +516,8 @@ def cmd_gem5(args) -> int:
     """gem5 v24.0.0.1 with our series, built outside the repository."""
     dest = Path(args.dest).expanduser().resolve() if args.dest else gem5_setup.default_dest()
     jobs = args.jobs or os.cpu_count() or 1
-    s = gem5_setup.Setup(args.source, dest, gem5_setup.parse_isas(args.isa), jobs)
+    s = gem5_setup.Setup(args.source, dest, gem5_setup.parse_isas(args.isa), jobs,
+                         gem5_setup.parse_variants(args.variant))
     if args.dry_run:
         s.git_dir()  # a local source that is no repository is refused here too
         for name, what, done in s.steps():
@@ -766,6 +770,9 @@ def parser() -> argparse.ArgumentParser:
                     help="a git URL (online), or a local clone or bare repository (offline)")
     sp.add_argument("--dest", default="", help="the gem5 tree to make (default: <cache>/gem5)")
     sp.add_argument("--isa", default="x86", help="x86, arm or x86,arm (default: x86)")
+    sp.add_argument("--variant", default="opt",
+                    help="opt, or opt,fast: gem5.fast too, which untraced points then run "
+                         "(default: opt)")
     sp.add_argument("--jobs", type=COUNT, default=0, help="scons -j (default: cores)")
     sp.add_argument("--dry-run", action="store_true", help="print the steps, do nothing")
     sp = sub.add_parser("slurm-task", help=argparse.SUPPRESS)  # what a Slurm job runs

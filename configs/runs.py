@@ -385,8 +385,10 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
         run.seconds, dict(boot["guest"], kernel_lines=boot["boot_log"]),
         _provenance(
             kernel, group.image, point.job if warm else None,
-            _gem5_simulator(group, s.cpu, spec=json.loads((work / "spec.json").read_text())),
-            gem5_backend.command(group.gem5, kernel.arch, final, final / "spec.json")),
+            _gem5_simulator(group, s.cpu, Path(run.command[0]).name,
+                            spec=json.loads((work / "spec.json").read_text())),
+            # What ran, as it will stand in the run's final directory.
+            [a.replace(str(work), str(final)) for a in run.command]),
         gem5={"stats_file": str(final / "stats.txt"),
               "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
               "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
@@ -421,9 +423,10 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
         cost, dict(boot["guest"], kernel_lines=boot["boot_log"]),
         _provenance(
             kernel, image, job,
-            _gem5_simulator(group, cpu, simpoint=settings.as_record()),
+            _gem5_simulator(group, cpu, gem5.runner(kernel.arch, traced=False).name,
+                            simpoint=settings.as_record()),
             # Each step's own command is in gem5.sampling's step records.
-            [str(gem5.binary(kernel.arch)), str(sampling_mod.SCRIPT)]),
+            [str(gem5.runner(kernel.arch, traced=False)), str(sampling_mod.SCRIPT)]),
         gem5={"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
               "roi_seconds": cost,
               "checkpoint_tick": boot["tick"],
@@ -433,10 +436,11 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
               "sampling": sampled["sampling"]})
 
 
-def _gem5_simulator(group: gem5_spec.BootGroup, cpu, **more) -> dict:
-    """A gem5 record's simulator provenance, and what its kind of run adds."""
+def _gem5_simulator(group: gem5_spec.BootGroup, cpu, binary: str, **more) -> dict:
+    """A gem5 record's simulator provenance (with the binary its ROI ran:
+    gem5.opt or gem5.fast), and what its kind of run adds."""
     gem5 = group.gem5
-    return {"name": "gem5", "version": gem5.version, "home": str(gem5.home),
+    return {"name": "gem5", "version": gem5.version, "home": str(gem5.home), "binary": binary,
             "patches": gem5.identity(group.arch).get("patches"), "cpu_preset": cpu.as_record(),
             "cache_preset": group.cache.as_record(), "smap_model": group.smap_model, **more}
 

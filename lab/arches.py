@@ -60,10 +60,10 @@ class Arch:
         """The CPU preset a gem5 point runs when none is named."""
         return f"{self.name}-o3-default"
 
-    @property
-    def gem5_binary(self) -> str:
-        """gem5.opt for this arch, relative to a gem5 tree."""
-        return f"build/{self.gem5_isa}/gem5.opt"
+    def gem5_binary(self, variant: str = "opt") -> str:
+        """gem5's binary of a build variant (opt: with debug tracing; fast:
+        without) for this arch, relative to a gem5 tree."""
+        return f"build/{self.gem5_isa}/gem5.{variant}"
 
 
 X86_64 = Arch(

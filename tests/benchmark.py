@@ -10,6 +10,10 @@
   gem5     (needs GEM5_HOME) per arch with gem5: boot-to-ROI time on the
       atomic CPU, O3 ROI speed in committed instructions per second, and
       the harness's overhead over the bare gem5 processes. Target <= 3 %.
+  gem5-fast (needs GEM5_HOME with gem5.fast: gem5 setup --variant opt,fast)
+      per arch, the same ROI (the real gem5 test's) by gem5.fast and by
+      gem5.opt: host seconds and simulated instructions per host second
+      of each, and whether every simulated statistic is the same.
   boot-once (needs GEM5_HOME) configs/sweeps/gem5-boot-once.toml per arch
       (one kernel, three workloads, two ROI lengths each) under gem5's two
       schemes, run or read from the cache: boots per scheme, simulated
@@ -49,7 +53,8 @@
       job arrays: every boot group's first point, then the rest). Points
       not yet run are counted and left out of the times.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5|boot-once|simpoint|kernel-entry|slurm|study|make-split]
+    python3 tests/benchmark.py [foundation|plugin|gem5|gem5-fast|boot-once|simpoint|kernel-entry|
+                                slurm|study|make-split]
                                [--arch A] [--sweep FILE]
                                [--keep]
 """
@@ -183,6 +188,37 @@ def gem5_figures(arches) -> None:
               f"at {rate:,.0f} insts/s (ROI process {roi:.0f} s); harness overhead over "
               f"the bare gem5 processes {100 * (wall - gem5_wall) / gem5_wall:.1f} % "
               f"(target <= 3 %)")
+
+
+def gem5_fast(arches) -> None:
+    """gem5.fast against gem5.opt on the same ROI (test_gem5_real's group):
+    host seconds and gem5's own instructions per second of each, and
+    whether every simulated statistic is the same."""
+    import pytest
+
+    from configs.gem5 import stats as gem5_stats
+    from test_gem5_real import fast_and_opt
+
+    for arch in arches:
+        with tempfile.TemporaryDirectory(prefix="uaccess-fast-") as tmp:
+            try:
+                runs = fast_and_opt(arch, Path(tmp))
+            except pytest.skip.Exception as e:
+                print(f"{arch}: skipped: {e.msg}")
+                continue
+            rates = {}
+            for name, (ran, text) in sorted(runs.items()):
+                rate = gem5_stats.dumps(text)[0].get(gem5_stats.GLOBAL["host_inst_rate"])
+                rates[name] = rate
+                print(f"{arch} {name}: ROI process {ran.seconds:.1f} s, "
+                      f"{rate:,.0f} simulated insts per host second")
+            fast, opt = (gem5_stats.simulated(runs[b][1]) for b in ("gem5.fast", "gem5.opt"))
+            differ = sorted(k for b0, b1 in zip(fast, opt) for k in set(b0) | set(b1)
+                            if b0.get(k) != b1.get(k))
+            print(f"{arch}: gem5.fast {rates['gem5.fast'] / rates['gem5.opt']:.2f}x gem5.opt's "
+                  f"rate; simulated statistics "
+                  + ("identical" if fast == opt and not differ else
+                     f"DIFFER in {len(differ)}: {', '.join(differ[:8])}"))
 
 
 def _per_arch(sweep_file: str, arches):
@@ -429,7 +465,7 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
-                             "kernel-entry", "slurm", "study", "make-split"))
+                             "kernel-entry", "slurm", "study", "make-split", "gem5-fast"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
@@ -458,6 +494,9 @@ def main() -> int:
         return 0
     if args.mode == "gem5":
         gem5_figures(args.arch or ["x86_64", "arm64"])
+        return 0
+    if args.mode == "gem5-fast":
+        gem5_fast(args.arch or ["x86_64", "arm64"])
         return 0
     tmp = tempfile.mkdtemp(prefix="uaccess-bench-")
     os.environ["UACCESS_CACHE"] = tmp

@@ -22,7 +22,8 @@ def test_the_table_names_what_exists():
             assert qemu.load_profile(profile).arch == a.name
         assert all(p.is_file() for p in config.fragments_for(a.name))
         assert a.kernel_image.endswith("/" + a.image_name)
-        assert a.gem5_binary == f"build/{a.gem5_isa}/gem5.opt"
+        assert a.gem5_binary() == f"build/{a.gem5_isa}/gem5.opt"
+        assert a.gem5_binary("fast") == f"build/{a.gem5_isa}/gem5.fast"
 
 
 def test_the_gem5_command_line_comes_from_the_table():

@@ -1,6 +1,7 @@
 """gem5 config generation, presets, discovery and stats parsing: all host
 side, so these run everywhere (the real gem5 runs are test_gem5_real.py)."""
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from configs import sweep
+from configs.gem5 import backend as gem5_backend
 from configs.gem5 import locate, spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import backend as qemu_backend
@@ -166,6 +168,44 @@ def test_locate_says_what_is_missing(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="needs gem5 with uaccess-lab's patch series"):
         g.require_series("x86_64", "smap_model smap")
     assert "patches" not in g.identity("x86_64")
+
+
+def _binary(path: Path, marks: bool, mtime: int) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"#!/bin/sh\n" + (b"\0".join(locate.SERIES_MARKS) if marks else b""))
+    path.chmod(0o755)
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_untraced_processes_run_gem5_fast_where_it_stands_in_for_gem5_opt(tmp_path):
+    """The rule locate.Gem5.runner applies, on files: gem5.fast for a process
+    with no debug trace, where it is no older than gem5.opt and carries the
+    series gem5.opt carries; gem5.opt for every traced process. (That the
+    two give the same statistics is test_gem5_real's, on a real gem5.fast.)"""
+    g = locate.Gem5(tmp_path, "24.0.0.1")
+    opt = _binary(tmp_path / "build/X86/gem5.opt", True, 1_000)
+    assert g.runner("x86_64", traced=False) == opt  # no gem5.fast
+    fast = _binary(tmp_path / "build/X86/gem5.fast", True, 2_000)
+    assert g.runner("x86_64", traced=False) == fast
+    assert g.runner("x86_64", traced=True) == opt
+    assert locate.Gem5(tmp_path, "24.0.0.1", prefer_fast=False).runner("x86_64", False) == opt
+    cmd = gem5_backend.command(g, "x86_64", tmp_path / "o", tmp_path / "s.json",
+                               gem5_backend.TRACE_OPTIONS)
+    assert cmd[0] == str(opt)
+    assert gem5_backend.command(g, "x86_64", tmp_path / "o", tmp_path / "s.json")[0] == str(fast)
+    # gem5.opt rebuilt since: gem5.fast may be of the tree as it was.
+    _binary(fast, True, 500)
+    assert g.runner("x86_64", traced=False) == opt
+    # gem5.fast without the series gem5.opt has.
+    _binary(fast, False, 3_000)
+    assert g.runner("x86_64", traced=False) == opt
+    # Arm: no series to carry.
+    _binary(tmp_path / "build/ARM/gem5.opt", False, 1_000)
+    arm_fast = _binary(tmp_path / "build/ARM/gem5.fast", False, 1_000)
+    assert g.runner("arm64", traced=False) == arm_fast
+    # What the run is keyed on is gem5.opt, whichever binary runs it.
+    assert g.identity("x86_64")["binary"] == str(opt)
 
 
 def test_patch_series_is_ours_one_change_per_patch_each_explained():

@@ -5,6 +5,7 @@ is missing. A full-system boot takes minutes per arch (about 4.5 min to
 the ROI for x86 here), so the ROI is a few hundred statx calls.
 """
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from buildroot import assemble
 from configs import runs
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import locate, spec
+from configs.gem5 import stats as gem5_stats
 from kernels import build as kbuild
 from lab.errors import UserError
 from lab.symbols import SymbolMap
@@ -245,3 +247,37 @@ def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, m
                                   timeout=3 * 3600, warming="functional", simpoint=settings)
     assert without["gem5"]["sampling"]["reference"] is None
     assert rec["gem5"]["summary"] == without["gem5"]["summary"]
+
+
+def fast_and_opt(arch: str, outdir: Path):
+    """The same ROI (test_boot_checkpoint_then_o3_roi's group, whose
+    checkpoint it shares) run by gem5.fast and by gem5.opt: {binary name:
+    (Gem5Run, stats.txt text)}; skips where gem5.fast is not usable."""
+    g = _gem5_or_skip(arch)
+    if not g.fast_usable(arch):
+        pytest.skip(f"needs gem5.fast for {arch} no older than gem5.opt: "
+                    f"'./run.py gem5 setup --variant opt,fast' builds it")
+    job = script.from_dict(JOB, "<gem5 test>")
+    kernel = kbuild.build_kernel(arch, "stock", layers=spec.layers_for(arch))
+    image = assemble.build_image(arch, job)
+    cpu = spec.load_cpu(f"{arch}-o3-default", arch)
+    cache = spec.load_cache("classic-l1l2")
+    model = spec.model_for(arch, "lfence")
+    out = {}
+    for gem5 in (g, dataclasses.replace(g, prefer_fast=False)):
+        group = spec.BootGroup(arch, kernel, image, model, cache, gem5)
+        ran, _, _ = gem5_backend.roi(group, cpu, outdir / str(gem5.prefer_fast), 3 * 3600)
+        out[Path(ran.command[0]).name] = (ran, (ran.outdir / "stats.txt").read_text())
+    return out
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "arm64"])
+def test_gem5_fast_simulates_what_gem5_opt_does(arch, tmp_path):
+    """Issue 30, item 3: an untraced point runs gem5.fast where it is
+    usable, and gets gem5.opt's statistics, every one of them but the
+    host's own (exact: the same simulation, compiled without the debug
+    trace and assertions). tests/benchmark.py gem5-fast prints the speeds."""
+    runs = fast_and_opt(arch, tmp_path)
+    assert sorted(runs) == ["gem5.fast", "gem5.opt"]
+    fast, opt = (gem5_stats.simulated(runs[b][1]) for b in ("gem5.fast", "gem5.opt"))
+    assert fast and fast == opt

@@ -34,6 +34,15 @@ def test_dry_run_lists_the_steps_and_writes_nothing(tmp_path):
     assert not dest.exists()
 
 
+def test_the_fast_variant_is_a_step_per_isa_after_opt(tmp_path):
+    proc = _run("gem5", "setup", "--dry-run", "--dest", str(tmp_path / "g5"), "--isa", "x86,arm",
+                "--variant", "fast,opt")
+    assert proc.returncode == 0, proc.stderr
+    steps = [line.split("]")[0][1:] for line in proc.stdout.splitlines() if line.startswith("[")]
+    assert steps == ["source", "series", "X86", "X86 fast", "ARM", "ARM fast", "bootloader"]
+    assert "scons build/ARM/gem5.fast" in proc.stdout
+
+
 def test_the_build_goes_through_ccache_where_it_is_installed(monkeypatch):
     # scons records its objects only when it exits; ccache keeps each one
     # as it is compiled, so a killed build resumes (configs/gem5/setup.py).
@@ -51,6 +60,8 @@ def test_the_build_goes_through_ccache_where_it_is_installed(monkeypatch):
     (["--isa", "mips"], "--isa takes"),
     (["--isa", ""], "--isa takes"),
     (["--source", "/"], "neither a git clone nor a bare repository"),
+    (["--variant", "fast"], "--variant takes opt or opt,fast"),
+    (["--variant", "opt,debug"], "--variant takes opt or opt,fast"),
 ])
 def test_bad_setup_input_is_one_line(tmp_path, argv, says):
     proc = _run("gem5", "setup", "--dry-run", "--dest", str(tmp_path / "g5"), *argv)

@@ -47,12 +47,20 @@ class Gem5Run:
     markers: dict
     console_text: str
     log: str  # gem5's own output, for errors that name it
+    command: list = None  # what ran, its binary first
+
+
+def traced(options) -> bool:
+    """Whether a gem5 process with these options writes a debug trace."""
+    return any(o.startswith("--debug-") for o in options)
 
 
 def command(gem5, arch: str, outdir: Path, spec_path: Path, options=(),
             script: Path = gspec.SCRIPT) -> list:
-    return [str(gem5.binary(arch)), f"--outdir={outdir}", *options, str(script),
-            str(spec_path)]
+    """The gem5 process's command line: gem5.fast where no trace is asked
+    for and it is usable, gem5.opt otherwise (locate.Gem5.runner)."""
+    return [str(gem5.runner(arch, traced(options))), f"--outdir={outdir}", *options,
+            str(script), str(spec_path)]
 
 
 def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
@@ -89,7 +97,7 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
                          str(term if console_text else log))
     if rc != 0:
         raise Gem5Failed(f"gem5 exited with {rc}: {tools.last_lines(text)[:200]}", str(log))
-    return Gem5Run(round(seconds, 1), outdir, markers, console_text, str(log))
+    return Gem5Run(round(seconds, 1), outdir, markers, console_text, str(log), cmd)
 
 
 def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:

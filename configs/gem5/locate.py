@@ -116,9 +116,36 @@ def _binary_has_mark(path: str, size: int, mtime_ns: int) -> bool:
 class Gem5:
     home: Path
     version: str
+    # Untraced gem5 processes run gem5.fast where it is usable (False: every
+    # process runs gem5.opt, as a side-by-side measurement of the two needs).
+    prefer_fast: bool = True
 
     def binary(self, arch: str) -> Path:
-        return self.home / arches.get(arch).gem5_binary
+        """gem5.opt: the build every run is keyed on, and every traced run uses."""
+        return self.home / arches.get(arch).gem5_binary()
+
+    def fast_binary(self, arch: str) -> Path:
+        return self.home / arches.get(arch).gem5_binary("fast")
+
+    def fast_usable(self, arch: str) -> bool:
+        """Whether gem5.fast may stand in for gem5.opt: it exists, is no older
+        than gem5.opt (built from the tree as it is now, not before a
+        rebuild of gem5.opt), and carries the series wherever gem5.opt must.
+        The two compile the same simulator: gem5.fast leaves out the debug
+        trace (TRACING_ON) and the assertions, which change no statistic."""
+        fast, opt = self.fast_binary(arch), self.binary(arch)
+        if not (os.access(fast, os.X_OK) and opt.is_file()):
+            return False
+        if fast.stat().st_mtime < opt.stat().st_mtime:
+            return False
+        return not self.built_with_series(arch) or self.built_with_series(arch, "fast")
+
+    def runner(self, arch: str, traced: bool) -> Path:
+        """The binary a gem5 process runs: gem5.opt where it writes a debug
+        trace (gem5.fast compiles the trace out), else gem5.fast where usable."""
+        if not traced and self.prefer_fast and self.fast_usable(arch):
+            return self.fast_binary(arch)
+        return self.binary(arch)
 
     def bootloader(self) -> Path:
         return self.home / ARM_BOOTLOADER
@@ -136,8 +163,8 @@ class Gem5:
             ident["patches"] = series_id()
         return ident
 
-    def built_with_series(self, arch: str) -> bool:
-        b = self.binary(arch)
+    def built_with_series(self, arch: str, variant: str = "opt") -> bool:
+        b = self.home / arches.get(arch).gem5_binary(variant)
         if not arches.get(arch).gem5_series or not b.is_file():
             return False
         st = b.stat()
@@ -180,7 +207,7 @@ class Gem5:
         out = []
         if not os.access(self.binary(arch), os.X_OK):
             out.append(f"{self.binary(arch)} not found: build it in the gem5 tree with "
-                       f"'scons {arches.get(arch).gem5_binary} -j$(nproc)' (gem5's "
+                       f"'scons {arches.get(arch).gem5_binary()} -j$(nproc)' (gem5's "
                        f"documentation lists its build dependencies)")
         if arches.get(arch).gem5_bootloader and not self.bootloader().is_file():
             out.append(f"{self.bootloader()} not found: {HOW_BOOTLOADER}")

@@ -12,6 +12,8 @@ record, and with ccache every object it compiled; see compiler_cache):
              staging directory, committed as one commit, renamed into place
   series     configs/gem5-patches applied with `git am`
   X86, ARM   scons build/<ISA>/gem5.opt -j<cores>
+  X86 fast,  scons build/<ISA>/gem5.fast (with --variant fast): no debug
+  ARM fast   trace, faster; untraced points run it (locate.Gem5.runner)
   bootloader (ARM) make -C system/arm/bootloader/arm64
 
 The archive holds what a build reads (the paths below), not gem5's test
@@ -54,6 +56,20 @@ def is_url(source: str) -> bool:
     return bool(re.match(r"^(https?|git|ssh)://|^[\w.-]+@[\w.-]+:", source))
 
 
+# gem5's build variants this command builds: opt (every point can run it,
+# traced ones must) and fast (no debug trace or assertions).
+VARIANTS = ("opt", "fast")
+
+
+def parse_variants(text: str) -> tuple:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if n not in VARIANTS]
+    if not names or bad or "opt" not in names:
+        raise UserError(f"--variant takes opt or opt,fast (gem5.opt is always built: traced "
+                        f"points need it), got {text!r}")
+    return tuple(v for v in VARIANTS if v in names)
+
+
 def parse_isas(text: str) -> tuple:
     names = [n.strip() for n in text.split(",") if n.strip()]
     bad = [n for n in names if n not in ISAS]
@@ -69,6 +85,7 @@ class Setup:
     dest: Path    # the gem5 tree to make (GEM5_HOME afterwards)
     isas: tuple   # of ISAS' keys
     jobs: int
+    variants: tuple = ("opt",)  # of VARIANTS
 
     def git_dir(self) -> Path:
         """The repository the release is archived from."""
@@ -91,12 +108,14 @@ class Setup:
                 tree and locate.source_carries_series(self.dest))]
         for isa in self.isas:
             arch = ISAS[isa]
-            target = arches.get(arch).gem5_binary
-            built = (self.dest / target).is_file() and (
-                not arches.get(arch).gem5_series or g.built_with_series(arch))
-            out.append((isa.upper(), f"scons {target} -j{self.jobs}"
-                        + (" through ccache" if compiler_cache() else
-                           " (no ccache: a kill -9 loses this run's objects)"), built))
+            for variant in self.variants:
+                target = arches.get(arch).gem5_binary(variant)
+                built = (self.dest / target).is_file() and (
+                    not arches.get(arch).gem5_series or g.built_with_series(arch, variant))
+                name = isa.upper() + ("" if variant == "opt" else f" {variant}")
+                out.append((name, f"scons {target} -j{self.jobs}"
+                            + (" through ccache" if compiler_cache() else
+                               " (no ccache: a kill -9 loses this run's objects)"), built))
             if isa == "arm":
                 out.append(("bootloader", "make -C system/arm/bootloader/arm64 "
                             "CROSS_COMPILE=aarch64-linux-gnu-", g.bootloader().is_file()))
@@ -203,8 +222,8 @@ def compiler_cache() -> Path | None:
     return None
 
 
-def build(setup: Setup, isa: str, say) -> None:
-    target = arches.get(ISAS[isa]).gem5_binary
+def build(setup: Setup, isa: str, variant: str, say) -> None:
+    target = arches.get(ISAS[isa]).gem5_binary(variant)
     say(f"scons {target} -j{setup.jobs} (hours on two cores; rerun to resume)")
     env = dict(os.environ)
     links = compiler_cache()
@@ -276,5 +295,6 @@ def run(setup: Setup, say=print) -> None:
             apply_series(setup, say)
         elif name == "bootloader":
             bootloader(setup, say)
-        else:
-            build(setup, name.lower(), say)
+        else:  # "X86", "ARM fast": an ISA and its variant
+            isa, _, variant = name.lower().partition(" ")
+            build(setup, isa, variant or "opt", say)

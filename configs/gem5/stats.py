@@ -74,6 +74,19 @@ def dumps(text: str) -> list:
     return blocks
 
 
+# What the host did rather than what was simulated: gem5's host* statistics
+# (seconds, rates, memory), the only ones two builds of one simulator may
+# differ in.
+HOST_PREFIX = "host"
+
+
+def simulated(text: str) -> list:
+    """Every dump block as dumps() gives it, less the host's statistics:
+    what two runs of the same simulation must agree on exactly."""
+    return [{k: v for k, v in b.items() if not k.startswith(HOST_PREFIX)}
+            for b in dumps(text)]
+
+
 # The detailed core of the boot-once scheme's switchable processor (gem5's
 # SimpleSwitchableProcessor names its cores "start" and "switch"): after
 # the switch at the ROI's start, the ROI's numbers are this core's.
