@@ -219,6 +219,43 @@ def provenance_rows(rows: list) -> list:
     return out
 
 
+SMAP_MODEL_ORDER = ("none", "lfence", "serialize", "smap")
+
+
+def smap_model_table(rows: list, arch: str = "x86_64") -> tuple:
+    """(header, body): gem5's cycles per op for each (workload, variant) under
+    each STAC/CLAC model it ran (none, the lfence or serialize stand-ins,
+    SMAP executed by gem5), with the CPU preset and caches it ran on."""
+    cells, models = {}, set()
+    for r in rows:
+        if r["backend"] != "gem5" or r["arch"] != arch or not r.get("cycles"):
+            continue
+        model = r["smap_model"] or "none"
+        models.add(model)
+        cells.setdefault((r["workload"], r["variant"], r["profile"], r["cache"]),
+                         {})[model] = per_op(r, "cycles")
+    shown = [m for m in SMAP_MODEL_ORDER if m in models]
+    header = ["workload", "variant", "cpu preset / caches"] + shown
+    body = [[w, v, f"{p} / {c}"] + [fmt(by.get(m), 0) for m in shown]
+            for (w, v, p, c), by in sorted(cells.items())]
+    return header, body
+
+
+def twin_checksums(rows: list, arch: str = "x86_64") -> tuple:
+    """(gem5 points whose checksum equals their QEMU twins', gem5 points
+    with a twin): the twin is a QEMU row of the same kernel, workload and
+    parameters that a gem5 sweep ran beside it (twin_of set)."""
+    twins = {}
+    for r in rows:
+        if r["backend"] == "qemu" and r["arch"] == arch and r.get("twin_of"):
+            twins.setdefault((r["variant"], r["workload"], r.get("params")), set()).add(
+                r["checksum"])
+    pairs = [(r["checksum"], twins[k]) for r in rows
+             if r["backend"] == "gem5" and r["arch"] == arch
+             and (k := (r["variant"], r["workload"], r.get("params"))) in twins]
+    return sum(1 for c, t in pairs if t == {c}), len(pairs)
+
+
 def model_cycles(rows: list) -> dict:
     """(arch, workload, smap model, warming) -> {CPU preset: {variant: cycles per op}},
     where a sweep ran more than one CPU model: the CPU-model view."""

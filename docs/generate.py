@@ -124,6 +124,7 @@ SECTIONS = {
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "x86_64"),
     ("reference/calibration.md", "calibrations"): lambda by_sweep: _calibrations(by_sweep),
+    ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
 }
@@ -147,6 +148,16 @@ def _warmup(by_sweep: dict, arch: str, sweeps: tuple = WARMUP_SWEEPS) -> list:
     if not any(r["arch"] == arch for r in rows):
         return _not_published(arch, sweeps)
     return warmup.markdown(rows, arch, cold=sweeps == WARMUP_SWEEPS)
+
+
+def _smap_models(by_sweep: dict, arch: str) -> list:
+    """tutorial-gem5's cycles per op under each STAC/CLAC model."""
+    rows = by_sweep.get("tutorial-gem5", [])
+    if not any(r["arch"] == arch for r in rows):
+        return _not_published(arch, ("tutorial-gem5",))
+    same, pairs = metrics.twin_checksums(rows, arch)
+    return render.md_table(*metrics.smap_model_table(rows, arch)).splitlines() + [
+        "", f"Checksums: {same} of the {pairs} gem5 points equal their QEMU twins'."]
 
 
 def _warmup_cost(by_sweep: dict, arch: str) -> list:

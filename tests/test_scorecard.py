@@ -304,3 +304,22 @@ def test_the_machine_table_sets_each_claim_on_both_machines_from_the_published_d
     assert scorecard.machine_summary(rows).startswith(
         "Predicted effects and shares (rows not fitted on their own data) within 1.5x of the "
         "hardware's: 4 of 6 on the generic machine, 3 of 10 on the era machines.")
+
+
+def test_smap_model_table_and_twin_checksums():
+    from analysis import metrics
+    rows = [dict(_row("stock", "statx-loop", 150_000, "none"), checksum="a"),
+            dict(_row("stock", "statx-loop", 170_000, "smap"), checksum="a"),
+            dict(_row("statx-putuser", "statx-loop", 280_000, "smap"), checksum="b"),
+            {"backend": "qemu", "arch": "x86_64", "variant": "stock", "workload": "statx-loop",
+             "params": "{}", "twin_of": "classic-l1l2/smap", "checksum": "a"},
+            {"backend": "qemu", "arch": "x86_64", "variant": "statx-putuser",
+             "workload": "statx-loop", "params": "{}", "twin_of": "classic-l1l2/smap",
+             "checksum": "c"}]
+    header, body = metrics.smap_model_table(rows)
+    assert header[3:] == ["none", "smap"]
+    assert body == [["statx-loop", "statx-putuser", "x86_64-o3-default / classic-l1l2", "-",
+                     "2,800"],
+                    ["statx-loop", "stock", "x86_64-o3-default / classic-l1l2", "1,500", "1,700"]]
+    # statx-putuser's twin hashed something else: one of three differs.
+    assert metrics.twin_checksums(rows) == (2, 3)
