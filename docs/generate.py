@@ -112,6 +112,8 @@ SECTIONS = {
     ("make-build.md", "make-build-size"):
         lambda by_sweep: make_build.size_table(by_sweep.get("make-build-size", [])),
     ("make-build.md", "make-split-host"): lambda by_sweep: _text_data("make-split-host.txt"),
+    ("machines.md", "kernel-entry-speed"):
+        lambda by_sweep: _text_data("kernel-entry-speed.txt"),
     ("make-build.md", "make-build"):
         lambda by_sweep: make_build.gem5_table(by_sweep.get("make-build", [])),
     ("warmup.md", "warmup-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64"),
