@@ -125,8 +125,10 @@ def cmd_doctor(args) -> int:
         def fn():
             g = gem5_locate.require(arch, args.gem5)
             fast = ("; gem5.fast runs the untraced points" if g.fast_usable(arch) else
-                    "; gem5.fast stale (older than gem5.opt, or without the series): "
-                    "gem5.opt runs every point" if g.fast_binary(arch).is_file() else "")
+                    f"; gem5.fast stale (older than gem5.opt, or not of its series): "
+                    f"gem5.opt runs every point until 'scons "
+                    f"{arches.get(arch).gem5_binary('fast')}' in the gem5 tree"
+                    if g.fast_binary(arch).is_file() else "")
             return str(g.binary(arch)) + (f", {g.bootloader()}"
                                           if arches.get(arch).gem5_bootloader else "") + fast
         return fn

@@ -4,6 +4,8 @@ serializing micro-ops and the misc-register readers that waited, on gem5's
 drains ("serialize") and as the SDM describes SYSCALL, SYSRET and SWAPGS
 ("sdm"). docs/machines.md's table is this, from docs/data."""
 
+import json
+
 from analysis import store
 
 SCHEMES = ("serialize", "sdm")
@@ -34,7 +36,7 @@ def markdown(rows: list) -> list:
                    f"{r['cycles'] / r['ops']:,.1f} | {r['ipc']:.2f} | "
                    f"{_per_call(r, 'serialize_stall_cycles')} | "
                    f"{_per_call(r, 'serializing_insts')} | {_per_call(r, 'misc_reader_waits')} | "
-                   f"{r['host_inst_rate']:,} |")
+                   f"{r['host_inst_rate']:,}{_binary_note(r)} |")
     out.append("")
     for (variant, workload), twin in sorted(twins.items()):
         sums = {r["checksum"] for r in gem5 if (r["variant"], r["workload"]) == (variant, workload)}
@@ -42,3 +44,10 @@ def markdown(rows: list) -> list:
             f"DIFFER: gem5 {', '.join(sorted(sums))}, QEMU {twin}"
         out.append(f"- {variant} / {workload}: checksums {verdict} ({twin}).")
     return out
+
+
+def _binary_note(row: dict) -> str:
+    """Which gem5 binary ran, where it was not gem5.opt: speeds of two
+    binaries are no scheme's effect."""
+    name = store.binary(json.loads(row["record"]))
+    return "" if name == "gem5.opt" else f" ({name})"

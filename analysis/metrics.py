@@ -232,7 +232,12 @@ def smap_model_table(rows: list, arch: str = "x86_64") -> tuple:
             continue
         model = r["smap_model"] or "none"
         models.add(model)
-        cells.setdefault((r["workload"], r["variant"], r["profile"], r["cache"]),
+        # Parameters and warming tell rows of one variant apart, where a
+        # sweep varied them.
+        label = " ".join(x for x in (r["variant"], r.get("params") not in (None, "", "{}")
+                                     and r["params"], store.scheme(r) != "none"
+                                     and f"warming {store.scheme(r)}") if x)
+        cells.setdefault((r["workload"], label, r["profile"], r["cache"]),
                          {})[model] = per_op(r, "cycles")
     shown = [m for m in SMAP_MODEL_ORDER if m in models]
     header = ["workload", "variant", "cpu preset / caches"] + shown
@@ -242,18 +247,19 @@ def smap_model_table(rows: list, arch: str = "x86_64") -> tuple:
 
 
 def twin_checksums(rows: list, arch: str = "x86_64") -> tuple:
-    """(gem5 points whose checksum equals their QEMU twins', gem5 points
-    with a twin): the twin is a QEMU row of the same kernel, workload and
-    parameters that a gem5 sweep ran beside it (twin_of set)."""
-    twins = {}
-    for r in rows:
-        if r["backend"] == "qemu" and r["arch"] == arch and r.get("twin_of"):
-            twins.setdefault((r["variant"], r["workload"], r.get("params")), set()).add(
-                r["checksum"])
+    """(gem5 points whose checksum equals their QEMU twin's, gem5 points
+    with a twin): the twin is the QEMU row a gem5 sweep ran beside the
+    point's boot group, labelled "<cache>/<model or ->" in twin_of, of the
+    same kernel, workload and parameters (a model QEMU cannot run, such as
+    serialize, has none)."""
+    twins = {(r["variant"], r["workload"], r.get("params"), r["twin_of"]): r["checksum"]
+             for r in rows
+             if r["backend"] == "qemu" and r["arch"] == arch and r.get("twin_of")}
     pairs = [(r["checksum"], twins[k]) for r in rows
              if r["backend"] == "gem5" and r["arch"] == arch
-             and (k := (r["variant"], r["workload"], r.get("params"))) in twins]
-    return sum(1 for c, t in pairs if t == {c}), len(pairs)
+             and (k := (r["variant"], r["workload"], r.get("params"),
+                        f"{r['cache']}/{r['smap_model'] or '-'}")) in twins]
+    return sum(1 for mine, twin in pairs if mine == twin), len(pairs)
 
 
 def model_cycles(rows: list) -> dict:

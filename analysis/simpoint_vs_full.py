@@ -73,7 +73,9 @@ def compare(sampled: dict, full: dict) -> dict:
     out["host"] = {"full_process": full["gem5"]["roi_seconds"], "full_roi": full_roi,
                    "sampling_wall": hs["wall"], "sampling_total": round(sum(
                        v for k, v in hs.items() if k != "wall"), 1),
-                   "intervals": hs["intervals"], "steps": hs}
+                   "intervals": hs["intervals"], "steps": hs,
+                   # Host seconds compare methods only on one binary.
+                   "binaries": (store.binary(full), store.binary(sampled))}
     return out
 
 
@@ -214,7 +216,10 @@ def cost_line(c: dict) -> str:
             + ("no length" if pays is None else f"{pays / 1e6:,.0f}M instructions")
             + f"; its speed-up tends to {m['limit']:.2f}x"
             + (", so it never reaches 5x" if five is None
-               else f" and reaches 5x at {five / 1e6:,.0f}M") + ".")
+               else f" and reaches 5x at {five / 1e6:,.0f}M") + "."
+            + ("" if len(set(c["host"]["binaries"])) == 1 else
+               " (the two ran different gem5 binaries, {} and {}: the seconds compare "
+               "the binaries too)".format(*c["host"]["binaries"])))
 
 
 def cost_summary(rows: list) -> list:

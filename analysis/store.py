@@ -265,6 +265,13 @@ def add_record(conn, sweep: str, record: dict, params: dict = None,
     _insert(conn, row, record_metrics(record), counts.get("symbols", {}))
 
 
+def binary(record: dict) -> str:
+    """The gem5 binary a gem5 record's ROI ran (gem5.opt, gem5.fast, or
+    SimPoint's "gem5.fast+gem5.opt" mix); records from before gem5.fast
+    was ever used did not say, and ran gem5.opt."""
+    return record["provenance"]["simulator"].get("binary", "gem5.opt")
+
+
 def _warming(record: dict):
     """A gem5 record's warming scheme (records before issue 11: none)."""
     g = record.get("gem5")

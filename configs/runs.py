@@ -423,7 +423,7 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
         cost, dict(boot["guest"], kernel_lines=boot["boot_log"]),
         _provenance(
             kernel, image, job,
-            _gem5_simulator(group, cpu, gem5.runner(kernel.arch, traced=False).name,
+            _gem5_simulator(group, cpu, _simpoint_binaries(sampled["sampling"]),
                             simpoint=settings.as_record()),
             # Each step's own command is in gem5.sampling's step records.
             [str(gem5.runner(kernel.arch, traced=False)), str(sampling_mod.SCRIPT)]),
@@ -434,6 +434,15 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
               "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
               "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
               "sampling": sampled["sampling"]})
+
+
+def _simpoint_binaries(sampling: dict) -> str:
+    """The binary SimPoint's steps ran (their records hold their commands;
+    cached steps may be older than a gem5.fast): one name, or the names
+    joined by "+" where the steps ran on both."""
+    commands = list(sampling.get("commands", {}).values()) + [
+        p["command"] for p in sampling.get("points", []) if p.get("command")]
+    return "+".join(sorted({Path(c[0]).name for c in commands if c})) or "gem5.opt"
 
 
 def _gem5_simulator(group: gem5_spec.BootGroup, cpu, binary: str, **more) -> dict:

@@ -320,6 +320,8 @@ def simpoint_speed(arches) -> None:
 def kernel_entry(repeat: int = 0) -> None:
     """Both kernel-entry schemes, side by side, per (variant, workload);
     with `repeat`, the simulator's speed on each measured again."""
+    from analysis import store
+
     for arch, outcomes, wall in _per_arch("kernel-entry.toml", ["x86_64"]):
         by, planned = {}, {}
         for o in outcomes:
@@ -353,12 +355,19 @@ def kernel_entry(repeat: int = 0) -> None:
             if all(both):
                 c = [r["gem5"]["summary"]["cycles"] / r["result"]["ops"] for r in both]
                 h = [r["gem5"]["summary"]["host_inst_rate"] for r in both]
+                binaries = {store.binary(r) for r in both}
                 same = both[0]["result"]["checksum"] == both[1]["result"]["checksum"]
-                print(f"    sdm/serialize: cycles x{c[1] / c[0]:.3f}; simulator speed "
-                      f"{100 * (h[1] / h[0] - 1):+.1f} % (target >= -5 %; the two records' "
-                      f"runs, whenever each ran); checksums {'equal' if same else 'DIFFER'}")
-        if repeat and ("stock", "statx-loop") in planned:
-            _kernel_entry_speed(planned[("stock", "statx-loop")], repeat)
+                speed = (f"simulator speed {100 * (h[1] / h[0] - 1):+.1f} % (target >= -5 %; "
+                         f"the two records' runs, whenever each ran, on {binaries.pop()})"
+                         if len(binaries) == 1 else
+                         f"simulator speed not compared (the two ran {' and '.join(binaries)})")
+                print(f"    sdm/serialize: cycles x{c[1] / c[0]:.3f}; {speed}; checksums "
+                      f"{'equal' if same else 'DIFFER'}")
+        stock = planned.get(("stock", "statx-loop"), {})
+        if repeat and len(stock) == 2:
+            _kernel_entry_speed(stock, repeat)
+        elif repeat:
+            print("  --repeat: stock/statx-loop has no finished record on both schemes")
 
 
 def _kernel_entry_speed(planned: dict, repeat: int) -> None:
@@ -370,7 +379,7 @@ def _kernel_entry_speed(planned: dict, repeat: int) -> None:
     from configs.gem5 import backend as gem5_backend
     from configs.gem5 import stats as gem5_stats
 
-    rates = {"serialize": [], "sdm": []}
+    rates, binaries = {"serialize": [], "sdm": []}, set()
     with tempfile.TemporaryDirectory(prefix="uaccess-entry-") as tmp:
         for i in range(repeat):
             for entry in ("serialize", "sdm"):
@@ -378,10 +387,12 @@ def _kernel_entry_speed(planned: dict, repeat: int) -> None:
                 group = pl.point.boot_group(pl.backend.gem5, pl.kernel, pl.image)
                 ran, _, _ = gem5_backend.roi(group, pl.point.run.cpu,
                                              Path(tmp) / f"{entry}-{i}", pl.point.timeout)
+                binaries.add(Path(ran.command[0]).name)
                 # gem5's own rate: the stats window (the ROI), not the restore.
                 rates[entry].append(gem5_stats.roi_summary(ran.outdir)["host_inst_rate"])
     med = {e: statistics.median(v) for e, v in rates.items()}
-    print(f"  stock/statx-loop, {repeat} ROI processes each, alternating: "
+    print(f"  stock/statx-loop on {' and '.join(sorted(binaries))}, {repeat} ROI processes "
+          f"each, alternating: "
           + "; ".join(f"{e} median {med[e]:,.0f} insts per host second "
                       f"(range {min(v):,.0f}-{max(v):,.0f})" for e, v in rates.items())
           + f"; sdm/serialize {100 * (med['sdm'] / med['serialize'] - 1):+.1f} % "
@@ -494,6 +505,13 @@ def study_cost(sweep_files: list) -> None:
                   f"{first / 60:,.1f} min)")
 
 
+def _count(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a count of 1 or more, got {n}")
+    return n
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -502,7 +520,7 @@ def main() -> int:
                              "kernel-entry", "slurm", "study", "make-split", "gem5-fast"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
-    ap.add_argument("--repeat", type=int, default=0,
+    ap.add_argument("--repeat", type=_count, default=0,
                     help="kernel-entry: measure gem5's speed on both schemes N times each")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
     args = ap.parse_args()

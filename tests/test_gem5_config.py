@@ -197,15 +197,44 @@ def test_untraced_processes_run_gem5_fast_where_it_stands_in_for_gem5_opt(tmp_pa
     # gem5.opt rebuilt since: gem5.fast may be of the tree as it was.
     _binary(fast, True, 500)
     assert g.runner("x86_64", traced=False) == opt
-    # gem5.fast without the series gem5.opt has.
+    # gem5.fast without the series gem5.opt has, and the other way round
+    # (run keys name gem5.opt's series).
     _binary(fast, False, 3_000)
     assert g.runner("x86_64", traced=False) == opt
+    _binary(opt, False, 1_000)
+    _binary(fast, True, 3_000)
+    assert g.runner("x86_64", traced=False) == opt
+    _binary(opt, True, 1_000)
     # Arm: no series to carry.
     _binary(tmp_path / "build/ARM/gem5.opt", False, 1_000)
     arm_fast = _binary(tmp_path / "build/ARM/gem5.fast", False, 1_000)
     assert g.runner("arm64", traced=False) == arm_fast
     # What the run is keyed on is gem5.opt, whichever binary runs it.
     assert g.identity("x86_64")["binary"] == str(opt)
+
+
+def test_a_stale_gem5_fast_is_built_again_by_setup(tmp_path):
+    from configs.gem5 import setup as gem5_setup
+    (tmp_path / "src" / "base").mkdir(parents=True)
+    (tmp_path / "src" / "base" / "version.cc").write_text('gem5Version = "24.0.0.1";\n')
+    _binary(tmp_path / "build/X86/gem5.opt", True, 2_000)
+    fast = _binary(tmp_path / "build/X86/gem5.fast", True, 1_000)
+    s = gem5_setup.Setup("/x", tmp_path, ("x86",), 1, ("opt", "fast"))
+    done = {name: d for name, _, d in s.steps()}
+    assert done["X86"] is True and done["X86 fast"] is False
+    _binary(fast, True, 3_000)
+    assert {name: d for name, _, d in s.steps()}["X86 fast"] is True
+
+
+def test_two_dumps_of_one_simulation_compare_equal_nan_included():
+    text = ("---------- Begin Simulation Statistics ----------\n"
+            "simTicks 100 # ticks\nhostSeconds 1.5 # s\n"
+            "board.cache.avgBlocked::no_mshrs nan # an average over nothing\n"
+            "---------- End Simulation Statistics   ----------\n")
+    other = text.replace("hostSeconds 1.5", "hostSeconds 9.0")
+    assert gem5_stats.simulated(text) == gem5_stats.simulated(other) == [
+        {"simTicks": 100.0, "board.cache.avgBlocked::no_mshrs": "nan"}]
+    assert gem5_stats.simulated(text) != gem5_stats.simulated(text.replace("100", "101"))
 
 
 def test_patch_series_is_ours_one_change_per_patch_each_explained():

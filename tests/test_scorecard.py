@@ -321,5 +321,10 @@ def test_smap_model_table_and_twin_checksums():
     assert body == [["statx-loop", "statx-putuser", "x86_64-o3-default / classic-l1l2", "-",
                      "2,800"],
                     ["statx-loop", "stock", "x86_64-o3-default / classic-l1l2", "1,500", "1,700"]]
-    # statx-putuser's twin hashed something else: one of three differs.
+    # The smap points have twins (statx-putuser's hashed something else);
+    # stock under none has none here.
+    assert metrics.twin_checksums(rows) == (1, 2)
+    rows.append({"backend": "qemu", "arch": "x86_64", "variant": "stock",
+                 "workload": "statx-loop", "params": "{}", "twin_of": "classic-l1l2/none",
+                 "checksum": "a"})
     assert metrics.twin_checksums(rows) == (2, 3)

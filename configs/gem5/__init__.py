@@ -2,5 +2,6 @@
 spec a gem5 process reads), backend.py (running it); its data, the
 CPU and cache presets and our patch series, is in ../gem5-presets and
 ../gem5-patches. gem5 side:
-fs_roi.py, the config script gem5.opt runs; it imports only gem5's
+fs_roi.py, the config script gem5 (gem5.opt, or gem5.fast where no trace
+is asked for: locate.Gem5.runner) runs; it imports only gem5's
 standard library and the JSON spec, never this package."""

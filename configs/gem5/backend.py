@@ -133,7 +133,8 @@ def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
                     "boot_insts": boot_instructions(tmp / "boot" / "stats.txt"),
                     "warming": warming,
                     "tick": marker_tick(booted.markers, "checkpoint"), "spec": spec,
-                    "command": command(gem5, arch, final / "boot", final / "boot/spec.json"),
+                    # What ran, as it stands in the final directory.
+                    "command": [a.replace(str(tmp), str(final)) for a in booted.command],
                     "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
                     "boot_log": _boot_lines(booted.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)

@@ -6,6 +6,8 @@ asks). It looks for a gem5 tree at --gem5 or $GEM5_HOME and expects what
 gem5's own documentation builds there:
   build/X86/gem5.opt                    scons build/X86/gem5.opt
   build/ARM/gem5.opt                    scons build/ARM/gem5.opt
+  build/<ISA>/gem5.fast (optional)      scons build/<ISA>/gem5.fast: runs the
+                                        untraced points (Gem5.runner)
   system/arm/bootloader/arm64/boot_foundation.arm64
                                         make -C system/arm/bootloader/arm64
                                         CROSS_COMPILE=aarch64-linux-gnu-
@@ -121,24 +123,27 @@ class Gem5:
     prefer_fast: bool = True
 
     def binary(self, arch: str) -> Path:
-        """gem5.opt: the build every run is keyed on, and every traced run uses."""
+        """gem5.opt: the build every run is keyed on, and every traced run uses
+        (an untraced one runs gem5.fast where it can: runner)."""
         return self.home / arches.get(arch).gem5_binary()
 
     def fast_binary(self, arch: str) -> Path:
         return self.home / arches.get(arch).gem5_binary("fast")
 
+    def fast_current(self, arch: str) -> bool:
+        """Whether gem5.fast is no older than gem5.opt: built from the tree as
+        it is now, not before a rebuild of gem5.opt."""
+        fast, opt = self.fast_binary(arch), self.binary(arch)
+        return fast.is_file() and opt.is_file() and fast.stat().st_mtime >= opt.stat().st_mtime
+
     def fast_usable(self, arch: str) -> bool:
-        """Whether gem5.fast may stand in for gem5.opt: it exists, is no older
-        than gem5.opt (built from the tree as it is now, not before a
-        rebuild of gem5.opt), and carries the series wherever gem5.opt must.
+        """Whether gem5.fast may stand in for gem5.opt: it runs, is current,
+        and carries our series exactly where gem5.opt does (run keys name
+        gem5.opt's series, so neither may have it without the other).
         The two compile the same simulator: gem5.fast leaves out the debug
         trace (TRACING_ON) and the assertions, which change no statistic."""
-        fast, opt = self.fast_binary(arch), self.binary(arch)
-        if not (os.access(fast, os.X_OK) and opt.is_file()):
-            return False
-        if fast.stat().st_mtime < opt.stat().st_mtime:
-            return False
-        return not self.built_with_series(arch) or self.built_with_series(arch, "fast")
+        return (os.access(self.fast_binary(arch), os.X_OK) and self.fast_current(arch)
+                and self.built_with_series(arch) == self.built_with_series(arch, "fast"))
 
     def runner(self, arch: str, traced: bool) -> Path:
         """The binary a gem5 process runs: gem5.opt where it writes a debug

@@ -108,10 +108,15 @@ class Setup:
                 tree and locate.source_carries_series(self.dest))]
         for isa in self.isas:
             arch = ISAS[isa]
+            opt_built = True
             for variant in self.variants:
                 target = arches.get(arch).gem5_binary(variant)
                 built = (self.dest / target).is_file() and (
                     not arches.get(arch).gem5_series or g.built_with_series(arch, variant))
+                if variant == "opt":
+                    opt_built = built
+                else:  # stale, or gem5.opt rebuilds first: build it again after
+                    built = built and opt_built and g.fast_current(arch)
                 name = isa.upper() + ("" if variant == "opt" else f" {variant}")
                 out.append((name, f"scons {target} -j{self.jobs}"
                             + (" through ccache" if compiler_cache() else

@@ -82,8 +82,10 @@ HOST_PREFIX = "host"
 
 def simulated(text: str) -> list:
     """Every dump block as dumps() gives it, less the host's statistics:
-    what two runs of the same simulation must agree on exactly."""
-    return [{k: v for k, v in b.items() if not k.startswith(HOST_PREFIX)}
+    what two runs of the same simulation must agree on exactly. A nan
+    (gem5 prints it for an average over nothing) stays the text "nan",
+    so that equal dumps compare equal (a float nan equals nothing)."""
+    return [{k: "nan" if v != v else v for k, v in b.items() if not k.startswith(HOST_PREFIX)}
             for b in dumps(text)]
 
 
