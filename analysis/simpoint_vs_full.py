@@ -22,7 +22,8 @@ COUNTERS = (("cycles", "cycles/op"), ("l1d_misses", "L1D misses/op"),
 
 
 def pairs(rows: list) -> list:
-    """[(sampled record, full record)] with both in `rows`."""
+    """[(sampled record, full record)] with both in `rows`; a point's
+    lengths in the order of their ROI's instructions."""
     by = defaultdict(dict)
     for r in rows:
         if r["backend"] != "gem5" or r.get("warming") != "functional" or not r.get("record"):
@@ -30,8 +31,9 @@ def pairs(rows: list) -> list:
         key = (r["arch"], r["workload"], r["variant"], r["smap_model"], r["profile"],
                r["cache"], store.job_params(r))
         by[key][r.get("sampling") or "none"] = json.loads(r["record"])
-    return [(w["simpoint"], w["none"]) for _, w in sorted(by.items())
-            if "simpoint" in w and "none" in w]
+    found = [(k[:-1], w["none"]["gem5"]["summary"]["insts"], w["simpoint"], w["none"])
+             for k, w in by.items() if "simpoint" in w and "none" in w]
+    return [(sampled, full) for *_, sampled, full in sorted(found, key=lambda f: f[:2])]
 
 
 def compare(sampled: dict, full: dict) -> dict:
