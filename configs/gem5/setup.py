@@ -248,6 +248,11 @@ def build(setup: Setup, isa: str, variant: str, say) -> None:
     if returncode != 0:
         raise UserError(f"scons {target} failed (exit {returncode}): its output is "
                         f"above; rerun './run.py gem5 setup' to resume")
+    if variant != "opt":
+        # scons found it up to date with the tree gem5.opt was built from,
+        # but leaves its time alone: stamp it, or it stays "older than
+        # gem5.opt" (locate.Gem5.fast_current) and never runs.
+        os.utime(setup.dest / target)
 
 
 def _scons(args: list, cwd: Path, env: dict) -> tuple:
