@@ -234,9 +234,11 @@ def smap_model_table(rows: list, arch: str = "x86_64") -> tuple:
         models.add(model)
         # Parameters and warming tell rows of one variant apart, where a
         # sweep varied them.
-        label = " ".join(x for x in (r["variant"], r.get("params") not in (None, "", "{}")
-                                     and r["params"], store.scheme(r) != "none"
-                                     and f"warming {store.scheme(r)}") if x)
+        label = r["variant"]
+        if r.get("params") not in (None, "", "{}"):
+            label += f" {r['params']}"
+        if store.scheme(r) != "none":
+            label += f" warming {store.scheme(r)}"
         cells.setdefault((r["workload"], label, r["profile"], r["cache"]),
                          {})[model] = per_op(r, "cycles")
     shown = [m for m in SMAP_MODEL_ORDER if m in models]

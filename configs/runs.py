@@ -387,8 +387,7 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
             kernel, group.image, point.job if warm else None,
             _gem5_simulator(group, s.cpu, Path(run.command[0]).name,
                             spec=json.loads((work / "spec.json").read_text())),
-            # What ran, as it will stand in the run's final directory.
-            [a.replace(str(work), str(final)) for a in run.command]),
+            run.command_moved(work, final)),
         gem5={"stats_file": str(final / "stats.txt"),
               "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
               "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],

@@ -49,6 +49,11 @@ class Gem5Run:
     log: str  # gem5's own output, for errors that name it
     command: list = None  # what ran, its binary first
 
+    def command_moved(self, staging: Path, final: Path) -> list:
+        """The command as it reads once its staging directory is renamed
+        to its final place: what a record keeps."""
+        return [a.replace(str(staging), str(final)) for a in self.command]
+
 
 def traced(options) -> bool:
     """Whether a gem5 process with these options writes a debug trace."""
@@ -133,8 +138,7 @@ def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
                     "boot_insts": boot_instructions(tmp / "boot" / "stats.txt"),
                     "warming": warming,
                     "tick": marker_tick(booted.markers, "checkpoint"), "spec": spec,
-                    # What ran, as it stands in the final directory.
-                    "command": [a.replace(str(tmp), str(final)) for a in booted.command],
+                    "command": booted.command_moved(tmp, final),
                     "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
                     "boot_log": _boot_lines(booted.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
