@@ -567,13 +567,15 @@ def cmd_scorecard(args) -> int:
 def cmd_export(args) -> int:
     """A sweep's finished rows from the store into the repository's data:
     a sweep file's, or a calibrate command's (named as its store sweep)."""
-    names, commands = [], {}
+    names, commands, sweep_arches = [], {}, {}
     for f in args.files:  # every one checked first
         if f.startswith("calibrate-") and not Path(f).exists():
             commands[f] = calibrate.command_of(f)
             names.append(f)
         else:
-            names.append(sweep.load(f).name)
+            sw = sweep.load(f)
+            names.append(sw.name)
+            sweep_arches[sw.name] = {p.arch for p in sw.points}
     inputs.output_dir(args.to, "--to", write=True)
     db = Path(args.results) / STORE_NAME
     if not db.is_file():
@@ -591,9 +593,17 @@ def cmd_export(args) -> int:
     finally:
         conn.close()
     for name, rows in chosen.items():
-        path = published.export(rows, name, published.path_for(Path(args.to), name),
-                                commands.get(name, f"./run.py sweep configs/sweeps/{name}.toml"))
-        print(f"{path}: {len(rows)} rows, {path.stat().st_size:,} bytes")
+        path = published.path_for(Path(args.to), name)
+        # A sweep run with --arch plans one arch's points: the published
+        # rows of the other arches stay, so both halves can be exported.
+        kept = published.other_arches(path, rows)
+        rows = kept + rows
+        command = commands.get(name, f"./run.py sweep configs/sweeps/{name}.toml")
+        command += published.arch_flags({r["arch"] for r in rows}, sweep_arches.get(name))
+        published.export(rows, name, path, command)
+        also = f" ({len(kept)} were published already: " \
+               f"{', '.join(sorted({r['arch'] for r in kept}))})" if kept else ""
+        print(f"{path}: {len(rows)} rows, {path.stat().st_size:,} bytes{also}")
     return 0
 
 

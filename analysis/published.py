@@ -76,6 +76,23 @@ def export(rows: list, sweep: str, path: Path, command: str) -> Path:
     return path
 
 
+def other_arches(path: Path, rows: list) -> list:
+    """The rows published at `path` for the arches `rows` (one export) do
+    not bring. A sweep run with --arch plans only that arch's points, and
+    exporting it must not drop the other arch's published half."""
+    if not path.exists():
+        return []
+    arches = {r["arch"] for r in rows}
+    return [r for r in load_file(path)[1] if r["arch"] not in arches]
+
+
+def arch_flags(published_arches: set, sweep_arches) -> str:
+    """What to add to a sweep command that gives only some of its arches."""
+    if not sweep_arches or not published_arches < set(sweep_arches):
+        return ""
+    return "".join(f" --arch {a}" for a in sorted(published_arches))
+
+
 def _bad(path: Path, what: str) -> UserError:
     return UserError(f"published records {path}: {what}: re-export it with "
                      f"'./run.py export SWEEP_FILE --to {path.parent}' or restore it "

@@ -157,6 +157,33 @@ def test_export_of_a_sweep_not_in_the_store_writes_nothing(tmp_path):
     assert not (tmp_path / "data").exists()
 
 
+def test_exporting_one_arch_keeps_the_other_arch_published(tmp_path):
+    # `sweep --arch arm64` then `export`: the Arm half joins the published
+    # x86 half instead of replacing it, and the header's command says
+    # which arches the file holds.
+    arm = _record("k-arm")
+    arm["point"]["arch"] = "arm64"
+    results, data = tmp_path / "results", tmp_path / "data"
+    store.ingest_one(results / "results.sqlite", store.add_record, "seeds", arm)
+    x86 = _store_rows(tmp_path, [_record("k-x86")])
+    published.export(x86, "seeds", data / "seeds.jsonl.gz", "old")
+    proc = _run("export", "configs/sweeps/seeds.toml", "--results", str(results),
+                "--to", str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert "(1 were published already: x86_64)" in proc.stdout
+    header, rows = published.load_file(data / "seeds.jsonl.gz")
+    assert sorted((r["key"], r["arch"]) for r in rows) == [("k-arm", "arm64"),
+                                                          ("k-x86", "x86_64")]
+    assert header["command"] == "./run.py sweep configs/sweeps/seeds.toml"
+    # Alone, the Arm half says so.
+    (data / "seeds.jsonl.gz").unlink()
+    assert _run("export", "configs/sweeps/seeds.toml", "--results", str(results),
+                "--to", str(data)).returncode == 0
+    header, rows = published.load_file(data / "seeds.jsonl.gz")
+    assert [r["arch"] for r in rows] == ["arm64"]
+    assert header["command"] == "./run.py sweep configs/sweeps/seeds.toml --arch arm64"
+
+
 def test_the_tutorial_gem5_figures_come_from_published_data(tmp_path):
     # Every bar and point of docs/tutorial/gem5/*.png has its row in the
     # published tutorial-gem5 records, so `python3 docs/figures.py --gem5`
