@@ -43,7 +43,8 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss(monkeypatch):
     assert cells["limitation"].endswith(
         "(x4.11); of the base, O3 rename waits 500 cycles per call (25 %) for 32 serializing "
         f"micro-ops to drain ({scorecard.SERIALIZING}); the rest, 1,500 cycles, is x3.08 the "
-        "hardware's and not split further yet")
+        "hardware's (the base rows split it: micro-ops against rename's width, rename's "
+        "states)")
     assert cells["effect sim/hw"] == f"{(200 / 240 - 1) / (hw - 1):.2f}x"
     # A claim whose seed gives no times per call says it is not measured.
     rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",
