@@ -42,6 +42,17 @@ def test_published_data_has_the_default_study_with_provenance():
     assert len(stock) == 1 and stock[0]["stac"] / stock[0]["ops"] == 2.0
 
 
+def test_the_symlink_chapters_counts_are_in_the_published_data():
+    # docs/tutorial/symlink.md's exercises: strlen per readlink() in stock
+    # (77 instructions for the test tree's link) and none with the cached
+    # length; the records keep that symbol's count (SYMBOLS_KEPT).
+    _, rows = published.load_file(DATA / "default.jsonl.gz")
+    strlen = {r["variant"]: json.loads(r["record"])["counts"]["symbols"].get("strlen", 0)
+              / r["ops"] for r in rows if (r["arch"], r["workload"]) == ("x86_64",
+                                                                          "readlink-loop")}
+    assert (strlen["stock"], strlen["symlink-cachedlen"]) == (77.0, 0)
+
+
 def test_scorecard_from_the_published_records_on_any_machine(tmp_path):
     # No store in --results: the records alone give the scorecard.
     proc = _run("scorecard", "--records", str(DATA), "--results", str(tmp_path / "none"))
