@@ -29,6 +29,7 @@ import time
 import zlib
 from pathlib import Path
 
+from analysis import store
 from lab.errors import UserError
 
 SCHEMA = "uaccess-lab/records"
@@ -160,11 +161,7 @@ def files(where: Path) -> list:
 def load(where: Path) -> list:
     """Every published row under `where`, one per run key (a run that two
     sweeps share is one run), as store.all_rows gives a store's."""
-    out = {}
-    for path in files(where):
-        for row in load_file(path)[1]:
-            out.setdefault(row["key"], row)
-    return list(out.values())
+    return store.one_per_key(row for path in files(where) for row in load_file(path)[1])
 
 
 def by_sweep(where: Path) -> dict:

@@ -377,7 +377,25 @@ def rows(conn, sweep: str, status: str = "ok") -> list:
 def all_rows(conn, status: str = "ok") -> list:
     """Every sweep's rows, one per run key (a run in two sweeps is one run)."""
     cur = conn.execute("SELECT * FROM runs WHERE status=? ORDER BY recorded_at", (status,))
-    return list({r["key"]: r for r in _with_metrics(conn, cur.fetchall())}.values())
+    return one_per_key(_with_metrics(conn, cur.fetchall()))
+
+
+def _default_params(row) -> bool:
+    return row.get("params") in (None, "", "{}")
+
+
+def one_per_key(rows) -> list:
+    """One row per run key, the last of each unless an earlier one has the
+    workload's default parameters: a sweep whose axis names a default value
+    (warmup-functional's run.warmup = 200) ran the same run as a sweep
+    that names none, and the tables that read default-parameter rows
+    (the scorecard's) must find it whichever sweep came last."""
+    out = {}
+    for r in rows:
+        kept = out.get(r["key"])
+        if kept is None or _default_params(r) or not _default_params(kept):
+            out[r["key"]] = r
+    return list(out.values())
 
 
 def symbols(conn, sweep: str, key: str) -> dict:

@@ -22,7 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis import (figures, findings, kernel_entry, make_build, metrics,  # noqa: E402
-                      probe, published, render, scorecard, simpoint_vs_full, warmup)
+                      probe, published, render, scorecard, simpoint_vs_full, store,
+                      warmup)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -47,7 +48,7 @@ def _sources(by_sweep: dict) -> list:
 
 
 def scorecard_page(by_sweep: dict) -> str:
-    rows = list({r["key"]: r for rs in by_sweep.values() for r in rs}.values())
+    rows = store.one_per_key(r for rs in by_sweep.values() for r in rs)
     gem5 = [r for r in rows if r["backend"] == "gem5"]
     out = [BANNER, "", "# Scorecard", "",
            "Each seed thread's hardware number beside the simulated one, from the "
@@ -120,9 +121,14 @@ SECTIONS = {
     ("warmup.md", "warmup-storm-x86"): lambda by_sweep: _warmup(by_sweep, "x86_64",
                                                                 STORM_WARMUP_SWEEPS),
     ("warmup.md", "warmup-cost-x86"): lambda by_sweep: _warmup_cost(by_sweep, "x86_64"),
+    ("warmup.md", "warmup-arm"): lambda by_sweep: _warmup(by_sweep, "arm64"),
+    ("warmup.md", "warmup-storm-arm"): lambda by_sweep: _warmup(by_sweep, "arm64",
+                                                                STORM_WARMUP_SWEEPS),
+    ("warmup.md", "warmup-cost-arm"): lambda by_sweep: _warmup_cost(by_sweep, "arm64"),
     ("machines.md", "probe"): lambda by_sweep: render.md_table(
         *probe.table(by_sweep.get("seeds-era", []))).splitlines(),
     ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
+    ("simpoint.md", "simpoint-arm"): lambda by_sweep: _simpoint(by_sweep, "arm64"),
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "x86_64"),
     ("reference/calibration.md", "calibrations"): lambda by_sweep: _calibrations(by_sweep),

@@ -174,3 +174,16 @@ def test_a_one_arch_run_keeps_the_other_archs_part_of_the_plan(tmp_path):
     # A run of the whole file replaces the whole plan.
     store.set_plan(conn, "s", ["x1"])
     assert store.plan(conn, "s") == {"x1"}
+
+
+def test_a_run_in_two_sweeps_is_one_row_with_the_default_parameters_if_either_has_them():
+    # warmup-functional names run.warmup = 200, the script's default, so its
+    # run is seeds' run under another label; the scorecard reads rows with
+    # default parameters and must find it in either order.
+    named = {"key": "k", "params": '{"run.warmup": "200"}', "sweep": "warmup-functional"}
+    plain = {"key": "k", "params": "{}", "sweep": "seeds"}
+    other = {"key": "j", "params": '{"run.warmup": "0"}', "sweep": "warmup-functional"}
+    for order in ([named, plain, other], [plain, named, other]):
+        rows = store.one_per_key(order)
+        assert sorted((r["key"], r["sweep"]) for r in rows) == [("j", "warmup-functional"),
+                                                                ("k", "seeds")]
