@@ -131,6 +131,8 @@ SECTIONS = {
     ("simpoint.md", "simpoint-arm"): lambda by_sweep: _simpoint(by_sweep, "arm64"),
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "x86_64"),
+    ("simpoint.md", "simpoint-length-arm"): lambda by_sweep: _simpoint_length(by_sweep,
+                                                                             "arm64"),
     ("reference/calibration.md", "calibrations"): lambda by_sweep: _calibrations(by_sweep),
     ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),
     # The README's finding of issue 26: what the machine model moves.
@@ -197,10 +199,12 @@ def _simpoint_length(by_sweep: dict, arch: str) -> list:
             if r["arch"] == arch]
     if not rows:
         return _not_published(arch, ("simpoint-length",))
+    header, checked = simpoint_vs_full.projection_check(rows)
     return (render.md_table(*simpoint_vs_full.table(rows)).splitlines() + [""]
             + render.md_table(*simpoint_vs_full.cost_table(rows)).splitlines()
-            + ["", *simpoint_vs_full.cost_summary(rows), ""]
-            + render.md_table(*simpoint_vs_full.projection_check(rows)).splitlines())
+            + ["", *simpoint_vs_full.cost_summary(rows)]
+            # One length has nothing to check its projection against.
+            + (["", *render.md_table(header, checked).splitlines()] if checked else []))
 
 
 def _calibrations(by_sweep: dict) -> list:
