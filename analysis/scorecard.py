@@ -741,7 +741,8 @@ def dilution(ln: Line, rows: list) -> str:
                   f"call ({100 * stall / base_row['cycles']:.0f} %) for "
                   f"{base_row['serializing_insts'] / base_row['ops']:,.0f} serializing "
                   f"micro-ops to drain ({SERIALIZING}); the rest, {rest:,.0f} cycles, is "
-                  f"x{rest / base_hw:.2f} the hardware's (the base rows split it: micro-ops against rename's width, rename's states)")
+                  f"x{rest / base_hw:.2f} the hardware's (the base rows split it: "
+                  f"micro-ops against rename's width, rename's states)")
     return (f"measured: per-call difference gem5 {ga - gb:+,.0f} cycles, hardware "
             f"{ha - hb:+,.0f} (x{(ga - gb) / (ha - hb):.2f}); base "
             f"({base_row['variant']}/{base_row['workload']}) gem5 {base_g:,.0f} cycles"
