@@ -235,7 +235,7 @@ def smap_model_table(rows: list, arch: str = "x86_64") -> tuple:
         # Parameters and warming tell rows of one variant apart, where a
         # sweep varied them.
         label = r["variant"]
-        if r.get("params") not in (None, "", "{}"):
+        if not store.default_params(r):
             label += f" {r['params']}"
         if store.scheme(r) != "none":
             label += f" warming {store.scheme(r)}"

@@ -162,7 +162,7 @@ def workload_share_table(rows: list) -> tuple:
             found = [r for r in rows if r["backend"] == "gem5" and r["arch"] == "x86_64"
                      and (r["variant"], r["workload"]) == (variant, c.workload)
                      and r["smap_model"] == c.smap_model and r.get(f"cycles@{c.function}")
-                     and r.get("params") in (None, "", "{}")]
+                     and store.default_params(r)]
             for r in sorted(found, key=_setup):
                 share = r[f"cycles@{c.function}"] / r["cycles"]
                 m = share / c.share
@@ -186,7 +186,7 @@ def function_share(rows: list, function: str, variant: str, workload: str) -> li
     for r in rows:
         if (r["backend"] == "gem5" and r["arch"] == "x86_64" and r["variant"] == variant
                 and r["workload"] == workload and r.get(key) and r.get("ops")
-                and r.get("params") in (None, "", "{}")):
+                and store.default_params(r)):
             found[(_setup(r), r["cache"], r["smap_model"])] = r
     out = []
     for (preset, cache_name, model), on in sorted(found.items()):
@@ -552,7 +552,7 @@ def base_table(rows: list) -> tuple:
                  if r["backend"] == "gem5" and r["arch"] == "x86_64"
                  and r["variant"] == c.variant and r["workload"] == c.workload
                  and (r["smap_model"] or "none") == c.smap_model
-                 and r.get("params") in (None, "", "{}")]
+                 and store.default_params(r)]
         if c.hw_cycles is not None:
             hw, hw_text = c.hw_cycles, f"{c.hw_cycles:,.0f} (the seed's own)"
         else:
@@ -661,8 +661,7 @@ def lines(rows: list) -> list:
     parameters."""
     gem5 = {}
     for r in rows:
-        if r["backend"] != "gem5" or r["arch"] != "x86_64" or r.get("params") not in (
-                None, "", "{}"):
+        if r["backend"] != "gem5" or r["arch"] != "x86_64" or not store.default_params(r):
             continue
         gem5[(r["variant"], r["workload"], r["smap_model"], r["profile"], r["cache"],
               store.scheme(r))] = r
@@ -687,7 +686,7 @@ def _twins(rows: list, smap_model: str, arch: str = "x86_64") -> dict:
     return {(r["variant"], r["workload"]): r for r in rows
             if r["backend"] == "qemu" and r["arch"] == arch and r.get("twin_of")
             and (r["smap_model"] or "") == smap_model and r.get("insns_total")
-            and r.get("params") in (None, "", "{}")}
+            and store.default_params(r)}
 
 
 def qemu_ratio(rows: list, claim: Claim) -> float:
@@ -830,7 +829,7 @@ def arm_table(rows: list) -> tuple:
               "direction vs x86 hw", "cpu preset", "warming"]
     gem5 = {(r["variant"], r["workload"], r["profile"], r["cache"], store.scheme(r)): r
             for r in rows if r["arch"] == "arm64" and r["backend"] == "gem5"
-            and r.get("params") in (None, "", "{}")}
+            and store.default_params(r)}
     twins = _twins(rows, "", "arm64")  # Arm has no STAC/CLAC model
     claims = {c.id: c for c in CLAIMS}
     body = []

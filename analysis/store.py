@@ -380,7 +380,9 @@ def all_rows(conn, status: str = "ok") -> list:
     return one_per_key(_with_metrics(conn, cur.fetchall()))
 
 
-def _default_params(row) -> bool:
+def default_params(row) -> bool:
+    """Whether a row ran its workload's default parameters (no param axis
+    of its sweep set one)."""
     return row.get("params") in (None, "", "{}")
 
 
@@ -393,7 +395,7 @@ def one_per_key(rows) -> list:
     out = {}
     for r in rows:
         kept = out.get(r["key"])
-        if kept is None or _default_params(r) or not _default_params(kept):
+        if kept is None or default_params(r) or not default_params(kept):
             out[r["key"]] = r
     return list(out.values())
 

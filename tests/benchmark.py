@@ -74,6 +74,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lab import inputs  # noqa: E402
+
 INCREMENTAL = {"x86_64": "dcache-repcmpsb", "arm64": "statx-putuser"}
 
 
@@ -504,13 +506,6 @@ def study_cost(sweep_files: list) -> None:
                   f"{first / 60:,.1f} min)")
 
 
-def _count(text: str) -> int:
-    n = int(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"a count of 1 or more, got {n}")
-    return n
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -519,7 +514,8 @@ def main() -> int:
                              "kernel-entry", "slurm", "study", "make-split", "gem5-fast"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
-    ap.add_argument("--repeat", type=_count, default=0,
+    ap.add_argument("--repeat", type=inputs.cli(inputs.at_least_one, "--repeat"),
+                    default=0,
                     help="kernel-entry: measure gem5's speed on both schemes N times each")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
     args = ap.parse_args()
