@@ -45,10 +45,11 @@ _MODED = {w for w, _, _ in script.EXPERIMENT_NAMES}
 def _labelled(fn):
     """A table over rows whose workload names their job's mode
     (script.EXPERIMENT_NAMES)."""
-    def table_of(rows: list) -> tuple:
+    def table_of(rows: list, *args) -> tuple:
         return fn([dict(r, workload=script.experiment_name(r["workload"],
                                                            dict(store.job_params(r))))
-                   if r.get("workload") in _MODED and r.get("record") else r for r in rows])
+                   if r.get("workload") in _MODED and r.get("record") else r for r in rows],
+                  *args)
     table_of.__name__, table_of.__doc__ = fn.__name__, fn.__doc__
     return table_of
 
@@ -390,6 +391,44 @@ def line_table(rows: list) -> tuple:
             body.append([what, before.seed, f"{before.slope:g} -> {after.slope:g} per byte",
                          "-", "-", "not simulated", "-", ""])
     return header, body
+
+
+# A claim's STAC/CLAC model is the one its seed's hardware had; the same
+# comparison under the other models says how much of a ratio the model
+# moves (the seeds sweep runs every claim under all four).
+@_labelled
+def model_table(rows: list, preset: str) -> tuple:
+    """(header, body): each claim's gem5 after/before on `preset` (cold
+    scheme, default parameters) under every STAC/CLAC model, the claim's
+    own model marked; then each stat-namelen kernel's fitted slope, in
+    cycles per name byte, under every model."""
+    gem5 = [r for r in rows if r["backend"] == "gem5" and r["arch"] == "x86_64"
+            and r["profile"] == preset and store.scheme(r) == "none"]
+    models = [m for m in metrics.SMAP_MODEL_ORDER
+              if any((r["smap_model"] or "none") == m for r in gem5)]
+    cycles = {(r["variant"], r["workload"], r["smap_model"] or "none"): _cycles_per_op(r)
+              for r in gem5 if store.default_params(r)}
+    body = []
+    for c in CLAIMS:
+        cells = []
+        for m in models:
+            b, a = cycles.get((*c.before, m)), cycles.get((*c.after, m))
+            cell = f"{a / b:.3f}" if a and b else "-"
+            cells.append(cell + (" (its model)" if m == c.smap_model and a and b else ""))
+        if any(not cell.startswith("-") for cell in cells):
+            body.append([f"{c.what} ({c.hw_ratio:.3f})"] + cells)
+    hw_slope = {(c.variant, c.workload): c.slope for c in LINE_CLAIMS}
+    slopes = {}
+    for r in gem5:
+        if r["workload"] == "stat-namelen" and (fitted := fit_line(r)):
+            slopes.setdefault(r["variant"], {})[r["smap_model"] or "none"] = fitted[1]
+    for variant, by_model in sorted(slopes.items()):
+        hw = hw_slope.get((variant, "stat-namelen"))
+        body.append([f"name-length slope, {variant} "
+                     f"({'hardware ' + format(hw, 'g') if hw else 'no hardware line'}; "
+                     f"cycles per byte)"]
+                    + [f"{by_model[m]:.1f}" if m in by_model else "-" for m in models])
+    return ["claim (hardware after/before)"] + models, body
 
 
 # The CPU preset of each seed's machine (configs/gem5-presets/cpu, issue

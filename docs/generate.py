@@ -134,6 +134,7 @@ SECTIONS = {
     ("simpoint.md", "simpoint-length-arm"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "arm64"),
     ("reference/calibration.md", "calibrations"): lambda by_sweep: _calibrations(by_sweep),
+    ("reference/calibration.md", "seeds-models-x86"): lambda by_sweep: _seeds_models(by_sweep),
     ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
@@ -216,6 +217,21 @@ def _calibrations(by_sweep: dict) -> list:
         return ["No calibration published yet: run `./run.py calibrate ...` and "
                 "`./run.py export` the name it prints."]
     return render.md_table(*calibrate.table(runs)).splitlines()
+
+
+def _seeds_models(by_sweep: dict) -> list:
+    """The seeds sweep's claims under every STAC/CLAC model, one table per
+    CPU preset its x86 points ran on (seeds.toml names one)."""
+    rows = store.newest_per_experiment(r for r in by_sweep.get("seeds", [])
+                                       if r["arch"] == "x86_64")
+    presets = sorted({r["profile"] for r in rows if r["backend"] == "gem5"})
+    if not presets:
+        return _not_published("x86_64", ("seeds",))
+    out = []
+    for preset in presets:
+        out += [f"On `{preset}`:", ""] + render.md_table(
+            *scorecard.model_table(rows, preset)).splitlines() + [""]
+    return out[:-1]
 
 
 def _machines(by_sweep: dict) -> list:

@@ -187,3 +187,23 @@ def test_a_run_in_two_sweeps_is_one_row_with_the_default_parameters_if_either_ha
         rows = store.one_per_key(order)
         assert sorted((r["key"], r["sweep"]) for r in rows) == [("j", "warmup-functional"),
                                                                 ("k", "seeds")]
+
+
+def test_a_later_run_without_a_commit_profile_keeps_the_profiled_one_of_the_same_cycles():
+    # strncpy-smap profiled the storm that the seeds sweep later ran
+    # again, unprofiled, to the same cycles: the share tables must keep
+    # the profile. A later run that measured other cycles replaces it.
+    record = json.dumps({"provenance": {"simulator": {"cpu_preset": {"name": "p"}},
+                                        "image": {"job": {"params": {"passes": 4}}}}})
+
+    def row(at, cycles, profiled):
+        r = {"arch": "x86_64", "variant": "stock", "workload": "lstat-storm",
+             "backend": "gem5", "profile": "p", "cache": "c", "smap_model": "smap",
+             "warming": "none", "sampling": "none", "record": record, "recorded_at": at,
+             "cycles": cycles}
+        return dict(r, **{"cycles@strncpy_from_user": 400}) if profiled else r
+    profiled = row("2026-11-26T15:30", 4_540_034, True)
+    same = row("2026-11-26T16:33", 4_540_034, False)
+    assert store.newest_per_experiment([same, profiled]) == [profiled]
+    other = row("2026-11-26T16:33", 4_600_000, False)
+    assert store.newest_per_experiment([profiled, other]) == [other]
