@@ -21,9 +21,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import (figures, findings, kernel_entry, make_build, metrics,  # noqa: E402
-                      probe, published, render, scorecard, simpoint_vs_full, store,
-                      warmup)
+from analysis import (boot_once, figures, findings, kernel_entry, make_build,  # noqa: E402
+                      metrics, probe, published, render, scorecard, simpoint_vs_full,
+                      store, warmup)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -135,6 +135,8 @@ SECTIONS = {
                                                                              "arm64"),
     ("reference/calibration.md", "calibrations"): lambda by_sweep: _calibrations(by_sweep),
     ("reference/calibration.md", "seeds-models-x86"): lambda by_sweep: _seeds_models(by_sweep),
+    ("reference/gem5.md", "boot-once"): lambda by_sweep: _boot_once(by_sweep),
+    ("reference/gem5.md", "crosscheck-x86"): lambda by_sweep: _text_data("crosscheck-x86_64.txt"),
     ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
@@ -232,6 +234,17 @@ def _seeds_models(by_sweep: dict) -> list:
         out += [f"On `{preset}`:", ""] + render.md_table(
             *scorecard.model_table(rows, preset)).splitlines() + [""]
     return out[:-1]
+
+
+def _boot_once(by_sweep: dict) -> list:
+    """gem5-boot-once's points per arch under both schemes."""
+    by_arch = {}
+    for r in by_sweep.get("gem5-boot-once", []):
+        by_arch.setdefault(r["arch"], []).append(json.loads(r["record"]))
+    if not by_arch:
+        return _not_published("x86_64 or arm64", ("gem5-boot-once",))
+    return (render.md_table(*boot_once.table(by_arch)).splitlines() + [""]
+            + [f"- {line}" for line in boot_once.falls(by_arch)])
 
 
 def _machines(by_sweep: dict) -> list:

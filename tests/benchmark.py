@@ -250,42 +250,29 @@ def boot_once(arches) -> None:
 
 
 def _boot_once_figures(arch, outcomes, wall) -> None:
+    from analysis import boot_once
+
     failed = [o for o in outcomes if o.error]
     if failed:
         print(f"{arch}: {len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
     print(f"{arch}: {len(outcomes)} gem5 points, {wall:.0f} s now (cached points cost nothing)")
-    by = {"none": [], "functional": []}
-    for o in outcomes:
-        if o.record:
-            by[o.record["gem5"].get("warming", {}).get("scheme", "none")].append(o.record)
-    totals = {}
-    for scheme, recs in by.items():
-        boots = {r["gem5"]["checkpoint"]: r["gem5"] for r in recs}
-        boot_insts = sum(g["warming"].get("boot_insts") or 0 for g in boots.values())
-        warm_insts = sum(r["gem5"]["warming"].get("functional_insts", 0)
-                         + r["gem5"]["warming"].get("detailed_insts", 0) for r in recs)
-        roi_insts = sum(r["gem5"]["summary"]["insts"] for r in recs)
-        boot_s = sum(g["boot_seconds"] for g in boots.values())
-        warm_s = sum(sum(v for k, v in r["gem5"]["warming"].get("host_seconds", {}).items()
-                         if k != "roi") for r in recs)
-        roi_s = sum(r["gem5"]["roi_seconds"] - sum(
-            v for k, v in r["gem5"]["warming"].get("host_seconds", {}).items() if k != "roi")
-            for r in recs)
-        total_s = boot_s + warm_s + roi_s
-        totals[scheme] = boot_insts + warm_insts
-        print(f"warming {scheme}: {len(recs)} points, {len(boots)} boots; outside the ROIs "
-              f"{boot_insts + warm_insts:,} instructions (boots {boot_insts:,}, warming "
-              f"{warm_insts:,}), ROIs {roi_insts:,}; host time {total_s:,.0f} s: boots "
-              f"{100 * boot_s / total_s:.0f} %, warming {100 * warm_s / total_s:.0f} %, ROI "
-              f"processes {100 * roi_s / total_s:.0f} %")
-    if totals.get("functional"):
-        print(f"outside-ROI instructions fall {totals['none'] / totals['functional']:.1f}x "
-              f"(target >= 5x)")
-    for r in by["functional"]:
-        w = r["gem5"]["warming"]
-        print(f"  {r['point']['workload']} {r['provenance']['image']['job']['params']['iterations']}"
-              f" calls: boot-once checkpoint {r['gem5']['checkpoint']}, warming "
-              f"{w.get('functional_insts', 0):,} instructions, ROI {r['gem5']['summary']['insts']:,}")
+    records = [o.record for o in outcomes if o.record]
+    for scheme, p in boot_once.by_scheme(records).items():
+        print(f"warming {scheme}: {p.points} points, {p.boots} boots; outside the ROIs "
+              f"{p.outside_insts:,} instructions (boots {p.boot_insts:,}, warming "
+              f"{p.warm_insts:,}), ROIs {p.roi_insts:,}; host time {p.total_s:,.0f} s: boots "
+              f"{100 * p.boot_s / p.total_s:.0f} %, warming {100 * p.warm_s / p.total_s:.0f} %, "
+              f"ROI processes {100 * p.roi_s / p.total_s:.0f} %")
+    for line in boot_once.falls({arch: records}):
+        print(line)
+    for r in records:
+        if boot_once.scheme(r) == "functional":
+            w = r["gem5"]["warming"]
+            print(f"  {r['point']['workload']} "
+                  f"{r['provenance']['image']['job']['params']['iterations']} calls: boot-once "
+                  f"checkpoint {r['gem5']['checkpoint']}, warming "
+                  f"{w.get('functional_insts', 0):,} instructions, ROI "
+                  f"{r['gem5']['summary']['insts']:,}")
 
 
 def simpoint_speed(arches) -> None:
