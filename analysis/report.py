@@ -103,7 +103,7 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
         if any(r["backend"] == "gem5" for r in rows):
             judged = store.newest_per_experiment(rows)
             sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
-                             "(analysis/scorecard.py)", *scorecard.table(judged), [], None))
+                             "(analysis/scorecard.py)", *scorecard.table(judged, rows), [], None))
             sections.append(("Scorecard: costs the seeds give as a line",
                              *scorecard.line_table(judged), [], None))
             sections.append(("Scorecard: a mechanism's share of one function "

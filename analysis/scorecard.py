@@ -42,14 +42,16 @@ class Claim:
 _MODED = {w for w, _, _ in script.EXPERIMENT_NAMES}
 
 
+def _label(rows: list) -> list:
+    """Rows whose workload names their job's mode (script.EXPERIMENT_NAMES)."""
+    return [dict(r, workload=script.experiment_name(r["workload"], dict(store.job_params(r))))
+            if r.get("workload") in _MODED and r.get("record") else r for r in rows]
+
+
 def _labelled(fn):
-    """A table over rows whose workload names their job's mode
-    (script.EXPERIMENT_NAMES)."""
+    """A table over rows whose workload names their job's mode."""
     def table_of(rows: list, *args) -> tuple:
-        return fn([dict(r, workload=script.experiment_name(r["workload"],
-                                                           dict(store.job_params(r))))
-                   if r.get("workload") in _MODED and r.get("record") else r for r in rows],
-                  *args)
+        return fn(_label(rows), *args)
     table_of.__name__, table_of.__doc__ = fn.__name__, fn.__doc__
     return table_of
 
@@ -803,10 +805,32 @@ def work_difference(ln: Line, rows: list) -> str:
             f"work beside the change (its kernel, filesystem and path)")
 
 
+def other_runs(ln: Line, history: list) -> str:
+    """The same comparison as every other run that measured both of its
+    sides gave it: one sweep's rows of the line's two experiments, as
+    gem5's after/before. Where the kernels' work did not change, the
+    spread is gem5's run-to-run timing (the code layout and the boot move
+    the branch predictor), which a small effect must stand clear of."""
+    if ln.before is None or not history:
+        return ""
+    used = {ln.before["key"], ln.after["key"]}
+    sides = {store.experiment(ln.before): 0, store.experiment(ln.after): 1}
+    pairs = {}
+    for r in history:
+        side = sides.get(store.experiment(r)) if r["key"] not in used else None
+        if side is not None and _cycles_per_op(r):
+            pairs.setdefault(r["sweep"], [None, None])[side] = r
+    return "; ".join(f"{_cycles_per_op(a) / _cycles_per_op(b):.3f} ({sweep})"
+                     for sweep, (b, a) in sorted(pairs.items()) if a and b)
+
+
 @_labelled
-def table(rows: list) -> tuple:
+def table(rows: list, history: list = ()) -> tuple:
+    """The claims' table; `history`, every row the newest were picked from,
+    gives each line's other runs."""
+    history = _label([r for r in history if r["backend"] == "gem5"])
     header = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
-              "gem5 after/before", "QEMU insns after/before",
+              "gem5 after/before", "other runs", "QEMU insns after/before",
               "smap_model", "cpu preset", "machine", "warming", "direction", "effect sim/hw",
               "verdict", "limitation"]
     body = []
@@ -818,7 +842,7 @@ def table(rows: list) -> tuple:
         body.append([
             c.what, c.seed, c.hardware, f"{'/'.join(c.before)} -> {'/'.join(c.after)}",
             f"{c.hw_ratio:.3f}",
-            "-" if sim is None else f"{sim:.3f}",
+            "-" if sim is None else f"{sim:.3f}", other_runs(ln, history) or "-",
             "-" if qemu_ratio(rows, c) is None else f"{qemu_ratio(rows, c):.3f}",
             c.smap_model, ln.preset,
             machine(c.seed, ln.preset, (c.before[0], c.after[0])) if ln.before else "-",
@@ -829,7 +853,8 @@ def table(rows: list) -> tuple:
              or "not measured yet")
             if missing else ""])
     for seed, what, why in PENDING:
-        body.append([what, seed, "", "", "", "-", "-", "", "", "", "", "", "", "pending", why])
+        body.append([what, seed, "", "", "", "-", "-", "-", "", "", "", "", "", "", "pending",
+                     why])
     return header, body
 
 
@@ -1004,8 +1029,8 @@ def _markdown_table(header, body) -> list:
 
 
 def markdown(rows: list) -> str:
-    rows = store.newest_per_experiment(rows)
-    out = (_markdown_table(*table(rows)) + [""] + _markdown_table(*base_table(rows))
+    history, rows = rows, store.newest_per_experiment(rows)
+    out = (_markdown_table(*table(rows, history)) + [""] + _markdown_table(*base_table(rows))
            + [""] + _markdown_table(*line_table(rows))
            + [""] + _markdown_table(*share_table(rows)) + [""]
            + _markdown_table(*workload_share_table(rows)) + [""]

@@ -389,3 +389,26 @@ def test_the_readlink_verdict_on_the_generic_machine_is_two_mispredicts():
     assert per_call("seeds", "stock") == (1480.5, 9.15, 2031.1)
     assert per_call("tutorial-gem5", "symlink-cachedlen") == (1435.0, 8.14, 1944.1)
     assert per_call("seeds", "symlink-cachedlen") == (1460.0, 10.14, 1944.1)
+
+
+def test_other_runs_give_the_same_comparison_from_each_sweep_that_measured_both_sides():
+    # Rows with records, as the store's: two sweeps ran readlink's two
+    # kernels (the newest pair is the line's); a third ran one side only.
+    import json
+
+    from analysis import store
+    record = json.dumps({"provenance": {"simulator": {"cpu_preset": {"name": "p"}},
+                                        "image": {"job": {"params": {}}}}})
+
+    def row(sweep, variant, cycles, at):
+        return dict(_row(variant, "readlink-loop", cycles), record=record, sweep=sweep,
+                    key=f"{sweep}-{variant}", recorded_at=at, warming="none", sampling="none")
+    rows = [row("tutorial-gem5", "stock", 148_240, "1"),
+            row("tutorial-gem5", "symlink-cachedlen", 143_500, "1"),
+            row("lonely", "stock", 150_000, "2"),
+            row("seeds", "stock", 148_050, "3"), row("seeds", "symlink-cachedlen", 146_000, "3")]
+    newest = store.newest_per_experiment(rows)
+    header, body = scorecard.table(newest, rows)
+    cells = dict(zip(header, next(b for b in body if b[3].startswith("stock/readlink-loop"))))
+    assert cells["gem5 after/before"] == "0.986"
+    assert cells["other runs"] == "0.968 (tutorial-gem5)"
