@@ -810,14 +810,15 @@ def other_runs(ln: Line, history: list) -> str:
     sides gave it: one sweep's rows of the line's two experiments, as
     gem5's after/before. Where the kernels' work did not change, the
     spread is gem5's run-to-run timing (the code layout and the boot move
-    the branch predictor), which a small effect must stand clear of."""
+    the branch predictor), which a small effect must stand clear of.
+    `history` is [(experiment, row)], each row's experiment worked out once."""
     if ln.before is None or not history:
         return ""
     used = {ln.before["key"], ln.after["key"]}
     sides = {store.experiment(ln.before): 0, store.experiment(ln.after): 1}
     pairs = {}
-    for r in history:
-        side = sides.get(store.experiment(r)) if r["key"] not in used else None
+    for experiment, r in history:
+        side = sides.get(experiment) if r["key"] not in used else None
         if side is not None and _cycles_per_op(r):
             pairs.setdefault(r["sweep"], [None, None])[side] = r
     return "; ".join(f"{_cycles_per_op(a) / _cycles_per_op(b):.3f} ({sweep})"
@@ -828,7 +829,8 @@ def other_runs(ln: Line, history: list) -> str:
 def table(rows: list, history: list = ()) -> tuple:
     """The claims' table; `history`, every row the newest were picked from,
     gives each line's other runs."""
-    history = _label([r for r in history if r["backend"] == "gem5"])
+    history = [(store.experiment(r), r)
+               for r in _label([r for r in history if r["backend"] == "gem5"])]
     header = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
               "gem5 after/before", "other runs", "QEMU insns after/before",
               "smap_model", "cpu preset", "machine", "warming", "direction", "effect sim/hw",
