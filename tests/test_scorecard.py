@@ -303,8 +303,8 @@ def test_the_machine_table_sets_each_claim_on_both_machines_from_the_published_d
     assert statx[:2] == ["0.58x, too small (fitted on it)", "0.48x, too small (fitted on it)"]
     # The seeds sweep on the generic machine (published 2026-11-26) adds
     # cp_new_stat, and its readlink row agrees where tutorial-gem5's run
-    # missed (2.17x): the same instructions, 2 more mispredicts per call
-    # in the first run (docs/reference/calibration.md).
+    # missed (2.17x): the same instructions, and 2 fewer mispredicts per
+    # call in symlink-cachedlen's first run (docs/reference/calibration.md).
     assert cells["cp_new_stat fills the user struct directly (2013, no SMAP)"][0] == (
         "0.90x, agrees")
     assert cells["readlink skips strlen with the cached symlink length (a tmpfs link, not the "
