@@ -34,24 +34,30 @@ class Phases:
         return self.boot_s + self.warm_s + self.roi_s
 
 
+def _warming(g: dict) -> dict:
+    # Records from before issue 11 have no warming block: their scheme
+    # was a boot per job.
+    return g.get("warming") or {}
+
+
 def scheme(record: dict) -> str:
-    return record["gem5"].get("warming", {}).get("scheme", "none")
+    return _warming(record["gem5"]).get("scheme", "none")
 
 
 def _warm_seconds(g: dict) -> float:
     # The warming block's host seconds per phase; "roi" is the ROI's own.
-    return sum(v for k, v in g["warming"].get("host_seconds", {}).items() if k != "roi")
+    return sum(v for k, v in _warming(g).get("host_seconds", {}).items() if k != "roi")
 
 
 def phases(records: list) -> Phases:
     """One scheme's records summed. A boot shared by several jobs (one
-    checkpoint) counts once."""
+    checkpoint; every gem5 record names the one it restored) counts once."""
     boots = {r["gem5"]["checkpoint"]: r["gem5"] for r in records}
     return Phases(
         points=len(records), boots=len(boots),
-        boot_insts=sum(g["warming"].get("boot_insts") or 0 for g in boots.values()),
-        warm_insts=sum(r["gem5"]["warming"].get("functional_insts", 0)
-                       + r["gem5"]["warming"].get("detailed_insts", 0) for r in records),
+        boot_insts=sum(_warming(g).get("boot_insts") or 0 for g in boots.values()),
+        warm_insts=sum(_warming(r["gem5"]).get("functional_insts", 0)
+                       + _warming(r["gem5"]).get("detailed_insts", 0) for r in records),
         roi_insts=sum(r["gem5"]["summary"]["insts"] for r in records),
         boot_s=sum(g["boot_seconds"] for g in boots.values()),
         warm_s=sum(_warm_seconds(r["gem5"]) for r in records),
@@ -96,9 +102,25 @@ def falls(records_by_arch: dict) -> list:
     out = []
     for arch, records in records_by_arch.items():
         s = by_scheme(records)
-        if "none" in s and "functional" in s and s["functional"].outside_insts:
+        if ("none" in s and "functional" in s and s["functional"].outside_insts
+                and s["functional"].total_s):
             cold, warm = s["none"], s["functional"]
             out.append(f"{arch}: {cold.outside_insts / warm.outside_insts:.1f}x fewer "
                        f"instructions outside the ROIs (target 5x), "
                        f"{cold.total_s / warm.total_s:.1f}x less host time")
+    return out
+
+
+def handoffs(records: list) -> list:
+    """One line per job handed over on a boot-once checkpoint: what it
+    cost beyond that boot (its warming) and its ROI."""
+    out = []
+    for r in records:
+        if scheme(r) == "functional":
+            g = r["gem5"]
+            out.append(f"{r['point']['workload']} "
+                       f"{r['provenance']['image']['job']['params'].get('iterations', '-')} "
+                       f"calls: checkpoint {g['checkpoint']}, warming "
+                       f"{_warming(g).get('functional_insts', 0):,} instructions, ROI "
+                       f"{g['summary']['insts']:,}")
     return out

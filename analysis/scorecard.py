@@ -13,6 +13,7 @@ names the simulator limitation behind it where one was measured, and says
 The store's rows are the input: analysis reads results, it runs nothing.
 """
 
+import functools
 import json
 from dataclasses import dataclass
 
@@ -50,9 +51,9 @@ def _label(rows: list) -> list:
 
 def _labelled(fn):
     """A table over rows whose workload names their job's mode."""
-    def table_of(rows: list, *args) -> tuple:
-        return fn(_label(rows), *args)
-    table_of.__name__, table_of.__doc__ = fn.__name__, fn.__doc__
+    @functools.wraps(fn)
+    def table_of(rows: list, *args, **kwargs) -> tuple:
+        return fn(_label(rows), *args, **kwargs)
     return table_of
 
 
@@ -399,38 +400,51 @@ def line_table(rows: list) -> tuple:
 # comparison under the other models says how much of a ratio the model
 # moves (the seeds sweep runs every claim under all four).
 @_labelled
-def model_table(rows: list, preset: str) -> tuple:
-    """(header, body): each claim's gem5 after/before on `preset` (cold
-    scheme, default parameters) under every STAC/CLAC model, the claim's
-    own model marked; then each stat-namelen kernel's fitted slope, in
-    cycles per name byte, under every model."""
+def model_table(rows: list, preset: str, cache: str) -> tuple:
+    """(header, body): each claim's gem5 after/before on `preset` and
+    `cache` (cold scheme, default parameters) under every STAC/CLAC model,
+    the claim's own model marked; then each stat-namelen kernel's fitted
+    slope, in cycles per name byte, under every model."""
     gem5 = [r for r in rows if r["backend"] == "gem5" and r["arch"] == "x86_64"
-            and r["profile"] == preset and store.scheme(r) == "none"]
+            and r["profile"] == preset and r["cache"] == cache and store.scheme(r) == "none"
+            and store.default_params(r)]
     models = [m for m in metrics.SMAP_MODEL_ORDER
               if any((r["smap_model"] or "none") == m for r in gem5)]
+    return (["claim (hardware after/before)"] + models,
+            _claims_by_model(gem5, models) + _slopes_by_model(gem5, models))
+
+
+def _claims_by_model(gem5: list, models: list) -> list:
     cycles = {(r["variant"], r["workload"], r["smap_model"] or "none"): _cycles_per_op(r)
-              for r in gem5 if store.default_params(r)}
+              for r in gem5}
     body = []
     for c in CLAIMS:
         cells = []
         for m in models:
             b, a = cycles.get((*c.before, m)), cycles.get((*c.after, m))
-            cell = f"{a / b:.3f}" if a and b else "-"
-            cells.append(cell + (" (its model)" if m == c.smap_model and a and b else ""))
-        if any(not cell.startswith("-") for cell in cells):
+            cells.append("-" if not (a and b) else
+                         f"{a / b:.3f}" + (" (its model)" if m == c.smap_model else ""))
+        if any(cell != "-" for cell in cells):
             body.append([f"{c.what} ({c.hw_ratio:.3f})"] + cells)
+    return body
+
+
+def _slopes_by_model(gem5: list, models: list) -> list:
+    """A line claim's model is none (Westmere had no SMAP); the slopes
+    under the others are shown unmarked."""
     hw_slope = {(c.variant, c.workload): c.slope for c in LINE_CLAIMS}
     slopes = {}
     for r in gem5:
         if r["workload"] == "stat-namelen" and (fitted := fit_line(r)):
             slopes.setdefault(r["variant"], {})[r["smap_model"] or "none"] = fitted[1]
+    body = []
     for variant, by_model in sorted(slopes.items()):
         hw = hw_slope.get((variant, "stat-namelen"))
         body.append([f"name-length slope, {variant} "
                      f"({'hardware ' + format(hw, 'g') if hw else 'no hardware line'}; "
                      f"cycles per byte)"]
                     + [f"{by_model[m]:.1f}" if m in by_model else "-" for m in models])
-    return ["claim (hardware after/before)"] + models, body
+    return body
 
 
 # The CPU preset of each seed's machine (configs/gem5-presets/cpu, issue
@@ -806,12 +820,15 @@ def work_difference(ln: Line, rows: list) -> str:
 
 
 def other_runs(ln: Line, history: list) -> str:
-    """The same comparison as every other run that measured both of its
-    sides gave it: one sweep's rows of the line's two experiments, as
-    gem5's after/before. Where the kernels' work did not change, the
-    spread is gem5's run-to-run timing (the code layout and the boot move
-    the branch predictor), which a small effect must stand clear of.
-    `history` is [(experiment, row)], each row's experiment worked out once."""
+    """The same comparison as each other sweep that measured both of its
+    sides gave it (that sweep's latest row of each), as gem5's
+    after/before. gem5 is deterministic: the same inputs give the same
+    cycles. Where the kernels' instructions are the same and the cycles
+    are not, an input that does not change the work did (a rebuilt image,
+    a kernel rebuilt with a hunk this call does not run), and moved the
+    code layout the branch predictor sees; a small effect must stand
+    clear of that spread. `history` is [(experiment, row)], oldest first,
+    each row's experiment worked out once."""
     if ln.before is None or not history:
         return ""
     used = {ln.before["key"], ln.after["key"]}
@@ -829,8 +846,9 @@ def other_runs(ln: Line, history: list) -> str:
 def table(rows: list, history: list = ()) -> tuple:
     """The claims' table; `history`, every row the newest were picked from,
     gives each line's other runs."""
-    history = [(store.experiment(r), r)
-               for r in _label([r for r in history if r["backend"] == "gem5"])]
+    history = [(store.experiment(r), r) for r in sorted(
+        _label([r for r in history if r["backend"] == "gem5"]),
+        key=lambda r: r.get("recorded_at") or "")]
     header = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
               "gem5 after/before", "other runs", "QEMU insns after/before",
               "smap_model", "cpu preset", "machine", "warming", "direction", "effect sim/hw",

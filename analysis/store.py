@@ -302,8 +302,9 @@ def experiment(row: dict) -> tuple:
     one machine (their keys differ where an input that does not change the
     work did, such as an image rebuilt from edited sources) are one
     experiment."""
-    sim = json.loads(row["record"])["provenance"]["simulator"]
-    return (row["arch"], row["variant"], row["workload"], job_params(row),
+    record = json.loads(row["record"])
+    sim = record["provenance"]["simulator"]
+    return (row["arch"], row["variant"], row["workload"], _job_params(record),
             row["backend"], row.get("profile"), json.dumps(sim.get("cpu_preset"), sort_keys=True),
             row.get("cache"), row.get("smap_model"), row.get("warming"), row.get("sampling"))
 
@@ -332,8 +333,11 @@ def _profiled(row: dict) -> bool:
 def job_params(row: dict) -> tuple:
     """The whole job a row's guest ran (every parameter, swept or not), as
     a key: two runs of the same job match whatever their sweep swept."""
-    job = json.loads(row["record"])["provenance"]["image"]["job"]
-    return tuple(sorted(job["params"].items()))
+    return _job_params(json.loads(row["record"]))
+
+
+def _job_params(record: dict) -> tuple:
+    return tuple(sorted(record["provenance"]["image"]["job"]["params"].items()))
 
 
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,

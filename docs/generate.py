@@ -225,16 +225,16 @@ def _calibrations(by_sweep: dict) -> list:
 
 def _seeds_models(by_sweep: dict) -> list:
     """The seeds sweep's claims under every STAC/CLAC model, one table per
-    CPU preset its x86 points ran on (seeds.toml names one)."""
+    CPU preset and caches its x86 points ran on (seeds.toml names one)."""
     rows = store.newest_per_experiment(r for r in by_sweep.get("seeds", [])
                                        if r["arch"] == "x86_64")
-    presets = sorted({r["profile"] for r in rows if r["backend"] == "gem5"})
-    if not presets:
+    setups = sorted({(r["profile"], r["cache"]) for r in rows if r["backend"] == "gem5"})
+    if not setups:
         return _not_published("x86_64", ("seeds",))
     out = []
-    for preset in presets:
-        out += [f"On `{preset}`:", ""] + render.md_table(
-            *scorecard.model_table(rows, preset)).splitlines() + [""]
+    for preset, cache in setups:
+        out += [f"On `{preset}` with `{cache}`:", ""] + render.md_table(
+            *scorecard.model_table(rows, preset, cache)).splitlines() + [""]
     return out[:-1]
 
 
@@ -242,7 +242,8 @@ def _boot_once(by_sweep: dict) -> list:
     """gem5-boot-once's points per arch under both schemes."""
     by_arch = {}
     for r in by_sweep.get("gem5-boot-once", []):
-        by_arch.setdefault(r["arch"], []).append(json.loads(r["record"]))
+        if r["backend"] == "gem5":
+            by_arch.setdefault(r["arch"], []).append(json.loads(r["record"]))
     if not by_arch:
         return _not_published("x86_64 or arm64", ("gem5-boot-once",))
     return (render.md_table(*boot_once.table(by_arch)).splitlines() + [""]

@@ -250,29 +250,16 @@ def boot_once(arches) -> None:
 
 
 def _boot_once_figures(arch, outcomes, wall) -> None:
-    from analysis import boot_once
+    from analysis import boot_once, render
 
     failed = [o for o in outcomes if o.error]
     if failed:
         print(f"{arch}: {len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
     print(f"{arch}: {len(outcomes)} gem5 points, {wall:.0f} s now (cached points cost nothing)")
-    records = [o.record for o in outcomes if o.record]
-    for scheme, p in boot_once.by_scheme(records).items():
-        print(f"warming {scheme}: {p.points} points, {p.boots} boots; outside the ROIs "
-              f"{p.outside_insts:,} instructions (boots {p.boot_insts:,}, warming "
-              f"{p.warm_insts:,}), ROIs {p.roi_insts:,}; host time {p.total_s:,.0f} s: boots "
-              f"{100 * p.boot_s / p.total_s:.0f} %, warming {100 * p.warm_s / p.total_s:.0f} %, "
-              f"ROI processes {100 * p.roi_s / p.total_s:.0f} %")
-    for line in boot_once.falls({arch: records}):
+    records = {arch: [o.record for o in outcomes if o.record]}
+    print(render.md_table(*boot_once.table(records)))
+    for line in boot_once.falls(records) + boot_once.handoffs(records[arch]):
         print(line)
-    for r in records:
-        if boot_once.scheme(r) == "functional":
-            w = r["gem5"]["warming"]
-            print(f"  {r['point']['workload']} "
-                  f"{r['provenance']['image']['job']['params']['iterations']} calls: boot-once "
-                  f"checkpoint {r['gem5']['checkpoint']}, warming "
-                  f"{w.get('functional_insts', 0):,} instructions, ROI "
-                  f"{r['gem5']['summary']['insts']:,}")
 
 
 def simpoint_speed(arches) -> None:

@@ -11,7 +11,9 @@ def _record(checkpoint, scheme, boot_insts, functional=0, roi_insts=1_000,
     if scheme == "functional":
         warming["host_seconds"] = {"functional": warm_s, "roi": roi_s - warm_s}
     return {"gem5": {"checkpoint": checkpoint, "boot_seconds": boot_s, "roi_seconds": roi_s,
-                     "summary": {"insts": roi_insts}, "warming": warming}}
+                     "summary": {"insts": roi_insts}, "warming": warming},
+            "point": {"workload": "statx-loop"},
+            "provenance": {"image": {"job": {"params": {"iterations": 500}}}}}
 
 
 def test_a_shared_boot_counts_once_and_each_job_its_warming():
@@ -34,3 +36,11 @@ def test_a_shared_boot_counts_once_and_each_job_its_warming():
     assert body[1][-1] == "59 % / 15 % / 26 %"
     assert boot_once.falls({"x86_64": cold + warm}) == [
         "x86_64: 1.8x fewer instructions outside the ROIs (target 5x), 1.4x less host time"]
+    # Each handed-over job's cost beyond the boot; the cold jobs have none.
+    assert boot_once.handoffs(cold + warm) == [
+        "statx-loop 500 calls: checkpoint c, warming 20 instructions, ROI 1,000",
+        "statx-loop 500 calls: checkpoint c, warming 25 instructions, ROI 1,000"]
+    # A record from before the warming block (a boot per job) still counts.
+    old = _record("d", "none", 0)
+    del old["gem5"]["warming"]
+    assert boot_once.by_scheme([old])["none"].boots == 1

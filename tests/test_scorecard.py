@@ -352,9 +352,10 @@ def test_the_model_table_sets_each_claim_under_every_stac_clac_model():
             _row("stock", "fstat-loop", 110_000, "smap"),
             _row("stat-unsafe", "fstat-loop", 99_000, "smap"),
             _row("stock", "statx-loop", 150_000, "smap"),
-            # Another preset's row stays out of this preset's table.
-            dict(_row("stat-unsafe", "fstat-loop", 1, "smap"), profile="x86_64-skylake")]
-    header, body = scorecard.model_table(rows, "x86_64-o3-default")
+            # Another preset's row, or another cache's, stays out of the table.
+            dict(_row("stat-unsafe", "fstat-loop", 1, "smap"), profile="x86_64-skylake"),
+            dict(_row("stat-unsafe", "fstat-loop", 1, "smap"), cache="x86_64-skylake")]
+    header, body = scorecard.model_table(rows, "x86_64-o3-default", "classic-l1l2")
     assert header == ["claim (hardware after/before)", "none", "smap"]
     assert body == [["statx (one copy) against fstat (1.109)", "-", "1.364 (its model)"],
                     ["cp_new_stat fills the user struct directly (2013, no SMAP) (0.870)",
@@ -363,7 +364,8 @@ def test_the_model_table_sets_each_claim_under_every_stac_clac_model():
     # hardware line; 500 + 12 n cycles at 2 per guest ns).
     namelen = dict(_row("stock", "stat-namelen", 2_000_000, "smap"), roi_ns=1_000_000,
                    **{f"ns_at_len_{n}": (500 + 12 * n) / 2 for n in range(1, 33)})
-    header, body = scorecard.model_table(rows + [namelen], "x86_64-o3-default")
+    header, body = scorecard.model_table(rows + [namelen], "x86_64-o3-default",
+                                          "classic-l1l2")
     assert body[-1] == ["name-length slope, stock (no hardware line; cycles per byte)", "-",
                         "12.0"]
 
