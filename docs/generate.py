@@ -137,6 +137,7 @@ SECTIONS = {
     ("reference/calibration.md", "seeds-models-x86"): lambda by_sweep: _seeds_models(by_sweep),
     ("reference/gem5.md", "boot-once"): lambda by_sweep: _boot_once(by_sweep),
     ("reference/gem5.md", "crosscheck-x86"): lambda by_sweep: _text_data("crosscheck-x86_64.txt"),
+    ("guide/gem5.md", "gem5-fast-x86"): lambda by_sweep: _text_data("gem5-fast-x86_64.txt"),
     ("reference/image.md", "buildroot-gem5-x86"):
         lambda by_sweep: _text_data("buildroot-gem5-x86_64.txt"),
     ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),

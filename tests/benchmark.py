@@ -11,9 +11,10 @@
       atomic CPU, O3 ROI speed in committed instructions per second, and
       the harness's overhead over the bare gem5 processes. Target <= 3 %.
   gem5-fast (needs GEM5_HOME with gem5.fast: gem5 setup --variant opt,fast)
-      per arch, the same ROI (the real gem5 test's) by gem5.fast and by
-      gem5.opt: host seconds and simulated instructions per host second
-      of each, and whether every simulated statistic is the same.
+      per arch, the same ROI (the real gem5 test's; --iterations N for a
+      longer statx loop) by gem5.fast and by gem5.opt: host seconds and
+      simulated instructions per host second of each, and whether every
+      simulated statistic is the same; --repeat N pairs.
   boot-once (needs GEM5_HOME) configs/sweeps/gem5-boot-once.toml per arch
       (one kernel, three workloads, two ROI lengths each) under gem5's two
       schemes, run or read from the cache: boots per scheme, simulated
@@ -195,34 +196,44 @@ def gem5_figures(arches) -> None:
               f"(target <= 3 %)")
 
 
-def gem5_fast(arches) -> None:
-    """gem5.fast against gem5.opt on the same ROI (test_gem5_real's group):
-    host seconds and gem5's own instructions per second of each, and
-    whether every simulated statistic is the same."""
+def gem5_fast(arches, iterations: int = 0, repeat: int = 1) -> None:
+    """gem5.fast against gem5.opt on the same ROI (test_gem5_real's group,
+    or its statx loop at `iterations` calls): host seconds and gem5's own
+    instructions per second of each, and whether every simulated
+    statistic is the same; `repeat` times, since one short ROI's rate
+    moves by several per cent from run to run on a shared host."""
     import pytest
 
+    from test_gem5_real import JOB
+
+    job = dict(JOB, run=dict(JOB["run"], iterations=iterations)) if iterations else JOB
+    for arch in arches:
+        for _ in range(repeat):
+            try:
+                _fast_against_opt(arch, job)
+            except pytest.skip.Exception as e:
+                print(f"{arch}: skipped: {e.msg}")
+                break
+
+
+def _fast_against_opt(arch: str, job: dict) -> None:
     from configs.gem5 import stats as gem5_stats
     from test_gem5_real import fast_and_opt
 
-    for arch in arches:
-        with tempfile.TemporaryDirectory(prefix="uaccess-fast-") as tmp:
-            try:
-                runs = fast_and_opt(arch, Path(tmp))
-            except pytest.skip.Exception as e:
-                print(f"{arch}: skipped: {e.msg}")
-                continue
-            rates = {}
-            for name, (ran, text) in sorted(runs.items()):
-                rate = rates[name] = gem5_stats.roi_summary(ran.outdir)["host_inst_rate"]
-                print(f"{arch} {name}: ROI process {ran.seconds:.1f} s, "
-                      f"{rate:,.0f} simulated insts per host second")
-            fast, opt = (gem5_stats.simulated(runs[b][1]) for b in ("gem5.fast", "gem5.opt"))
-            differ = sorted(k for b0, b1 in zip(fast, opt) for k in set(b0) | set(b1)
-                            if b0.get(k) != b1.get(k))
-            print(f"{arch}: gem5.fast {rates['gem5.fast'] / rates['gem5.opt']:.2f}x gem5.opt's "
-                  f"rate; simulated statistics "
-                  + ("identical" if fast == opt and not differ else
-                     f"DIFFER in {len(differ)}: {', '.join(differ[:8])}"))
+    with tempfile.TemporaryDirectory(prefix="uaccess-fast-") as tmp:
+        runs = fast_and_opt(arch, Path(tmp), job)
+        rates = {}
+        for name, (ran, text) in sorted(runs.items()):
+            rate = rates[name] = gem5_stats.roi_summary(ran.outdir)["host_inst_rate"]
+            print(f"{arch} {name}: ROI process {ran.seconds:.1f} s, "
+                  f"{rate:,.0f} simulated insts per host second")
+        fast, opt = (gem5_stats.simulated(runs[b][1]) for b in ("gem5.fast", "gem5.opt"))
+        differ = sorted(k for b0, b1 in zip(fast, opt) for k in set(b0) | set(b1)
+                        if b0.get(k) != b1.get(k))
+        print(f"{arch}: gem5.fast {rates['gem5.fast'] / rates['gem5.opt']:.2f}x gem5.opt's "
+              f"rate; simulated statistics "
+              + ("identical" if fast == opt and not differ else
+                 f"DIFFER in {len(differ)}: {', '.join(differ[:8])}"))
 
 
 def _per_arch(sweep_file: str, arches):
@@ -490,7 +501,11 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--repeat", type=inputs.cli(inputs.at_least_one, "--repeat"),
                     default=0,
-                    help="kernel-entry: measure gem5's speed on both schemes N times each")
+                    help="kernel-entry: measure gem5's speed on both schemes N times each; "
+                         "gem5-fast: compare the two binaries N times")
+    ap.add_argument("--iterations", type=inputs.cli(inputs.at_least_one, "--iterations"),
+                    default=0, help="gem5-fast: statx calls in the ROI (default: the "
+                                    "gem5 test's 200)")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
     args = ap.parse_args()
     if args.mode == "study":
@@ -519,7 +534,7 @@ def main() -> int:
         gem5_figures(args.arch or ["x86_64", "arm64"])
         return 0
     if args.mode == "gem5-fast":
-        gem5_fast(args.arch or ["x86_64", "arm64"])
+        gem5_fast(args.arch or ["x86_64", "arm64"], args.iterations, args.repeat or 1)
         return 0
     tmp = tempfile.mkdtemp(prefix="uaccess-bench-")
     os.environ["UACCESS_CACHE"] = tmp

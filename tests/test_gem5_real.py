@@ -249,15 +249,15 @@ def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, m
     assert rec["gem5"]["summary"] == without["gem5"]["summary"]
 
 
-def fast_and_opt(arch: str, outdir: Path):
-    """The same ROI (test_boot_checkpoint_then_o3_roi's group, whose
-    checkpoint it shares) run by gem5.fast and by gem5.opt: {binary name:
-    (Gem5Run, stats.txt text)}; skips where gem5.fast is not usable."""
+def fast_and_opt(arch: str, outdir: Path, job: dict = JOB):
+    """The same ROI (by default test_boot_checkpoint_then_o3_roi's group,
+    whose checkpoint it shares) run by gem5.fast and by gem5.opt: {binary
+    name: (Gem5Run, stats.txt text)}; skips where gem5.fast is not usable."""
     g = _gem5_or_skip(arch)
     if not g.fast_usable(arch):
         pytest.skip(f"needs gem5.fast for {arch} no older than gem5.opt: "
                     f"'./run.py gem5 setup --variant opt,fast' builds it")
-    job = script.from_dict(JOB, "<gem5 test>")
+    job = script.from_dict(job, "<gem5 test>")
     kernel = kbuild.build_kernel(arch, "stock", layers=spec.layers_for(arch))
     image = assemble.build_image(arch, job)
     cpu = spec.load_cpu(f"{arch}-o3-default", arch)
