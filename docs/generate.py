@@ -138,6 +138,7 @@ SECTIONS = {
     ("reference/gem5.md", "boot-once"): lambda by_sweep: _boot_once(by_sweep),
     ("reference/gem5.md", "crosscheck-x86"): lambda by_sweep: _text_data("crosscheck-x86_64.txt"),
     ("guide/gem5.md", "gem5-fast-x86"): lambda by_sweep: _text_data("gem5-fast-x86_64.txt"),
+    ("reference/gem5.md", "study-seeds"): lambda by_sweep: _text_data("study-seeds.txt"),
     ("reference/image.md", "buildroot-gem5-x86"):
         lambda by_sweep: _text_data("buildroot-gem5-x86_64.txt"),
     ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),
