@@ -247,3 +247,22 @@ def projection_check(rows: list) -> tuple:
                      f"{s:,.0f} / {h['sampling_total']:,.0f}",
                      f"{f / s:.2f}x / {h['full_process'] / h['sampling_total']:.2f}x"])
     return header, body
+
+
+def interval_table(full: dict, sampled: list) -> tuple:
+    """(header, body): one point's SimPoint estimate at each interval size
+    (records of `./run.py run --sampling simpoint --simpoint-interval N`)
+    against its full run's record, the full run first."""
+    header = ["interval", "intervals", "k", "detailed share", "cycles/op", "error",
+              "vectors + checkpoints + points, s"]
+    f = full["gem5"]["summary"]
+    body = [["full ROI", "-", "-", "100 %", f"{f['cycles'] / full['result']['ops']:,.1f}", "-",
+             f"{full['gem5']['roi_seconds']:,.0f} (the O3 ROI process)"]]
+    for c in sorted((compare(s, full) for s in sampled), key=lambda c: c["interval"]):
+        steps = c["host"]["steps"]
+        body.append([f"{c['interval']:,}", str(c["intervals"]), str(c["k"]),
+                     f"{100 * c['detailed_share']:.1f} %", f"{c['cycles'][0]:,.1f}",
+                     f"{100 * c['cycles'][2]:+.2f} %",
+                     f"{steps['bbv']:.0f} + {steps['checkpoints']:.0f} + "
+                     f"{steps['intervals']:.0f}"])
+    return header, body

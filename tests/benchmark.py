@@ -27,6 +27,10 @@
       ROI instructions simulated in detail and host seconds of the full
       run and of SimPoint (each step), and the estimate's error. Target:
       at most 10 % of the ROI in detail, at most 2 % error in cycles/op.
+  simpoint-interval (needs GEM5_HOME) x86's kernel-tree storm point of
+      simpoint.toml, whole and sampled at intervals of 250,000, 500,000
+      and 1,000,000 instructions (max_k 6, measure_all off), each through
+      ./run.py run and its cache: the estimate's error and cost per size.
   kernel-entry (needs GEM5_HOME, built with patches 0008-0009)
       configs/sweeps/kernel-entry.toml, run or read from the cache: per
       kernel and workload, cycles per call with gem5's drains
@@ -57,9 +61,9 @@
       job arrays: every boot group's first point, then the rest). Points
       not yet run are counted and left out of the times.
 
-    python3 tests/benchmark.py [foundation|plugin|gem5|gem5-fast|boot-once|simpoint|kernel-entry|
-                                slurm|study|make-split]
-                               [--arch A] [--sweep FILE]
+    python3 tests/benchmark.py [foundation|plugin|gem5|gem5-fast|boot-once|simpoint|
+                                simpoint-interval|kernel-entry|slurm|study|make-split]
+                               [--arch A] [--sweep FILE] [--iterations N] [--repeat N]
                                [--keep]
 """
 
@@ -271,6 +275,39 @@ def _boot_once_figures(arch, outcomes, wall) -> None:
     print(render.md_table(*boot_once.table(records)))
     for line in boot_once.falls(records) + boot_once.handoffs(records[arch]):
         print(line)
+
+
+# simpoint.toml's x86 point, as ./run.py run options.
+SIMPOINT_POINT = ["--backend", "gem5", "--arch", "x86_64", "--variant", "stock",
+                  "--script", "workloads/scripts/lstat-storm-kernel-tree-gem5.toml",
+                  "--cpu-preset", "x86_64-o3-calibrated", "--smap-model", "smap",
+                  "--cache", "classic-l1l2"]
+INTERVALS = (250_000, 500_000, 1_000_000)
+
+
+def simpoint_interval() -> None:
+    """SimPoint's estimate of one ROI at each interval size, against the
+    whole ROI: a ./run.py run per size (cached runs cost nothing)."""
+    import json
+    import subprocess
+
+    from analysis import render, simpoint_vs_full
+
+    repo = Path(__file__).resolve().parent.parent
+
+    def run(*extra) -> dict:
+        done = subprocess.run([sys.executable, str(repo / "run.py"), "run", *SIMPOINT_POINT,
+                               *extra, "--json"], capture_output=True, text=True, cwd=repo)
+        if done.returncode:
+            raise SystemExit(f"run.py run {' '.join(extra)}: {done.stderr.strip()[-500:]}")
+        return json.loads(done.stdout)
+    full = run("--sampling", "none")
+    sampled = [run("--sampling", "simpoint", "--simpoint-interval", str(n),
+                   "--simpoint-max-k", "6") for n in INTERVALS]
+    print(f"full ROI: {full['gem5']['summary']['insts']:,} instructions; the set-up to the "
+          f"ROI, shared by every size: "
+          f"{sampled[0]['gem5']['sampling']['host_seconds']['roi_start']:,.0f} s")
+    print(render.md_table(*simpoint_vs_full.interval_table(full, sampled)))
 
 
 def simpoint_speed(arches) -> None:
@@ -496,7 +533,8 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
-                             "kernel-entry", "slurm", "study", "make-split", "gem5-fast"))
+                             "simpoint-interval", "kernel-entry", "slurm", "study",
+                             "make-split", "gem5-fast"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--repeat", type=inputs.cli(inputs.at_least_one, "--repeat"),
@@ -526,6 +564,9 @@ def main() -> int:
         return 0
     if args.mode == "kernel-entry":
         kernel_entry(args.repeat)
+        return 0
+    if args.mode == "simpoint-interval":
+        simpoint_interval()
         return 0
     if args.mode == "simpoint":
         simpoint_speed(args.arch or ["x86_64", "arm64"])

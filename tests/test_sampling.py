@@ -232,3 +232,15 @@ def test_the_projection_is_checked_against_a_longer_measured_pair():
     rows = _rows(_record(True, 101_000), _record(False, 100_000), *longer)
     header, body = simpoint_vs_full.projection_check(rows)
     assert body == [["200,000", "1,050 / 1,100", "149 / 149", "7.05x / 7.38x"]]
+
+
+def test_the_interval_table_sets_each_size_beside_the_full_run():
+    # Two interval sizes, given out of order: the table sorts them, the
+    # full run first.
+    small, large = _record(True, 101_000), _record(True, 98_000)
+    small["gem5"]["sampling"]["settings"] = sampling.Settings(interval=250).as_record()
+    header, body = simpoint_vs_full.interval_table(_record(False, 100_000), [large, small])
+    assert header[0] == "interval" and header[-1] == "vectors + checkpoints + points, s"
+    assert body == [["full ROI", "-", "-", "100 %", "1,000.0", "-", "300 (the O3 ROI process)"],
+                    ["250", "100", "2", "4.8 %", "1,010.0", "+1.00 %", "10 + 12 + 40"],
+                    ["500", "100", "2", "4.8 %", "980.0", "-2.00 %", "10 + 12 + 40"]]
