@@ -257,7 +257,7 @@ def interval_table(full: dict, sampled: list) -> tuple:
               "vectors + checkpoints + points, s"]
     f = full["gem5"]["summary"]
     body = [["full ROI", "-", "-", "100 %", f"{f['cycles'] / full['result']['ops']:,.1f}", "-",
-             f"{full['gem5']['roi_seconds']:,.0f} (the O3 ROI process)"]]
+             f"{full['gem5']['roi_seconds']:,.0f} (the ROI process, warming included)"]]
     for c in sorted((compare(s, full) for s in sampled), key=lambda c: c["interval"]):
         steps = c["host"]["steps"]
         body.append([f"{c['interval']:,}", str(c["intervals"]), str(c["k"]),

@@ -241,6 +241,7 @@ def test_the_interval_table_sets_each_size_beside_the_full_run():
     small["gem5"]["sampling"]["settings"] = sampling.Settings(interval=250).as_record()
     header, body = simpoint_vs_full.interval_table(_record(False, 100_000), [large, small])
     assert header[0] == "interval" and header[-1] == "vectors + checkpoints + points, s"
-    assert body == [["full ROI", "-", "-", "100 %", "1,000.0", "-", "300 (the O3 ROI process)"],
+    assert body == [["full ROI", "-", "-", "100 %", "1,000.0", "-",
+                     "300 (the ROI process, warming included)"],
                     ["250", "100", "2", "4.8 %", "1,010.0", "+1.00 %", "10 + 12 + 40"],
                     ["500", "100", "2", "4.8 %", "980.0", "-2.00 %", "10 + 12 + 40"]]
