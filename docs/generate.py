@@ -139,6 +139,8 @@ SECTIONS = {
     ("reference/gem5.md", "crosscheck-x86"): lambda by_sweep: _text_data("crosscheck-x86_64.txt"),
     ("guide/gem5.md", "gem5-fast-x86"): lambda by_sweep: _text_data("gem5-fast-x86_64.txt"),
     ("reference/gem5.md", "study-seeds"): lambda by_sweep: _text_data("study-seeds.txt"),
+    ("simpoint.md", "simpoint-interval-x86"):
+        lambda by_sweep: _text_data("simpoint-interval-x86_64.txt"),
     ("reference/image.md", "buildroot-gem5-x86"):
         lambda by_sweep: _text_data("buildroot-gem5-x86_64.txt"),
     ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),
