@@ -13,6 +13,8 @@ published records.
 
 from dataclasses import dataclass
 
+from analysis import store
+
 
 @dataclass(frozen=True)
 class Phases:
@@ -40,10 +42,6 @@ def _warming(g: dict) -> dict:
     return g.get("warming") or {}
 
 
-def scheme(record: dict) -> str:
-    return _warming(record["gem5"]).get("scheme", "none")
-
-
 def _warm_seconds(g: dict) -> float:
     # The warming block's host seconds per phase; "roi" is the ROI's own.
     return sum(v for k, v in _warming(g).get("host_seconds", {}).items() if k != "roi")
@@ -68,7 +66,7 @@ def by_scheme(records: list) -> dict:
     """scheme -> Phases, for the schemes the records ran."""
     out = {}
     for r in records:
-        out.setdefault(scheme(r), []).append(r)
+        out.setdefault(store.warming_scheme(r), []).append(r)
     return {s: phases(rs) for s, rs in sorted(out.items(), key=lambda kv: kv[0] != "none")}
 
 
@@ -116,7 +114,7 @@ def handoffs(records: list) -> list:
     cost beyond that boot (its warming) and its ROI."""
     out = []
     for r in records:
-        if scheme(r) == "functional":
+        if store.warming_scheme(r) == "functional":
             g = r["gem5"]
             out.append(f"{r['point']['workload']} "
                        f"{r['provenance']['image']['job']['params'].get('iterations', '-')} "

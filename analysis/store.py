@@ -258,7 +258,7 @@ def add_record(conn, sweep: str, record: dict, params: dict = None,
                simulator=simulator.get("name", "qemu"),
                simulator_version=simulator.get("version"),
                cache=point.get("cache"), smap_model=point.get("smap_model"),
-               twin_of=twin_of, warming=_warming(record), sampling=_sampling(record),
+               twin_of=twin_of, warming=warming_scheme(record), sampling=_sampling(record),
                record=json.dumps(record, sort_keys=True),
                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")})
@@ -272,8 +272,9 @@ def binary(record: dict) -> str:
     return record["provenance"]["simulator"].get("binary", "gem5.opt")
 
 
-def _warming(record: dict):
-    """A gem5 record's warming scheme (records before issue 11: none)."""
+def warming_scheme(record: dict):
+    """A gem5 record's warming scheme (records before issue 11: none);
+    None for a QEMU record."""
     g = record.get("gem5")
     return None if g is None else (g.get("warming") or {}).get("scheme", "none")
 
@@ -318,10 +319,11 @@ def newest_per_experiment(rows: list) -> list:
     share tables need it."""
     out = {}
     for r in sorted(rows, key=lambda r: r.get("recorded_at") or ""):
-        kept = out.get(experiment(r))
+        e = experiment(r)
+        kept = out.get(e)
         if kept and _profiled(kept) and not _profiled(r) and kept.get("cycles") == r.get("cycles"):
             continue
-        out[experiment(r)] = r
+        out[e] = r
     return list(out.values())
 
 

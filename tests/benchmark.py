@@ -29,8 +29,8 @@
       at most 10 % of the ROI in detail, at most 2 % error in cycles/op.
   simpoint-interval (needs GEM5_HOME) x86's kernel-tree storm point of
       simpoint.toml, whole and sampled at intervals of 250,000, 500,000
-      and 1,000,000 instructions (max_k 6, measure_all off), each through
-      ./run.py run and its cache: the estimate's error and cost per size.
+      and 1,000,000 instructions (max_k 6, measure_all off), run or read
+      from the cache: the estimate's error and cost per size.
   kernel-entry (needs GEM5_HOME, built with patches 0008-0009)
       configs/sweeps/kernel-entry.toml, run or read from the cache: per
       kernel and workload, cycles per call with gem5's drains
@@ -277,37 +277,47 @@ def _boot_once_figures(arch, outcomes, wall) -> None:
         print(line)
 
 
-# simpoint.toml's x86 point, as ./run.py run options.
-SIMPOINT_POINT = ["--backend", "gem5", "--arch", "x86_64", "--variant", "stock",
-                  "--script", "workloads/scripts/lstat-storm-kernel-tree-gem5.toml",
-                  "--cpu-preset", "x86_64-o3-calibrated", "--smap-model", "smap",
-                  "--cache", "classic-l1l2"]
 INTERVALS = (250_000, 500_000, 1_000_000)
 
 
 def simpoint_interval() -> None:
-    """SimPoint's estimate of one ROI at each interval size, against the
-    whole ROI: a ./run.py run per size (cached runs cost nothing)."""
-    import json
-    import subprocess
-
+    """SimPoint's estimate of simpoint.toml's x86 point at each interval
+    size (max_k 6, measure_all off: what `./run.py run --sampling simpoint
+    --simpoint-interval N --simpoint-max-k 6` runs), against the whole ROI;
+    run or read from the cache."""
     from analysis import render, simpoint_vs_full
+    from configs import local_executor, sweep
+    from configs.gem5 import locate
+    from lab.errors import UserError
 
-    repo = Path(__file__).resolve().parent.parent
+    try:
+        locate.require("x86_64")
+    except UserError as e:
+        print(f"x86_64: skipped: {e}")
+        return
+    sw = sweep.load(Path(__file__).resolve().parents[1] / "configs" / "sweeps" / "simpoint.toml")
+    x86 = [p for p in sw.points if p.arch == "x86_64" and p.run.needs_gem5]
+    full = next(p for p in x86 if not p.run.simpoint)
+    sampled = next(p for p in x86 if p.run.simpoint)
 
-    def run(*extra) -> dict:
-        done = subprocess.run([sys.executable, str(repo / "run.py"), "run", *SIMPOINT_POINT,
-                               *extra, "--json"], capture_output=True, text=True, cwd=repo)
-        if done.returncode:
-            raise SystemExit(f"run.py run {' '.join(extra)}: {done.stderr.strip()[-500:]}")
-        return json.loads(done.stdout)
-    full = run("--sampling", "none")
-    sampled = [run("--sampling", "simpoint", "--simpoint-interval", str(n),
-                   "--simpoint-max-k", "6") for n in INTERVALS]
-    print(f"full ROI: {full['gem5']['summary']['insts']:,} instructions; the set-up to the "
+    def at(n: int):
+        settings = dataclasses.replace(sampled.run.simpoint, interval=n, max_k=6,
+                                       measure_all=False)
+        return dataclasses.replace(sampled, run=dataclasses.replace(sampled.run,
+                                                                    simpoint=settings))
+    mine = dataclasses.replace(sw, points=[full] + [at(n) for n in INTERVALS])
+    outcomes, _ = timed(local_executor.execute, mine, local_executor.plan(mine), os.cpu_count())
+    failed = [o for o in outcomes if o.error]
+    if failed:
+        print(f"{len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
+        return
+    records = [o.record for o in outcomes]
+    whole = next(r for r in records if not r["gem5"].get("sampling"))
+    parts = [r for r in records if r["gem5"].get("sampling")]
+    print(f"full ROI: {whole['gem5']['summary']['insts']:,} instructions; the set-up to the "
           f"ROI, shared by every size: "
-          f"{sampled[0]['gem5']['sampling']['host_seconds']['roi_start']:,.0f} s")
-    print(render.md_table(*simpoint_vs_full.interval_table(full, sampled)))
+          f"{parts[0]['gem5']['sampling']['host_seconds']['roi_start']:,.0f} s")
+    print(render.md_table(*simpoint_vs_full.interval_table(whole, parts)))
 
 
 def simpoint_speed(arches) -> None:
