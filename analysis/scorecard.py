@@ -1048,14 +1048,53 @@ def _markdown_table(header, body) -> list:
     return out
 
 
-def markdown(rows: list) -> str:
+# A cell longer than this is a paragraph, not a value: in a table it
+# stretches every row of its column (the site's scorecard was a page of
+# 600-character cells), so it goes under the table as a numbered note.
+NOTE_CHARS = 140
+
+
+def _with_notes(header, body) -> list:
+    """The table, each long cell replaced by "note N" and written out
+    below it as a numbered list."""
+    notes, cells = [], []
+    for row in body:
+        cells.append([])
+        for cell in row:
+            if len(cell) > NOTE_CHARS:
+                notes.append(cell)
+                cell = f"note {len(notes)}"
+            cells[-1].append(cell)
+    out = _markdown_table(header, cells)
+    if notes:
+        out += [""] + [f"{i}. {n}" for i, n in enumerate(notes, 1)]
+    return out
+
+
+def sections(rows: list) -> list:
+    """(title, what it shows, (header, body)) for each of the scorecard's
+    tables, the one-line-per-claim view first."""
     history, rows = rows, store.newest_per_experiment(rows)
-    out = (_markdown_table(*table(rows, history)) + [""] + _markdown_table(*base_table(rows))
-           + [""] + _markdown_table(*line_table(rows))
-           + [""] + _markdown_table(*share_table(rows)) + [""]
-           + _markdown_table(*workload_share_table(rows)) + [""]
-           + _markdown_table(*arm_table(rows)) + [""]
-           + _markdown_table(*probe.table(rows)))
-    out += ["", "What the machine model moves:", ""] + _markdown_table(*machine_table(rows)) + [
-        "", machine_summary(rows)]
-    return "\n".join(out) + "\n"
+    return [
+        ("At a glance", machine_summary(rows) + " One row per claim; the tables below "
+         "give each machine's run.", machine_table(rows)),
+        ("The seeds' claims", "Each claim's effect, hardware against gem5, per CPU preset.",
+         table(rows, history)),
+        ("Base costs", "Absolute cycles per call against the hardware's.", base_table(rows)),
+        ("Per-byte lines", "Cycles against name length, the slope against the hardware's.",
+         line_table(rows)),
+        ("SMAP's share", "Where a thread gave a share of a workload, not an effect.",
+         share_table(rows)),
+        ("A function's share of a workload", "", workload_share_table(rows)),
+        ("On Arm", "The same changes where Arm has the mechanism (no Arm hardware number).",
+         arm_table(rows)),
+        ("The machine probes", "Each preset's measured figures against its documentation.",
+         probe.table(rows)),
+    ]
+
+
+def markdown(rows: list) -> str:
+    out = []
+    for title, what, tab in sections(rows):
+        out += [f"### {title}", ""] + ([what, ""] if what else []) + _with_notes(*tab) + [""]
+    return "\n".join(out).rstrip() + "\n"
