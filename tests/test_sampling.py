@@ -210,6 +210,12 @@ def test_the_cost_model_splits_each_scheme_into_fixed_and_per_instruction_time()
     assert round(m["five_x_from"], 3) == round((5 * 61 - 50) / (0.005 - 5 * 0.00044), 3)
     full, sp = simpoint_vs_full.projected(m, 1_000_000)
     assert (full, round(sp, 6)) == (50.0 + 5000.0, round(61.0 + 440.0, 6))
+    # One atomic pass, the vectors' 10 s alone: the bound on any flow that
+    # simulates its way to its points, and where it would reach 5x.
+    assert round(m["one_pass_limit"], 6) == round(0.005 / 0.0002, 6)
+    assert round(m["one_pass_five_x_from"], 3) == round((5 * 61 - 50) / (0.005 - 5 * 0.0002), 3)
+    assert "it would tend to 25.00x" in simpoint_vs_full.cost_line(
+        simpoint_vs_full.compare(_record(True, 101_000), _record(False, 100_000)))
 
 
 def test_the_projection_is_checked_against_a_longer_measured_pair():
