@@ -150,6 +150,36 @@ def diagnosis_table(rows: list) -> tuple:
     return header, body
 
 
+def warmup_table(row_sets: list) -> tuple:
+    """The same point sampled with different warm-ups, one row set (a
+    sweep: the full run and one sampled run) each, under the full ROI
+    they are all judged against: each warm-up's estimate, its error, the
+    error's split where every interval was measured, and the two counters
+    warm-up exists for, L1D misses (the caches, warmed functionally) and
+    mispredicts (O3's predictor, warmed only in detail)."""
+    header = ["functional / detailed warm-up per point", "k", "detailed share",
+              "cycles/op", "error", "error split (all intervals / sampling)",
+              "L1D misses/op", "mispredicts/op"]
+    body, full_shown = [], False
+    for rows in row_sets:
+        for sampled, full in pairs(rows):
+            c = compare(sampled, full)
+            if not full_shown:
+                body.append(["full ROI", "-", "100 %", f"{c['cycles'][1]:,.0f}", "-", "-",
+                             f"{c['l1d_misses'][1]:.1f}", f"{c['branch_mispredicts'][1]:.1f}"])
+                full_shown = True
+            st = sampled["gem5"]["sampling"]["settings"]
+            body.append([
+                f"{st['functional_warmup']:,} / {st['detailed_warmup']:,}", str(c["k"]),
+                f"{100 * c['detailed_share']:.1f} %", f"{c['cycles'][0]:,.0f}",
+                f"{100 * c['cycles'][2]:+.2f} %",
+                (f"{100 * c['split']['all_intervals']:+.2f} % / "
+                 f"{100 * c['split']['sampling']:+.2f} %") if "split" in c else "-",
+                f"{c['l1d_misses'][0]:.1f} ({100 * c['l1d_misses'][2]:+.1f} %)",
+                f"{c['branch_mispredicts'][0]:.1f} ({100 * c['branch_mispredicts'][2]:+.1f} %)"])
+    return header, body
+
+
 # Where SimPoint pays (issue 30): each scheme's host time as a part that
 # grows with the ROI's length and a part that does not, from one measured
 # pair. The full run pays its set-up on the atomic core (fixed) and the
@@ -265,6 +295,27 @@ def projection_check(rows: list) -> tuple:
         body.append([f"{c['roi_insts']:,}", f"{f:,.0f} / {h['full_process']:,.0f}",
                      f"{s:,.0f} / {h['sampling_total']:,.0f}",
                      f"{f / s:.2f}x / {h['full_process'] / h['sampling_total']:.2f}x"])
+    return header, body
+
+
+def reference_table(full: dict, sampled: list) -> tuple:
+    """(header, body): at each interval size, our clustering against the
+    user's SimPoint 3.2 binary on the same vectors (records that ran it,
+    SIMPOINT_HOME set), each measured on its own points: ours / the
+    reference's. Empty where the reference did not run."""
+    header = ["interval", "k", "Rand index", "detailed share", "cycles/op", "error"]
+    body = []
+    f = full["gem5"]["summary"]["cycles"] / full["result"]["ops"]
+    for c in sorted((compare(s, full) for s in sampled), key=lambda c: c["interval"]):
+        ref = c.get("reference")
+        if not ref:
+            continue
+        agree = ref["label_agreement"]
+        body.append([f"{c['interval']:,}", f"{c['k']} / {ref['k']}",
+                     "-" if agree is None else f"{agree:.2f}",
+                     f"{100 * c['detailed_share']:.1f} % / {100 * ref['detailed_share']:.1f} %",
+                     f"{c['cycles'][0]:,.1f} / {f * (1 + ref['error']):,.1f}",
+                     f"{100 * c['cycles'][2]:+.2f} % / {100 * ref['error']:+.2f} %"])
     return header, body
 
 

@@ -145,6 +145,7 @@ SECTIONS = {
         *probe.table(by_sweep.get("seeds-era", []))).splitlines(),
     ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
     ("simpoint.md", "simpoint-arm"): lambda by_sweep: _simpoint(by_sweep, "arm64"),
+    ("simpoint.md", "simpoint-warmup-x86"): lambda by_sweep: _simpoint_warmup(by_sweep),
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "x86_64"),
     ("simpoint.md", "simpoint-length-arm"): lambda by_sweep: _simpoint_length(by_sweep,
@@ -212,6 +213,22 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
     header, body = simpoint_vs_full.diagnosis_table(rows)
     # Where it pays (the pair's cost model) is the simpoint-length section's.
     return out + (["", *render.md_table(header, body).splitlines()] if body else [])
+
+
+SIMPOINT_WARMUP_SWEEPS = ("simpoint-warmup-functional", "simpoint-warmup-detailed")
+
+
+def _simpoint_warmup(by_sweep: dict) -> list:
+    """The published x86 point under each warm-up (simpoint.toml's and the
+    two warm-up sweeps'), and where every interval was measured with the
+    longer detailed warm-up, each max_k's estimate."""
+    sets = [[r for r in by_sweep.get(s, []) if r["arch"] == "x86_64"]
+            for s in ("simpoint",) + SIMPOINT_WARMUP_SWEEPS]
+    if not all(sets[1:]):
+        return _not_published("x86_64", SIMPOINT_WARMUP_SWEEPS)
+    header, body = simpoint_vs_full.diagnosis_table(sets[-1])
+    return (render.md_table(*simpoint_vs_full.warmup_table(sets)).splitlines()
+            + ["", *render.md_table(header, body).splitlines()])
 
 
 def _simpoint_length(by_sweep: dict, arch: str) -> list:

@@ -318,6 +318,11 @@ def simpoint_interval() -> None:
           f"ROI, shared by every size: "
           f"{parts[0]['gem5']['sampling']['host_seconds']['roi_start']:,.0f} s")
     print(render.md_table(*simpoint_vs_full.interval_table(whole, parts)))
+    header, body = simpoint_vs_full.reference_table(whole, parts)
+    if body:
+        print("\nours / the reference SimPoint 3.2 binary's, on the same vectors "
+              "(each measured on its own points):")
+        print(render.md_table(header, body))
 
 
 def simpoint_speed(arches) -> None:

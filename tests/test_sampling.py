@@ -251,3 +251,17 @@ def test_the_interval_table_sets_each_size_beside_the_full_run():
                      "300 (the ROI process, warming included)"],
                     ["250", "100", "2", "4.8 %", "1,010.0", "+1.00 %", "10 + 12 + 40"],
                     ["500", "100", "2", "4.8 %", "980.0", "-2.00 %", "10 + 12 + 40"]]
+
+
+def test_the_reference_table_sets_ours_beside_the_reference_binarys_choice():
+    # Only sizes where the reference ran get a row: ours / the reference's.
+    with_ref, without = _record(True, 101_000), _record(True, 98_000)
+    with_ref["gem5"]["sampling"]["reference"] = {
+        "k": 3, "label_agreement": 0.875, "detailed_insts": 3_600,
+        "summary": {"cycles": 99_500, "insts": 50_000}}
+    without["gem5"]["sampling"]["settings"] = sampling.Settings(interval=250).as_record()
+    header, body = simpoint_vs_full.reference_table(_record(False, 100_000), [with_ref, without])
+    assert header == ["interval", "k", "Rand index", "detailed share", "cycles/op", "error"]
+    assert body == [["500", "2 / 3", "0.88", "4.8 % / 7.2 %", "1,010.0 / 995.0",
+                     "+1.00 % / -0.50 %"]]
+    assert simpoint_vs_full.reference_table(_record(False, 100_000), [without]) == (header, [])
