@@ -180,6 +180,31 @@ def warmup_table(row_sets: list) -> tuple:
     return header, body
 
 
+def step_table(rows: list) -> tuple:
+    """(header, body): each pair's host seconds by step, the full run's
+    (its set-up and warming on the atomic core, then the ROI on O3) beside
+    SimPoint's, and the speed-up end to end and on the ROI alone (the
+    full run's O3 ROI against vectors, checkpoints and intervals)."""
+    header = ["point", "ROI instructions", "full run: set-up + warming / ROI on O3 / process",
+              "SimPoint: set-up to the ROI", "vectors", "clustering", "checkpoints",
+              "k intervals", "SimPoint steps", "speed-up end to end", "on the ROI alone"]
+    body = []
+    for sampled, full in pairs(rows):
+        c = compare(sampled, full)
+        h, st, p = c["host"], c["host"]["steps"], c["point"]
+        roi_part = st["bbv"] + st["checkpoints"] + st["intervals"]
+        body.append([f"{p['arch']}/{p['variant']}/{p['workload']} {p['profile']}",
+                     f"{c['roi_insts']:,}",
+                     f"{h['full_process'] - h['full_roi']:,.0f} / {h['full_roi']:,.0f} / "
+                     f"{h['full_process']:,.0f}",
+                     f"{st['roi_start']:,.0f}", f"{st['bbv']:,.0f}", f"{st['clustering']:,.1f}",
+                     f"{st['checkpoints']:,.0f}", f"{st['intervals']:,.0f} ({c['k']})",
+                     f"{h['sampling_total']:,.0f}",
+                     f"{h['full_process'] / h['sampling_total']:.2f}x",
+                     f"{h['full_roi'] / roi_part:.2f}x"])
+    return header, body
+
+
 # Where SimPoint pays (issue 30): each scheme's host time as a part that
 # grows with the ROI's length and a part that does not, from one measured
 # pair. The full run pays its set-up on the atomic core (fixed) and the

@@ -146,6 +146,7 @@ SECTIONS = {
     ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
     ("simpoint.md", "simpoint-arm"): lambda by_sweep: _simpoint(by_sweep, "arm64"),
     ("simpoint.md", "simpoint-warmup-x86"): lambda by_sweep: _simpoint_warmup(by_sweep),
+    ("simpoint.md", "simpoint-steps"): lambda by_sweep: _simpoint_steps(by_sweep),
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "x86_64"),
     ("simpoint.md", "simpoint-length-arm"): lambda by_sweep: _simpoint_length(by_sweep,
@@ -213,6 +214,16 @@ def _simpoint(by_sweep: dict, arch: str) -> list:
     header, body = simpoint_vs_full.diagnosis_table(rows)
     # Where it pays (the pair's cost model) is the simpoint-length section's.
     return out + (["", *render.md_table(header, body).splitlines()] if body else [])
+
+
+def _simpoint_steps(by_sweep: dict) -> list:
+    """The SimPoint sweep's host seconds by step on both arches, and each
+    pair's cost model (fixed and per-instruction seconds, its limit)."""
+    rows = by_sweep.get("simpoint", [])
+    if not rows:
+        return _not_published("x86_64", ("simpoint",))
+    return (render.md_table(*simpoint_vs_full.step_table(rows)).splitlines()
+            + ["", *simpoint_vs_full.cost_summary(rows)])
 
 
 SIMPOINT_WARMUP_SWEEPS = ("simpoint-warmup-functional", "simpoint-warmup-detailed")
