@@ -265,3 +265,14 @@ def test_the_reference_table_sets_ours_beside_the_reference_binarys_choice():
     assert body == [["500", "2 / 3", "0.88", "4.8 % / 7.2 %", "1,010.0 / 995.0",
                      "+1.00 % / -0.50 %"]]
     assert simpoint_vs_full.reference_table(_record(False, 100_000), [without]) == (header, [])
+
+
+def test_the_step_table_splits_both_schemes_host_seconds():
+    # _record's seconds: the full run 300 (250 of them its O3 ROI);
+    # SimPoint 20 + 10 + 1 + 12 + 40 = 83, of which vectors, checkpoints
+    # and intervals (62) stand in for the O3 ROI.
+    rows = _rows(_record(True, 101_000), _record(False, 100_000))
+    header, body = simpoint_vs_full.step_table(rows)
+    assert header[-2:] == ["speed-up end to end", "on the ROI alone"]
+    assert body == [["x86_64/stock/lstat-storm p", "50,000", "50 / 250 / 300", "20", "10",
+                     "1.0", "12", "40 (2)", "83", "3.61x", "4.03x"]]
