@@ -70,6 +70,8 @@ def compare(sampled: dict, full: dict) -> dict:
         out["reference"] = {"k": ref["k"], "label_agreement": ref.get("label_agreement"),
                             "error": ref["summary"]["cycles"] / ops_s / (f["cycles"] / ops_f) - 1,
                             "detailed_share": ref["detailed_insts"] / info["roi_insts"]}
+        if every:  # its sampling error alone, against the same measured intervals
+            out["reference"]["sampling"] = ref["summary"]["cycles"] / every["summary"]["cycles"] - 1
     hs = info["host_seconds"]
     full_roi = (full["gem5"].get("warming") or {}).get("host_seconds", {}).get("roi")
     out["host"] = {"full_process": full["gem5"]["roi_seconds"], "full_roi": full_roi,
@@ -178,6 +180,23 @@ def warmup_table(row_sets: list) -> tuple:
                 f"{c['l1d_misses'][0]:.1f} ({100 * c['l1d_misses'][2]:+.1f} %)",
                 f"{c['branch_mispredicts'][0]:.1f} ({100 * c['branch_mispredicts'][2]:+.1f} %)"])
     return header, body
+
+
+def reference_sampling_lines(rows: list) -> list:
+    """Where every interval was measured and the reference binary ran:
+    each choice's sampling error against the same measured intervals."""
+    out = []
+    for sampled, full in pairs(rows):
+        c = compare(sampled, full)
+        ref = c.get("reference") or {}
+        if "split" in c and "sampling" in ref:
+            out.append(f"{c['point']['arch']} at {c['interval']:,}-instruction intervals, "
+                       f"against all {c['intervals']} intervals measured: ours (k={c['k']}) "
+                       f"{100 * c['split']['sampling']:+.2f} %, the SimPoint 3.2 binary's "
+                       f"(k={ref['k']}) {100 * ref['sampling']:+.2f} %, both on the same "
+                       f"{100 * c['split']['all_intervals']:+.2f} % of all intervals against "
+                       f"the full ROI.")
+    return out
 
 
 def step_table(rows: list) -> tuple:

@@ -147,6 +147,7 @@ SECTIONS = {
     ("simpoint.md", "simpoint-arm"): lambda by_sweep: _simpoint(by_sweep, "arm64"),
     ("simpoint.md", "simpoint-warmup-x86"): lambda by_sweep: _simpoint_warmup(by_sweep),
     ("simpoint.md", "simpoint-steps"): lambda by_sweep: _simpoint_steps(by_sweep),
+    ("simpoint.md", "simpoint-250k"): lambda by_sweep: _simpoint_250k(by_sweep),
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "x86_64"),
     ("simpoint.md", "simpoint-length-arm"): lambda by_sweep: _simpoint_length(by_sweep,
@@ -224,6 +225,19 @@ def _simpoint_steps(by_sweep: dict) -> list:
         return _not_published("x86_64", ("simpoint",))
     return (render.md_table(*simpoint_vs_full.step_table(rows)).splitlines()
             + ["", *simpoint_vs_full.cost_summary(rows)])
+
+
+def _simpoint_250k(by_sweep: dict) -> list:
+    """250,000-instruction intervals, every one measured: the estimate,
+    the error's split, each max_k's estimate, and the reference binary's
+    choice against the same intervals where it ran."""
+    rows = by_sweep.get("simpoint-250k", [])
+    if not rows:
+        return _not_published("x86_64", ("simpoint-250k",))
+    header, body = simpoint_vs_full.diagnosis_table(rows)
+    return (render.md_table(*simpoint_vs_full.table(rows)).splitlines() + [""]
+            + render.md_table(header, body).splitlines()
+            + ["", *simpoint_vs_full.reference_sampling_lines(rows)])
 
 
 SIMPOINT_WARMUP_SWEEPS = ("simpoint-warmup-functional", "simpoint-warmup-detailed")
