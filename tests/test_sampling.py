@@ -276,3 +276,19 @@ def test_the_step_table_splits_both_schemes_host_seconds():
     assert header[-2:] == ["speed-up end to end", "on the ROI alone"]
     assert body == [["x86_64/stock/lstat-storm p", "50,000", "50 / 250 / 300", "20", "10",
                      "1.0", "12", "40 (2)", "83", "3.61x", "4.03x"]]
+
+
+def test_each_choice_is_set_against_the_same_measured_intervals():
+    # All intervals 102,000 cycles (+2 % on the full run's 100,000); ours
+    # 101,000 is -0.98 % of them, the reference's 102,510 +0.5 %.
+    s = _record(True, 101_000)
+    s["gem5"]["sampling"]["all_intervals"] = {"summary": {"cycles": 102_000, "insts": 50_000}}
+    s["gem5"]["sampling"]["reference"] = {"k": 3, "label_agreement": 0.9, "detailed_insts": 3_600,
+                                          "summary": {"cycles": 102_510, "insts": 50_000}}
+    rows = _rows(s, _record(False, 100_000))
+    assert simpoint_vs_full.reference_sampling_lines(rows) == [
+        "x86_64 at 500-instruction intervals, against all 100 intervals measured: ours (k=2) "
+        "-0.98 %, the SimPoint 3.2 binary's (k=3) +0.50 %, both on the same +2.00 % of all "
+        "intervals against the full ROI."]
+    assert simpoint_vs_full.reference_sampling_lines(
+        _rows(_record(True, 101_000), _record(False, 100_000))) == []
