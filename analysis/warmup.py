@@ -177,3 +177,35 @@ def cost_lines(rows: list, arch: str) -> list:
             out.append(f"- **ROI of {n:,} calls**: {_span([s for _, s in p], unit=' s')} "
                        f"({len(p)} points).")
     return out or [f"No published {arch} warm-up records."]
+
+
+def _settle_ms(row: dict):
+    """The guest milliseconds the job slept between warm-up and ROI, as
+    the record's job ran it (its default included)."""
+    return json.loads(row["record"])["provenance"]["image"]["job"]["params"].get("settle_ms")
+
+
+def settle_table(rows: list, arch: str = "x86_64") -> tuple:
+    """The storm after one and two warm passes, with and without the
+    settle before the ROI (warmup-storm-functional's rows and
+    warmup-settle's): what the kernel's deferred work, left running into
+    the ROI, adds to it, and what it does to the second warm pass."""
+    by = {}
+    for r in rows:
+        p = _params(r)
+        if (r["arch"] != arch or r["backend"] != "gem5" or r["workload"] != "lstat-storm"
+                or store.scheme(r) != "functional" or not r.get("record")
+                or set(p) - {"run.warm_passes", "run.settle_ms"}
+                or int(p.get("run.warm_passes", -1)) not in (1, 2)):
+            continue
+        by[(r["variant"], _settle_ms(r), int(p["run.warm_passes"]))] = r
+    header = ["variant", "settle_ms", "warm passes", "instructions/op", "cycles/op",
+              "L2 misses/op", "two warm passes against one"]
+    body = []
+    for (variant, settle, passes), r in sorted(by.items()):
+        one = by.get((variant, settle, 1))
+        body.append([variant, str(settle), str(passes), f"{r['gem5_insts'] / r['ops']:,.1f}",
+                     f"{_cycles_per_op(r):,.1f}", f"{r['l2_misses'] / r['ops']:.2f}",
+                     f"{100 * (_cycles_per_op(r) / _cycles_per_op(one) - 1):+.1f} %"
+                     if passes == 2 and one else ""])
+    return header, body

@@ -146,6 +146,7 @@ SECTIONS = {
     ("simpoint.md", "simpoint-x86"): lambda by_sweep: _simpoint(by_sweep, "x86_64"),
     ("simpoint.md", "simpoint-arm"): lambda by_sweep: _simpoint(by_sweep, "arm64"),
     ("simpoint.md", "simpoint-warmup-x86"): lambda by_sweep: _simpoint_warmup(by_sweep),
+    ("warmup.md", "warmup-settle-x86"): lambda by_sweep: _warmup_settle(by_sweep),
     ("simpoint.md", "simpoint-steps"): lambda by_sweep: _simpoint_steps(by_sweep),
     ("simpoint.md", "simpoint-250k"): lambda by_sweep: _simpoint_250k(by_sweep),
     ("simpoint.md", "simpoint-length-x86"): lambda by_sweep: _simpoint_length(by_sweep,
@@ -186,6 +187,14 @@ def _warmup(by_sweep: dict, arch: str, sweeps: tuple = WARMUP_SWEEPS) -> list:
     if not any(r["arch"] == arch for r in rows):
         return _not_published(arch, sweeps)
     return warmup.markdown(rows, arch, cold=sweeps == WARMUP_SWEEPS)
+
+
+def _warmup_settle(by_sweep: dict) -> list:
+    """The x86 storm with and without settle_ms, one and two warm passes."""
+    if not by_sweep.get("warmup-settle"):
+        return _not_published("x86_64", ("warmup-settle",))
+    rows = by_sweep["warmup-settle"] + by_sweep.get("warmup-storm-functional", [])
+    return render.md_table(*warmup.settle_table(rows)).splitlines()
 
 
 def _smap_models(by_sweep: dict, arch: str) -> list:

@@ -3,6 +3,7 @@ is handed over, and how its statistics are read. The gem5 runs are in
 test_gem5_real."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -176,3 +177,18 @@ def test_the_cost_lines_count_each_boot_and_each_run_once():
     assert lines[3] == "- **Detailed warm-up of 20 calls**: 0.05M instructions on O3, 0.9 s."
     assert lines[4] == "- **ROI of 2,000 calls**: 26.8 to 30.0 s (2 points)."
     assert warmup.cost_lines(rows, "arm64") == ["No published arm64 warm-up records."]
+
+
+def test_the_settle_keeps_the_warm_passes_deferred_work_out_of_the_storm_roi():
+    # The published warmup-settle rows beside warmup-storm-functional's
+    # (docs/warmup.md, "Why settle_ms exists"): gem5 is deterministic, so
+    # the figures the page states are asserted exactly.
+    from analysis import published, warmup
+    by = published.by_sweep(Path(__file__).resolve().parents[1] / "docs" / "data")
+    header, body = warmup.settle_table(by["warmup-settle"] + by["warmup-storm-functional"])
+    got = {(r[0], r[1], r[2]): (r[3], r[6]) for r in body}
+    assert got[("stock", "0", "1")][0] == got[("stock", "50", "1")][0] == "2,898.0"
+    assert got[("stock", "0", "2")] == ("2,899.8", "+2.7 %")
+    assert got[("stock", "50", "2")] == ("2,898.0", "-0.3 %")
+    assert got[("statx-putuser", "0", "2")] == ("2,979.0", "+2.4 %")
+    assert got[("statx-putuser", "50", "2")] == ("2,977.1", "-0.3 %")
