@@ -158,6 +158,7 @@ SECTIONS = {
     ("reference/gem5.md", "boot-once"): lambda by_sweep: _boot_once(by_sweep),
     ("reference/gem5.md", "crosscheck-x86"): lambda by_sweep: _text_data("crosscheck-x86_64.txt"),
     ("guide/gem5.md", "gem5-fast-x86"): lambda by_sweep: _text_data("gem5-fast-x86_64.txt"),
+    ("guide/gem5.md", "gem5-fast-arm"): lambda by_sweep: _text_data("gem5-fast-arm64.txt"),
     ("reference/gem5.md", "study-seeds"): lambda by_sweep: _text_data("study-seeds.txt"),
     ("simpoint.md", "simpoint-interval-x86"):
         lambda by_sweep: _text_data("simpoint-interval-x86_64.txt"),

@@ -274,10 +274,20 @@ def fast_and_opt(arch: str, outdir: Path, job: dict = JOB):
 @pytest.mark.parametrize("arch", ["x86_64", "arm64"])
 def test_gem5_fast_simulates_what_gem5_opt_does(arch, tmp_path):
     """Issue 30, item 3: an untraced point runs gem5.fast where it is
-    usable, and gets gem5.opt's statistics, every one of them but the
-    host's own (exact: the same simulation, compiled without the debug
-    trace and assertions). tests/benchmark.py gem5-fast prints the speeds."""
+    usable, and gets gem5.opt's simulation: the same statistics, every one
+    but the host's own and the count that gem5.opt's assertions add
+    (gem5_stats.ASSERT_COUNTED; on Arm only, measured: gem5.opt counts 410
+    and 474 more system-register reads in this ROI's two dumps, everything
+    else equal). The study's numbers, every dump's summary, are exactly
+    equal. tests/benchmark.py gem5-fast prints the speeds."""
     runs = fast_and_opt(arch, tmp_path)
     assert sorted(runs) == ["gem5.fast", "gem5.opt"]
     fast, opt = (gem5_stats.simulated(runs[b][1]) for b in ("gem5.fast", "gem5.opt"))
-    assert fast and fast == opt
+    assert fast and len(fast) == len(opt)
+    differ = gem5_stats.differences(fast, opt)
+    assert all(k.endswith(gem5_stats.ASSERT_COUNTED) for k in differ), differ
+    assert all(o[k] >= f[k] for f, o in zip(fast, opt) for k in differ if k in f)
+    if arch == "x86_64":
+        assert not differ
+    assert ([gem5_stats.study_numbers(d) for d in gem5_stats.dumps(runs["gem5.fast"][1])]
+            == [gem5_stats.study_numbers(d) for d in gem5_stats.dumps(runs["gem5.opt"][1])])

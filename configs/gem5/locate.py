@@ -141,7 +141,9 @@ class Gem5:
         and carries our series exactly where gem5.opt does (run keys name
         gem5.opt's series, so neither may have it without the other).
         The two compile the same simulator: gem5.fast leaves out the debug
-        trace (TRACING_ON) and the assertions, which change no statistic."""
+        trace (TRACING_ON) and the assertions, which change none of the
+        study's numbers (on Arm, gem5.opt's assertions add system-register
+        reads to one counter: stats.ASSERT_COUNTED)."""
         return (os.access(self.fast_binary(arch), os.X_OK) and self.fast_current(arch)
                 and self.built_with_series(arch) == self.built_with_series(arch, "fast"))
 
