@@ -27,13 +27,27 @@ def _run(*args, timeout=900):
 
 # Values unique to this test run make its points new to the cache, so they
 # really run; small, because they also serve as warm-up iteration counts.
+# Small values repeat across runs sharing one cache (a CI run found all six
+# of a drawn set finished by an earlier run), so _new_sweep draws again
+# until the dry run finds none of its points finished.
 def _seeds(n):
     base = 1000 + time.time_ns() % 5000
     return ", ".join(str(base + i) for i in range(n))
 
 
+def _new_sweep(tmp_path, template: str, n: int, name="sw"):
+    """A sweep of `template` with {values} drawn by _seeds(n), none of whose
+    points the cache holds yet."""
+    for _ in range(20):
+        sw = _sweep(tmp_path, template.format(values=_seeds(n)), name)
+        if " 0 finished" in _run("sweep", str(sw), "--dry-run").stdout:
+            return sw
+        time.sleep(0.01)
+    raise AssertionError(f"20 draws of {n} values all met finished points: widen _seeds")
+
+
 def test_resume_after_kill_9(tmp_path):
-    sw = _sweep(tmp_path, f'''
+    sw = _new_sweep(tmp_path, '''
 name = "resume"
 [fixed]
 plugin = false
@@ -42,8 +56,8 @@ arch = ["x86_64"]
 variant = ["stock"]
 workload = ["lstat-storm"]
 [params]
-"lstat-storm.run.seed" = [{_seeds(6)}]
-''')
+"lstat-storm.run.seed" = [{values}]
+''', 6)
     results = tmp_path / "results"
     proc = subprocess.Popen([sys.executable, str(RUN), "sweep", str(sw), "--workers", "1",
                              "--results", str(results)],
@@ -71,7 +85,7 @@ workload = ["lstat-storm"]
 
 
 def test_failed_point_is_isolated_and_listed(tmp_path):
-    sw = _sweep(tmp_path, f'''
+    sw = _new_sweep(tmp_path, '''
 name = "isolate"
 [fixed]
 plugin = false
@@ -82,8 +96,8 @@ variant = ["stock"]
 workload = ["fstat-loop"]
 [params]
 "fstat-loop.run.iterations" = [100, 100000000]
-"fstat-loop.run.warmup" = [{_seeds(1)}]
-''')
+"fstat-loop.run.warmup" = [{values}]
+''', 1)
     results = tmp_path / "r"
     out = _run("sweep", str(sw), "--results", str(results))
     assert out.returncode == 1
@@ -103,7 +117,7 @@ workload = ["fstat-loop"]
 
 
 def test_two_concurrent_sweeps_share_cache_and_store(tmp_path):
-    sw = _sweep(tmp_path, f'''
+    sw = _new_sweep(tmp_path, '''
 name = "together"
 [fixed]
 plugin = true
@@ -112,8 +126,8 @@ arch = ["x86_64", "arm64"]
 variant = ["stock"]
 workload = ["statx-loop"]
 [params]
-"statx-loop.run.warmup" = [{_seeds(2)}]
-''')
+"statx-loop.run.warmup" = [{values}]
+''', 2)
     results = tmp_path / "r"
     args = [sys.executable, str(RUN), "sweep", str(sw), "--workers", "1",
             "--results", str(results)]
