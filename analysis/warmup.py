@@ -182,7 +182,7 @@ def cost_lines(rows: list, arch: str) -> list:
 def _settle_ms(row: dict):
     """The guest milliseconds the job slept between warm-up and ROI, as
     the record's job ran it (its default included)."""
-    return json.loads(row["record"])["provenance"]["image"]["job"]["params"].get("settle_ms")
+    return dict(store.job_params(row)).get("settle_ms")
 
 
 def settle_table(rows: list, arch: str = "x86_64") -> tuple:

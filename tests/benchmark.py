@@ -232,16 +232,13 @@ def _fast_against_opt(arch: str, job: dict) -> None:
             print(f"{arch} {name}: ROI process {ran.seconds:.1f} s, "
                   f"{rate:,.0f} simulated insts per host second")
         fast, opt = (gem5_stats.simulated(runs[b][1]) for b in ("gem5.fast", "gem5.opt"))
-        differ = gem5_stats.differences(fast, opt)
-        counted = [k for k in differ if k.endswith(gem5_stats.ASSERT_COUNTED)]
-        other = [k for k in differ if k not in counted]
-        extra = ", ".join(f"+{o[k] - f[k]:,.0f}" for f, o in zip(fast, opt) for k in counted
-                          if k in f and k in o)
+        other, extra = gem5_stats.fast_against_opt(fast, opt)
         print(f"{arch}: gem5.fast {rates['gem5.fast'] / rates['gem5.opt']:.2f}x gem5.opt's "
               f"rate; simulated statistics "
               + (f"DIFFER in {len(other)}: {', '.join(other[:8])}" if other else
                  "identical" + (f" but for the system-register reads gem5.opt's assertions "
-                                f"add ({extra})" if counted else "")))
+                                f"add ({', '.join(f'+{n:,.0f}' for n in extra)})"
+                                if extra else "")))
 
 
 def _per_arch(sweep_file: str, arches):

@@ -147,7 +147,8 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
         "k": 3, "label_agreement": 0.9, "detailed_insts": 1_800,
         "summary": {"cycles": 98_000}}
     c3 = simpoint_vs_full.compare(with_ref, _record(False, 100_000))
-    assert c3["reference"] == {"k": 3, "label_agreement": 0.9, "error": pytest.approx(-0.02),
+    assert c3["reference"] == {"k": 3, "label_agreement": 0.9, "cycles_per_op": 980.0,
+                               "error": pytest.approx(-0.02),
                                "detailed_share": pytest.approx(0.036)}
     assert simpoint_vs_full._reference(c3["reference"]) == "k=3, 90 %, -2.00 %"
     assert body[0][header.index("error split (all intervals / sampling)")] == "-"

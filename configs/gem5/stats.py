@@ -103,6 +103,17 @@ def differences(a: list, b: list) -> list:
     return sorted({k for x, y in zip(a, b) for k in set(x) | set(y) if x.get(k) != y.get(k)})
 
 
+def fast_against_opt(fast: list, opt: list) -> tuple:
+    """gem5.fast's simulated() dumps against gem5.opt's of the same
+    simulation: (the statistics they disagree on beyond ASSERT_COUNTED,
+    [gem5.opt's count less gem5.fast's] of each ASSERT_COUNTED one that
+    differs, dump by dump)."""
+    differ = differences(fast, opt)
+    counted = [k for k in differ if k.endswith(ASSERT_COUNTED)]
+    extra = [o[k] - f[k] for f, o in zip(fast, opt) for k in counted if k in f and k in o]
+    return [k for k in differ if k not in counted], extra
+
+
 def study_numbers(dump: dict) -> dict:
     """summary() of one dump less the host's numbers: what the study
     reads of a simulation, which two binaries of it must agree on."""
