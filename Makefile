@@ -8,12 +8,12 @@ PYTHON ?= python3
 APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
-	python3 python3-pytest python3-matplotlib python3-sklearn mkdocs git \
+	python3 python3-pip python3-pytest python3-matplotlib python3-sklearn python3-rich git \
 	slurm-wlm munge \
 	rsync file unzip dpkg-dev fakeroot \
 	autoconf automake autopoint
 
-.PHONY: run test deps benchmark docs
+.PHONY: run test deps benchmark docs serve
 run: deps
 	$(PYTHON) run.py sweep configs/sweeps/default.toml
 
@@ -24,15 +24,35 @@ benchmark: deps
 	$(PYTHON) tests/benchmark.py
 
 # The site (Guide, Tutorial, Results, Scorecard, Reference) as HTML in
-# results/docs-site/: the tutorial's sweep (cached points cost nothing)
-# and its figures, the pages that are tables of docs/data, then mkdocs.
-docs: deps
-	$(PYTHON) run.py sweep configs/sweeps/teaching.toml
-	$(PYTHON) docs/figures.py
-	$(PYTHON) docs/figures.py --gem5
+# results/docs-site/, from the published records in docs/data alone: no
+# simulation, no store, and nothing installed but what the site needs
+# (matplotlib, and mkdocs >= 1.5 from pip: Debian 12's mkdocs 1.4.2 cannot
+# read mkdocs.yml). Every figure (docs/figures.py), the pages that are
+# tables (docs/generate.py), then a strict build: a missing image or page
+# fails it. Open results/docs-site/index.html, or `make serve`.
+DOCS_READY = $(PYTHON) -c "import matplotlib, mkdocs, sys; \
+	sys.exit(tuple(map(int, mkdocs.__version__.split('.')[:2])) < (1, 5))" 2>/dev/null
+docs:
+	@$(DOCS_READY) || { \
+		$(PYTHON) -m pip --version >/dev/null 2>&1 || { \
+			echo "installing: python3-pip (to install mkdocs >= 1.5)"; \
+			SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+			$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+				$$SUDO apt-get install -y -qq --no-install-recommends python3-pip; }; \
+		echo "installing: mkdocs >= 1.5 and matplotlib, from PyPI"; \
+		PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q "mkdocs>=1.5" matplotlib; }
+	@$(DOCS_READY) || { echo "make docs: $(PYTHON) has no mkdocs >= 1.5 and matplotlib" \
+		"after installing them: $(PYTHON) -m pip install 'mkdocs>=1.5' matplotlib" >&2; exit 1; }
+	$(PYTHON) docs/figures.py --all
 	$(PYTHON) docs/generate.py
-	$(PYTHON) -m mkdocs build -q -f mkdocs.yml
-	@echo "site: results/docs-site/index.html"
+	$(PYTHON) -m mkdocs build --strict -f mkdocs.yml
+	@echo "site: results/docs-site/index.html (mkdocs $$($(PYTHON) -c 'import mkdocs; print(mkdocs.__version__)'))"
+
+# The built site over HTTP (what opening it from disk cannot do: the
+# search box), on http://127.0.0.1:$${PORT:-8000}/; Ctrl-C stops it.
+serve: docs
+	@echo "serving results/docs-site on http://127.0.0.1:$${PORT:-8000}/ (Ctrl-C stops)"
+	@$(PYTHON) -m http.server --bind 127.0.0.1 --directory results/docs-site $${PORT:-8000}
 
 # Idempotent: installs nothing when everything is there. Uses sudo only
 # when not root.
@@ -48,6 +68,8 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	@# A Python other than Debian's (pyenv, a venv) gets the same modules
-	@# from PyPI.
-	@$(PYTHON) -c "import pytest, matplotlib, sklearn, mkdocs" 2>/dev/null || \
-		$(PYTHON) -m pip install -q pytest matplotlib scikit-learn mkdocs
+	@# from PyPI; so does mkdocs everywhere (Debian 12's 1.4.2 cannot build
+	@# the site strictly: make docs needs 1.5 or later).
+	@$(PYTHON) -c "import pytest, matplotlib, sklearn, rich" 2>/dev/null || \
+		PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q pytest matplotlib scikit-learn rich
+	@$(DOCS_READY) || PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q "mkdocs>=1.5"

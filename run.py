@@ -32,26 +32,46 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
-from analysis import (compare, figures, findings, published, report, roi_trace,  # noqa: E402
-                      scorecard, store, table)
-from buildroot import assemble, buildroot_image  # noqa: E402
-from configs import calibrate, local_executor, runs, simpoint_method, sweep  # noqa: E402
-from configs import point as run_point  # noqa: E402
-from configs.gem5 import backend as gem5_backend  # noqa: E402
-from configs.slurm import slurm_executor  # noqa: E402
-from configs.gem5 import locate as gem5_locate  # noqa: E402
-from configs.gem5 import sampling as gem5_sampling  # noqa: E402
-from configs.gem5 import setup as gem5_setup  # noqa: E402
-from configs.gem5 import spec as gem5_spec  # noqa: E402
-from configs.qemu import backend as qemu  # noqa: E402
-from configs.qemu import plugin_build  # noqa: E402
-from kernels import build as kbuild  # noqa: E402
-from kernels import source as linux_source  # noqa: E402
-from kernels import variants  # noqa: E402
-from lab import arches, cache, inputs, tools  # noqa: E402
-from lab.errors import UserError  # noqa: E402
-from lab.symbols import SymbolMap  # noqa: E402
-from workloads import script  # noqa: E402
+# Python packages the study needs (make deps installs them): on a clone
+# without one, every command says so in one line instead of a traceback.
+THIRD_PARTY = {"numpy": "numpy", "sklearn": "scikit-learn", "matplotlib": "matplotlib"}
+
+def _missing_package(e: ModuleNotFoundError) -> bool:
+    """Says so in one line where `e` is one of THIRD_PARTY's."""
+    top = (e.name or "").split(".")[0]
+    if top not in THIRD_PARTY:
+        return False
+    print(f"run.py: the Python package {THIRD_PARTY[top]} is missing: run 'make deps' (it "
+          f"installs the study's packages)", file=sys.stderr)
+    return True
+
+
+try:
+    from analysis import (compare, figures, findings, published, report, roi_trace,  # noqa: E402
+                          scorecard, scorecard_text, store, table)
+    from buildroot import assemble, buildroot_image  # noqa: E402
+    from configs import calibrate, local_executor, runs, simpoint_method, sweep  # noqa: E402
+    from configs import point as run_point  # noqa: E402
+    from configs.gem5 import backend as gem5_backend  # noqa: E402
+    from configs.gem5 import build_deps as gem5_build_deps  # noqa: E402
+    from configs.slurm import slurm_executor  # noqa: E402
+    from configs.gem5 import locate as gem5_locate  # noqa: E402
+    from configs.gem5 import sampling as gem5_sampling  # noqa: E402
+    from configs.gem5 import setup as gem5_setup  # noqa: E402
+    from configs.gem5 import spec as gem5_spec  # noqa: E402
+    from configs.qemu import backend as qemu  # noqa: E402
+    from configs.qemu import plugin_build  # noqa: E402
+    from kernels import build as kbuild  # noqa: E402
+    from kernels import source as linux_source  # noqa: E402
+    from kernels import variants  # noqa: E402
+    from lab import arches, cache, inputs, tools  # noqa: E402
+    from lab.errors import UserError  # noqa: E402
+    from lab.symbols import SymbolMap  # noqa: E402
+    from workloads import script  # noqa: E402
+except ModuleNotFoundError as e:
+    if _missing_package(e):
+        sys.exit(2)
+    raise
 
 DEFAULT_RESULTS = REPO / "results"
 DEFAULT_SWEEP = sweep.SWEEP_DIR / "default.toml"
@@ -92,9 +112,14 @@ def cmd_doctor(args) -> int:
     """What is found and what is missing, one line each, with the fix."""
     checks = []
 
+    class Absent(Exception):
+        """An optional prerequisite that is not there: not a missing one."""
+
     def check(name, fn):
         try:
             checks.append(("ok", name, fn() or ""))
+        except Absent as e:
+            checks.append(("absent", name, str(e)))
         except UserError as e:
             checks.append(("MISSING", name, str(e)))
 
@@ -154,8 +179,11 @@ def cmd_doctor(args) -> int:
 
     def simpoint_reference():
         # Optional: the built-in method needs no binary.
-        return simpoint_method.reference_binary() or ("not found (optional: SIMPOINT_HOME or "
-                                               "'simpoint' on PATH for the reference binary)")
+        found = simpoint_method.reference_binary()
+        if not found:
+            raise Absent("optional, the study's own method needs none: for the reference "
+                         "binary, set SIMPOINT_HOME or put 'simpoint' on PATH")
+        return found
     check("SimPoint 3.2", simpoint_reference)
 
     def buildroot_tree():
@@ -163,13 +191,15 @@ def cmd_doctor(args) -> int:
         try:
             path, ident = buildroot_image.tree()
         except UserError as e:
-            return f"not found (optional, for --builder buildroot): {e}"
+            raise Absent(f"optional, for --builder buildroot: {e}") from None
         return f"Buildroot {ident['version']} at {path}"
     check("Buildroot", buildroot_tree)
     for status, name, detail in checks:
         print(f"{status:8} {name:22} {detail}")
-    missing = [c for c in checks if c[0] != "ok"]
-    print(f"{len(checks) - len(missing)} found, {len(missing)} missing"
+    missing = [c for c in checks if c[0] == "MISSING"]
+    absent = [c for c in checks if c[0] == "absent"]
+    print(f"{len(checks) - len(missing) - len(absent)} found, {len(missing)} missing"
+          + (f", {len(absent)} optional absent" if absent else "")
           + (" (the QEMU backend needs none of the gem5 lines)" if missing else ""))
     return 1 if missing else 0
 
@@ -230,6 +260,8 @@ def _qemu_point(args, job):
     if args.commit_profile:
         raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
                         "instructions per function, not cycles")
+    if args.uop_profile:
+        raise UserError("--uop-profile is for gem5 (--backend gem5): QEMU has no micro-ops")
     return run_point.qemu_point(args.arch, args.variant, job, args.profile,
                                 args.timeout or qemu.DEFAULT_TIMEOUT, args.plugin)
 
@@ -247,9 +279,10 @@ def _gem5_point(args, job):
     return run_point.gem5_point(
         args.arch, args.variant, job, getattr(args, "cpu_preset", None) or "default",
         args.cache, args.smap_model, args.timeout or gem5_spec.DEFAULT_TIMEOUT,
-        cpu_params=(("kernel_entry", args.kernel_entry),)
-        if getattr(args, "kernel_entry", None) else (),
+        cpu_params=tuple((name, getattr(args, name)) for name in ("kernel_entry", "uops")
+                         if getattr(args, name, None)),
         commit_profile=bool(getattr(args, "commit_profile", False)),
+        uop_profile=bool(getattr(args, "uop_profile", False)),
         warming=getattr(args, "warming", "none"), simpoint=simpoint, cli=True)
 
 
@@ -520,15 +553,20 @@ def cmd_gem5(args) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     s = gem5_setup.Setup(args.source, dest, gem5_setup.parse_isas(args.isa), jobs,
                          gem5_setup.parse_variants(args.variant))
+    home = "" if dest == gem5_setup.default_dest() else f"GEM5_HOME={dest} "
     if args.dry_run:
         s.git_dir()  # a local source that is no repository is refused here too
+        lacking = gem5_build_deps.missing(s.isas)
+        print(f"[packages] {'to do: install ' + ', '.join(lacking) if lacking else 'done'}: "
+              f"what gem5's build needs (configs/gem5/build_deps.py)")
         for name, what, done in s.steps():
             print(f"[{name}] {'done' if done else 'to do'}: {what}")
-        print(f"then: GEM5_HOME={dest} ./run.py doctor")
+        print(f"then: {home}./run.py doctor")
         return 0
     gem5_setup.check(s)
     gem5_setup.run(s)
-    print(f"gem5 is set up: export GEM5_HOME={dest}")
+    print("gem5 is set up" + (f": export GEM5_HOME={dest}" if home else
+                              f" at its default home, {dest}, where every command finds it"))
     return cmd_doctor(argparse.Namespace(gem5=str(dest)))
 
 
@@ -552,15 +590,20 @@ def _store_rows(results: str, hint: str) -> list:
 def cmd_scorecard(args) -> int:
     """Every seed's hardware number beside gem5's: from the store, or from
     the published records (--records docs/data) on any machine."""
+    def shown(rows) -> str:
+        return (scorecard.markdown(rows) if args.markdown else
+                scorecard_text.render(rows, all_presets=args.all))
+
     if args.records:  # prints only: the published data is no store to write beside
-        print(scorecard.markdown(published.load(Path(args.records))), end="")
+        print(shown(published.load(Path(args.records))), end="")
         return 0
-    text = scorecard.markdown(_store_rows(
-        args.results, "run './run.py sweep configs/sweeps/seeds.toml' first, or read the "
-                      "published data with --records docs/data"))
-    cache.write_atomic(Path(args.results) / "scorecard.md", text)
-    print(text, end="")
-    print(f"scorecard: {Path(args.results) / 'scorecard.md'}")
+    rows = _store_rows(
+        args.results, "run './run.py sweep configs/sweeps/seeds.toml' first (gem5, and hours "
+                      "on two cores: ./run.py sweep --dry-run says how many points), or read "
+                      "the published data with --records docs/data")
+    cache.write_atomic(Path(args.results) / "scorecard.md", scorecard.markdown(rows))
+    print(shown(rows), end="")
+    print(f"scorecard: {Path(args.results) / 'scorecard.md'} (the markdown, every column)")
     return 0
 
 
@@ -712,6 +755,10 @@ def parser() -> argparse.ArgumentParser:
                     help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
                          "drains) or sdm (as the SDM describes them; patches 0008-0009); "
                          "default: the CPU preset's")
+    sp.add_argument("--uops", default="", choices=("",) + gem5_spec.UOPS,
+                    help="x86 gem5: how instructions become micro-ops: gem5 (v24's "
+                         "microcode) or fused (as Intel's fused domain counts them; our "
+                         "series); default: the CPU preset's")
     sp.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
                          "smap (SMAP executed by gem5; needs configs/gem5-patches)")
@@ -724,6 +771,9 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--commit-profile", action="store_true",
                     help="gem5: charge the ROI's cycles to kernel functions (needs patch "
                          "0007 of configs/gem5-patches)")
+    sp.add_argument("--uop-profile", action="store_true",
+                    help="x86 gem5: count the ROI's instructions and micro-ops form by form "
+                         "(configs/gem5/uop_profile.py)")
     sp.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
                     help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
                          "simulation points, weighted; needs --warming functional)")
@@ -800,6 +850,11 @@ def parser() -> argparse.ArgumentParser:
                         "from the store")
     sp.add_argument("--results", default=str(DEFAULT_RESULTS))
     sp.add_argument("--records", help="published records (docs/data) instead of the store")
+    sp.add_argument("--markdown", action="store_true",
+                    help="every table and column as markdown (what the site shows), not the "
+                         "terminal's view")
+    sp.add_argument("--all", action="store_true",
+                    help="also the rows of presets that have changed since they ran")
     sp = sub.add_parser("export", help="a sweep's finished rows into the repository's data "
                         "(docs/data/<sweep>.jsonl.gz)")
     sp.add_argument("files", nargs="+", metavar="SWEEP",
@@ -836,6 +891,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("run.py: interrupted; finished results are kept", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as e:  # a package a command imports when it runs
+        if _missing_package(e):
+            return 2
+        raise
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ MISS = 1.5  # an effect off by more than this factor, either way, is a miss
 @dataclass(frozen=True)
 class Claim:
     id: str
-    seed: str            # file in ../shared/seeds/
+    seed: str            # its id in analysis/seeds.toml (docs/seeds.md)
     what: str
     hardware: str        # the thread's own numbers, as it gives them
     hw_ratio: float      # after / before, in time
@@ -270,7 +270,7 @@ LINE_CLAIMS = (
 #       --profile x86_64-gem5 --script S.toml --json
 # with S.toml: workload = "stat-namelen", [run] name_len = [L, L].
 LINE_CAUSES = {
-    # GEM5_HOME=... ./run.py sweep configs/sweeps/westmere-namelen-split.toml
+    # ./run.py sweep configs/sweeps/westmere-namelen-split.toml
     # (records in docs/data/westmere-namelen-split.jsonl.gz): the commit
     # profile of 1- and 32-byte names, (32 - 1) / 31 per kernel function.
     "stat-namelen-byte": "measured (gem5 commit profile on x86_64-westmere, 1- vs 32-byte "
@@ -1056,12 +1056,13 @@ NOTE_CHARS = 140
 
 def _with_notes(header, body) -> list:
     """The table, each long cell replaced by "note N" and written out
-    below it as a numbered list."""
+    below it as a numbered list (a CPU preset's name stays in its cell)."""
     notes, cells = [], []
     for row in body:
         cells.append([])
-        for cell in row:
-            if len(cell) > NOTE_CHARS:
+        for head, cell in zip(header, row):
+            # A preset's name is a value, however long its overrides make it.
+            if len(cell) > NOTE_CHARS and "preset" not in head:
                 notes.append(cell)
                 cell = f"note {len(notes)}"
             cells[-1].append(cell)

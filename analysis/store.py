@@ -200,7 +200,8 @@ _GEM5_METRICS = {"cycles": "cycles", "insts": "gem5_insts", "ops": "gem5_ops", "
                  **{n: n for n in ("rename_run_cycles", "rename_idle_cycles",
                                    "rename_block_cycles", "rename_unblock_cycles",
                                    "rename_squash_cycles", "icache_stall_cycles",
-                                   "fetch_cache_lines")}}
+                                   "fetch_cache_lines", "retire_slots", "macro_fused",
+                                   "uop_queue_full_cycles")}}
 
 
 def record_metrics(record: dict) -> dict:
@@ -296,6 +297,17 @@ def cpu_preset(row: dict) -> dict:
     """The CPU preset a gem5 row ran on, as its record holds it (every
     parameter it had, whatever the preset's file says today)."""
     return json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
+
+
+def cache_preset(row: dict) -> dict:
+    """The cache preset a gem5 row ran with, as its record holds it."""
+    return json.loads(row["record"])["provenance"]["simulator"].get("cache_preset") or {}
+
+
+def uop_profile(row: dict):
+    """A gem5 row's micro-op profile (configs/gem5/uop_profile.py), or None
+    where its run made none."""
+    return (json.loads(row["record"]).get("gem5") or {}).get("uop_profile")
 
 
 def experiment(row: dict) -> tuple:

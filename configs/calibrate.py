@@ -2,7 +2,7 @@
 (configs/gem5-patches) against the seeds' hardware numbers.
 
 smap: STAC/CLAC are one micro-op of op class IprAccess that serializes
-  after itself. The statx seed (../shared/seeds/000_ccfae2f7fd7a499e.txt,
+  after itself. The statx seed (000_ccfae2f7fd7a499e in docs/seeds.md,
   2017) timed 10M statx calls: 5.530 s with one __put_user (own stac/clac)
   per field, 1.624 s with one copy_to_user: +390.6 ns per call for 26
   extra windows (and their stores). Variants statx-putuser and stock are
@@ -14,7 +14,7 @@ smap: STAC/CLAC are one micro-op of op class IprAccess that serializes
   not the method).
 
 rep: a rep string instruction starts with a micro-op of op class
-  RepStringStartup. The dentry seed (004_19de4fc19931aa23.txt, Westmere,
+  RepStringStartup. The dentry seed (004_19de4fc19931aa23 in docs/seeds.md, Westmere,
   2010) measured git diff's system time 2.57 s with a repe cmpsb memcmp
   and 2.35 s with a byte loop: the byte loop saves 8.6 %. Variants
   dcache-repcmpsb and dcache-bytecmp on the gem5 lstat storm, no SMAP
@@ -281,6 +281,10 @@ def preset_text(cpu, calibrated: dict, notes: list, fitted_on=()) -> str:
             "fitted_on = [" + ", ".join(f'"{f}"' for f in fitted) + "]"]
     if cpu.kernel_entry != gem5_spec.KERNEL_ENTRY_DEFAULT:
         body += [f'kernel_entry = "{cpu.kernel_entry}"']
+    if cpu.uops != gem5_spec.UOPS_DEFAULT:
+        body += [f'uops = "{cpu.uops}"']
+    if cpu.macro_fusible:
+        body += ["macro_fusible = [" + ", ".join(f'"{m}"' for m in cpu.macro_fusible) + "]"]
     if cpu.branch_predictor:
         body += [f'branch_predictor = "{cpu.branch_predictor}"']
     body += ["[params]"] + [f"{k} = {v}" for k, v in sorted(cpu.params.items())]

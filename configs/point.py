@@ -50,6 +50,7 @@ class Gem5Settings:
     commit_profile: bool = False  # charge the ROI's cycles to kernel functions
     warming: str = "none"    # none: the ROI checkpoint, cold; functional: boot once
     simpoint: object = None  # configs.gem5.sampling.Settings when sampled
+    uop_profile: bool = False  # count the ROI's micro-ops form by form (x86)
 
     backend = "gem5"
     needs_gem5 = True        # a gem5 build of the point's arch
@@ -155,7 +156,8 @@ def qemu_point(arch: str, variant: str, job, profile: str = "",
 def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str = "classic-l1l2",
                smap_model: str = "none", timeout: float = gem5_spec.DEFAULT_TIMEOUT,
                cpu_params: tuple = (), commit_profile: bool = False, warming: str = "none",
-               simpoint=None, params: tuple = (), cli: bool = False, made=None) -> Point:
+               simpoint=None, params: tuple = (), cli: bool = False, made=None,
+               uop_profile: bool = False) -> Point:
     """A gem5 point, every rule checked; `cli` spells a broken rule as the
     command line's flags rather than a sweep file's keys. `made` is a CPU
     preset the caller made instead of one named in the folder (calibrate's
@@ -168,7 +170,8 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
     else:
         preset = arches.get(arch).default_cpu_preset if preset == "default" else preset
     cpu = gem5_spec.with_params(made or gem5_spec.load_cpu(preset, arch), cpu_params)
-    check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile, cli)
+    check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile, cli,
+                     uop_profile, arch)
     if job.needs_ext4() and warming != "none":
         raise UserError(f"{job.origin}: run.fs \"ext4\" needs "
                         + ("--warming none" if cli else 'warming "none"')
@@ -178,7 +181,7 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
     gem5_spec.kernel_args(arch, model)  # the model is one gem5 can boot
     return Point(arch, variant, job, float(timeout),
                  Gem5Settings(preset, cpu, gem5_spec.load_cache(cache), tuple(cpu_params),
-                              bool(commit_profile), warming, simpoint),
+                              bool(commit_profile), warming, simpoint, bool(uop_profile)),
                  model, with_job_layers(gem5_spec.layers_for(arch), job), tuple(params))
 
 
@@ -210,9 +213,18 @@ def with_job_layers(layers: tuple, job) -> tuple:
     return layers + tuple(x for x in job.kernel_layers if x not in layers)
 
 
-def check_gem5_rules(warming: str, simpoint, commit_profile: bool, cli: bool = False) -> None:
+def check_gem5_rules(warming: str, simpoint, commit_profile: bool, cli: bool = False,
+                     uop_profile: bool = False, arch: str = "x86_64") -> None:
     """The settings a gem5 point cannot combine, said as the user wrote them
     (the command line's flags with `cli`, else a sweep file's keys)."""
+    flag = "--uop-profile" if cli else "uop_profile"
+    if uop_profile and not arches.get(arch).gem5_series:
+        raise UserError(f"{flag} is x86's (gem5's x86 micro-op forms); {arch} has none: "
+                        f"run it on x86_64")
+    if uop_profile and (simpoint or commit_profile):
+        raise UserError(f"{flag} traces the whole ROI's micro-ops: it takes neither "
+                        + ("--sampling simpoint nor --commit-profile" if cli else
+                           "sampling \"simpoint\" nor a commit profile"))
     if simpoint and warming != "functional":
         raise UserError(("--sampling simpoint needs --warming functional" if cli else
                          "sampling \"simpoint\" needs warming \"functional\" only")

@@ -26,6 +26,7 @@ from pathlib import Path
 from configs import console
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import commit_profile as commit_profile_mod
+from configs.gem5 import uop_profile as uop_profile_mod
 from configs.gem5 import sampling as sampling_mod
 from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
@@ -279,7 +280,7 @@ def _feature_check(profile, variant, report, log_text: str):
 # ---------------------------------------------------------------- gem5 --
 
 def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=None,
-             simpoint=None) -> str:
+             simpoint=None, uop_profile: bool = False) -> str:
     """A gem5 run's key: its boot group's checkpoint, the CPU preset and
     what the run adds (the job it hands over, a profile, SimPoint)."""
     warming = group.warming
@@ -289,6 +290,8 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
         "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)}
     if commit_profile:  # the same simulation, but its record holds more
         inputs["commit_profile"] = cache.file_sha256(Path(commit_profile_mod.__file__))
+    if uop_profile:  # likewise
+        inputs["uop_profile"] = cache.file_sha256(Path(uop_profile_mod.__file__))
     if warming != "none":  # the image holds no job: the run hands it over
         inputs["warming"] = warming
         inputs["job_conf"] = job.job_conf()
@@ -341,7 +344,7 @@ class Gem5Backend:
     def key(self, point, kernel, image) -> str:
         s = point.run
         return gem5_key(point.boot_group(self.gem5, kernel, image), s.cpu, s.commit_profile,
-                        point.job, s.simpoint)
+                        point.job, s.simpoint, s.uop_profile)
 
     def run(self, point, kernel, image, force: bool = False) -> dict:
         self.require(point)
@@ -363,8 +366,9 @@ def backend_for(point, gem5=None):
 def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> dict:
     """The ROI of `point`, whole, from its boot group's checkpoint."""
     s, kernel = point.run, group.kernel
+    trace = gem5_backend.MICRO_TRACE_FLAGS if s.uop_profile else s.commit_profile
     run, report, boot = gem5_backend.roi(group, s.cpu, work, point.timeout,
-                                         trace=s.commit_profile, job=point.job)
+                                         trace=trace, job=point.job)
     final = run_dir(key)
     summary = gem5_stats.roi_summary(work)
     # The ROI starts at the restore (cold) or at workbegin (warm).
@@ -380,6 +384,12 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
                                        gem5_stats.clock_period(work / "config.ini")),
             trace=str(final / gem5_backend.TRACE_FILE))
         _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
+    if s.uop_profile:
+        extra["uop_profile"] = dict(
+            uop_profile_mod.profile(work / gem5_backend.TRACE_FILE,
+                                    macro_fusion=s.cpu.uops == "fused",
+                                    fusible=s.cpu.macro_fusible or gem5_spec.MACRO_FUSIBLE),
+            trace=str(final / gem5_backend.TRACE_FILE))
     return _record(
         point.record(), report.result,
         run.seconds, dict(boot["guest"], kernel_lines=boot["boot_log"]),

@@ -43,7 +43,8 @@ backend, profile, cpu_preset, cache, smap_model, warming and sampling may be
 set once under [fixed] or swept as a list under [axes]; timeout, plugin,
 bbv_interval, cross_check, gem5_timeout, the simpoint_* settings and
 commit_profile (true: gem5 charges each ROI's cycles to kernel functions,
-configs/gem5/commit_profile.py) are [fixed] only. A variant that does not
+configs/gem5/commit_profile.py) and uop_profile (true: gem5 counts each x86
+ROI's micro-ops form by form, configs/gem5/uop_profile.py) are [fixed] only. A variant that does not
 apply to an arch is left out of the
 product, not failed. A parameter axis multiplies only the points of its
 workload. Every error names the key path and, for unknown values, the
@@ -74,6 +75,7 @@ FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": qemu.DEFAU
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False,
+                  "uop_profile": False,
                   "warming": "functional", "sampling": "none",
                   **{f"simpoint_{k}": v for k, v in gem5_sampling.Settings().as_record().items()}}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
@@ -168,7 +170,7 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     for key in axes:
         if key not in AXES and not key.startswith("cpu."):
             raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)}, "
-                       f"or cpu.<O3 parameter>, cpu.kernel_entry, cpu.branch_predictor, "
+                       f"or cpu.<O3 parameter>, cpu.kernel_entry, cpu.uops, cpu.branch_predictor, "
                        f"cpu.fu_count.<kind>)")
     cpu_axes = _cpu_axes(path, where, axes)
 
@@ -205,7 +207,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     if "gem5" in backends:  # the rules between them, once, before any point is made
         for warming, sampling in itertools.product(warmings, samplings):
             try:
-                check_gem5_rules(warming, sampling == "simpoint", bool(fixed["commit_profile"]))
+                check_gem5_rules(warming, sampling == "simpoint", bool(fixed["commit_profile"]),
+                                 uop_profile=bool(fixed["uop_profile"]))
             except UserError as e:
                 raise _err(path, f"{where}.sampling", str(e)) from None
     param_axes = _param_axes(path, params, workloads)
@@ -264,19 +267,19 @@ def _cpu_axes(path, where, axes) -> list:
         if not key.startswith("cpu."):
             continue
         name = key[4:]
-        if name in ("kernel_entry", "branch_predictor"):
-            choices = (gem5_spec.KERNEL_ENTRY if name == "kernel_entry"
-                       else gem5_spec.BRANCH_PREDICTORS)
+        if name in ("kernel_entry", "uops", "branch_predictor"):
+            choices = {"kernel_entry": gem5_spec.KERNEL_ENTRY, "uops": gem5_spec.UOPS,
+                       "branch_predictor": gem5_spec.BRANCH_PREDICTORS}[name]
             out.append((name, inputs.list_of(values, f"{path}: {where}.{key}",
                                              lambda v: v in choices, " or ".join(choices))))
             continue
         fu_kind = name.startswith(gem5_spec.FU_COUNT_PREFIX)
         if not fu_kind and name not in gem5_spec.O3_PARAMS:
             raise _err(path, f"{where}.{key}", f"unknown O3 parameter {name!r}")
-        least = 0 if fu_kind else 1
+        least = 0 if fu_kind or name in gem5_spec.O3_ZERO_MEANS_NONE else 1
         values = inputs.list_of(values, f"{path}: {where}.{key}",
                                 lambda v: inputs.is_integer(v) and v >= least,
-                                "integers of at least 0" if fu_kind else "positive integers")
+                                "integers of at least 0" if least == 0 else "positive integers")
         for i, v in enumerate(values):
             if fu_kind:
                 gem5_spec.check_fu_count(name[len(gem5_spec.FU_COUNT_PREFIX):], v,
@@ -312,9 +315,9 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                    f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
-    if not arches.get(arch).gem5_series:  # kernel_entry is the series': others keep gem5's, once
-        combos = list(dict.fromkeys(
-            tuple(kv for kv in o if kv[0] != "kernel_entry") for o in combos))
+    if not arches.get(arch).gem5_series:  # kernel_entry and uops are the series' x86
+        combos = list(dict.fromkeys(  # settings: other arches keep gem5's, once
+            tuple(kv for kv in o if kv[0] not in ("kernel_entry", "uops")) for o in combos))
     # cpu.<param> axes are O3 parameters: other models run once.
     o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}
     for cache_name, model in itertools.product(caches, arch_models):
@@ -327,6 +330,7 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                     preset=name, cache=cache_name, smap_model=model,
                     timeout=fixed["gem5_timeout"], cpu_params=over,
                     commit_profile=bool(fixed["commit_profile"]), warming=warming,
+                    uop_profile=bool(fixed["uop_profile"]),
                     simpoint=_simpoint(fixed) if sampled == "simpoint" else None, **common))
             except UserError as e:
                 raise _err(path, "axes", str(e)) from None
@@ -343,7 +347,7 @@ def _simpoint(fixed) -> gem5_sampling.Settings:
 def _check_fixed(path, fixed):
     for key in ("timeout", "gem5_timeout"):
         inputs.timeout(fixed[key], f"{path}: fixed.{key} (seconds)")
-    for key in ("plugin", "cross_check", "commit_profile"):
+    for key in ("plugin", "cross_check", "commit_profile", "uop_profile"):
         inputs.flag(fixed[key], f"{path}: fixed.{key}")
     inputs.number(fixed["bbv_interval"], f"{path}: fixed.bbv_interval", minimum=0, integer=True)
     _simpoint(fixed).check(f"{path}: fixed.")

@@ -1,34 +1,49 @@
-"""The tutorial's figures, from the teaching sweep's rows in the store.
+"""The site's figures, drawn from the published records in docs/data.
 
-    python3 docs/figures.py [results/results.sqlite]
-    python3 docs/figures.py --gem5 [docs/data/tutorial-gem5.jsonl.gz]
-    python3 docs/figures.py --warmup [results/results.sqlite]
+    python3 docs/figures.py --all            # every figure below: what `make docs` runs
+    python3 docs/figures.py                  # the tutorial's QEMU figures
+    python3 docs/figures.py --gem5           # the tutorial's gem5 figures
+    python3 docs/figures.py --warmup         # the warm-up study's figures (and tables)
 
-The second form draws the chapters' gem5 figures into docs/tutorial/gem5/
-from the published records of the tutorial-gem5 sweep
-(docs/data/tutorial-gem5.jsonl.gz, or the file named), so they redraw on
-any machine without gem5; the records come from
-`GEM5_HOME=... ./run.py sweep configs/sweeps/tutorial-gem5.toml` and
-`./run.py export configs/sweeps/tutorial-gem5.toml`. The figures are kept
-in git beside the data they are drawn from.
+Each set is drawn from its sweeps' rows:
 
-One bar chart per chapter, written to docs/tutorial/figures/ (generated,
-not kept in git): each is a count the chapter is about, per operation,
-for the kernels the chapter compares. `make docs` runs the teaching sweep
-first, so every bar is a run of this project.
+  QEMU figures   teaching.jsonl.gz -> docs/tutorial/figures/ (generated, not
+                 kept in git): one bar chart per chapter, a count the chapter
+                 is about, per operation, for the kernels it compares
+  gem5 figures   tutorial-gem5.jsonl.gz -> docs/tutorial/gem5/ (kept in git)
+  warm-up        warmup-{functional,detailed,roi,cold,storm-functional,
+                 storm-roi}.jsonl.gz -> docs/warmup/figures/ (kept in git)
+
+SOURCE says where the rows are: a folder of published records (default:
+docs/data, so every figure redraws on any machine, with no simulator and
+no store), one published file, or a results store (results/results.sqlite)
+to draw your own runs before exporting them. The records come from
+`./run.py sweep configs/sweeps/NAME.toml` and `./run.py export
+configs/sweeps/NAME.toml`.
 """
 
+import argparse
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import store  # noqa: E402
+from analysis import published, store  # noqa: E402
 from lab.errors import UserError  # noqa: E402
 
-OUT = REPO / "docs" / "tutorial" / "figures"
+DOCS = REPO / "docs"
+DATA = DOCS / "data"
+# Where each set goes, under the docs folder (--docs moves them all).
+OUT = Path("tutorial") / "figures"
+GEM5_OUT = Path("tutorial") / "gem5"
+WARMUP_OUT = Path("warmup")
 SWEEP = "teaching"
+GEM5_SWEEP = "tutorial-gem5"
+GEM5_DATA = published.path_for(DATA, GEM5_SWEEP)
+# The warm-up study's sweeps, in the order their rows are read.
+WARMUP_SWEEPS = ("warmup-functional", "warmup-detailed", "warmup-roi",
+                 "warmup-cold", "warmup-storm-functional", "warmup-storm-roi")
 # file -> (title, arch, workload, variants, [(metric, label)])
 FIGURES = {
     "smap.png": ("stac per statx and per fstat", "x86_64", ("statx-loop", "fstat-loop"),
@@ -47,19 +62,74 @@ FIGURES = {
 }
 
 
-def _rows(db: Path) -> list:
-    if not db.is_file():
-        raise UserError(f"no results store at {db}: run "
-                        f"'./run.py sweep configs/sweeps/teaching.toml' first")
-    conn = store.connect(db)
+def _is_store(source: Path) -> bool:
+    if source.suffix in (".sqlite", ".db"):
+        return True
     try:
-        return store.rows(conn, SWEEP)
-    finally:
-        conn.close()
+        with open(source, "rb") as f:
+            return f.read(16) == b"SQLite format 3\0"
+    except OSError:
+        return False
 
 
-GEM5_OUT = REPO / "docs" / "tutorial" / "gem5"
-GEM5_DATA = REPO / "docs" / "data" / "tutorial-gem5.jsonl.gz"
+def sweep_rows(source: Path, sweep: str) -> list:
+    """One sweep's finished rows from `source`: a folder of published
+    records (its SWEEP.jsonl.gz), one published file (which must hold that
+    sweep), or a results store (the sweep's rows as it last planned them,
+    what `./run.py export` would publish). UserError, naming the fix, when
+    the rows are not there."""
+    source = Path(source)
+    if source.is_dir():
+        path = published.path_for(source, sweep)
+        if not path.is_file():
+            raise UserError(f"{source} has no published {sweep} records ({path.name}): "
+                            f"run and export configs/sweeps/{sweep}.toml, or name the "
+                            f"folder that holds them (docs/data)")
+        return published.load_file(path)[1]
+    if not source.exists():
+        raise UserError(f"{source} not found: name a folder of published records "
+                        f"(docs/data), one such file, or a results store "
+                        f"(results/results.sqlite)")
+    if _is_store(source):
+        conn = store.connect(source)
+        try:
+            keys = store.plan(conn, sweep)
+            rows = [r for r in store.rows(conn, sweep) if keys is None or r["key"] in keys]
+        finally:
+            conn.close()
+        if not rows:
+            raise UserError(f"the store {source} has no finished row of sweep '{sweep}': "
+                            f"run './run.py sweep configs/sweeps/{sweep}.toml' first")
+        return rows
+    header, rows = published.load_file(source)
+    if header.get("sweep") != sweep:
+        raise UserError(f"{source} holds the {header.get('sweep')} sweep's records, "
+                        f"not {sweep}'s: name {published.path_for(source.parent, sweep)} "
+                        f"or the folder")
+    return rows
+
+
+def _rows(source: Path) -> list:
+    return sweep_rows(source, SWEEP)
+
+
+def gem5_rows(data: Path) -> list:
+    """The x86 gem5 rows of the tutorial-gem5 records; UserError when a
+    figure's bar has no row (a partial export would draw a zero)."""
+    rows = [r for r in sweep_rows(data, GEM5_SWEEP)
+            if r["backend"] == "gem5" and r["arch"] == "x86_64" and r.get("cycles")]
+    need = [(w, v, m) for _, w, names, models in GEM5_FIGURES.values()
+            for v in names for m in models]
+    need += [("stat-namelen", v, "none") for v in NAMELEN_VARIANTS]
+    have = {(r["workload"], r["variant"], r["smap_model"] or "none") for r in rows}
+    missing = [" ".join(n) for n in need if n not in have]
+    if missing:
+        raise UserError(f"{data} lacks {len(missing)} of the figures' gem5 points "
+                        f"({missing[0]}, ...): run and export "
+                        f"configs/sweeps/tutorial-gem5.toml")
+    return rows
+
+
 # file -> (title, workload, variants, smap models): gem5 cycles per op on
 # the calibrated preset, one group of bars per model.
 GEM5_FIGURES = {
@@ -75,122 +145,10 @@ GEM5_FIGURES = {
 NAMELEN_VARIANTS = ("namei-bytewise-bytecmp", "namei-bytewise", "dcache-bytecmp", "stock")
 
 
-def gem5_rows(data: Path) -> list:
-    """The x86 gem5 rows of the published tutorial records; UserError when
-    a figure's bar has no row (a partial export would draw a zero)."""
-    from analysis import published
-
-    rows = [r for r in published.load_file(data)[1]
-            if r["backend"] == "gem5" and r["arch"] == "x86_64" and r.get("cycles")]
-    need = [(w, v, m) for _, w, names, models in GEM5_FIGURES.values()
-            for v in names for m in models]
-    need += [("stat-namelen", v, "none") for v in NAMELEN_VARIANTS]
-    have = {(r["workload"], r["variant"], r["smap_model"] or "none") for r in rows}
-    missing = [" ".join(n) for n in need if n not in have]
-    if missing:
-        raise UserError(f"{data} lacks {len(missing)} of the figures' gem5 points "
-                        f"({missing[0]}, ...): run and export "
-                        f"configs/sweeps/tutorial-gem5.toml")
-    return rows
-
-
-def gem5_figures(plt, data: Path) -> None:
-    from analysis import scorecard
-
-    rows = gem5_rows(data)
-    namelen = [r for r in rows if r["workload"] == "stat-namelen"
-               and (r["smap_model"] or "none") == "none"]
-    GEM5_OUT.mkdir(parents=True, exist_ok=True)
-    for name, (title, workload, names, models) in GEM5_FIGURES.items():
-        fig, ax = plt.subplots(figsize=(7, 3.4))
-        width = 0.8 / len(names)
-        for j, v in enumerate(names):
-            ys = []
-            for m in models:
-                r = next(r for r in rows if r["workload"] == workload and r["variant"] == v
-                         and (r["smap_model"] or "none") == m)
-                ys.append(r["cycles"] / r["ops"])
-            xs = [i + j * width for i in range(len(models))]
-            ax.bar(xs, ys, width, label=v)
-            for x, y in zip(xs, ys):
-                ax.annotate(f"{y:,.0f}", (x, y), ha="center", va="bottom", fontsize=7)
-        ax.set_xticks([i + width * (len(names) - 1) / 2 for i in range(len(models))])
-        ax.set_xticklabels([f"smap_model {m}" for m in models], fontsize=8)
-        ax.set_ylabel("cycles per op")
-        ax.set_title(title, fontsize=10)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(GEM5_OUT / name, dpi=110)
-        plt.close(fig)
-        print(f"figure: {GEM5_OUT / name}")
-    # stat against name length: the fitted lines beside the seed's.
-    fig, ax = plt.subplots(figsize=(7, 3.4))
-    lens = list(range(1, 33))
-    for v in NAMELEN_VARIANTS:
-        r = next((r for r in namelen if r["variant"] == v), None)
-        fitted = scorecard.fit_line(r) if r else None
-        if not fitted:
-            continue
-        pts = scorecard.cycles_by_length(r)
-        ax.plot([n for n, _ in pts], [c for _, c in pts], "o", ms=3,
-                label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
-    ax.plot(lens, [640 + 10 * n for n in lens], "--", color="#aa3333",
-            label="Westmere 2010: 640 + 10 per byte")
-    ax.set_xlabel("name length (bytes)")
-    ax.set_ylabel("cycles per stat")
-    ax.set_title("gem5 O3: stat against name length", fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(GEM5_OUT / "namelen-cycles.png", dpi=110)
-    plt.close(fig)
-    print(f"figure: {GEM5_OUT / 'namelen-cycles.png'}")
-
-
-WARMUP_OUT = REPO / "docs" / "warmup"
-
-
-def warmup_figures(db: Path) -> None:
-    """The warm-up study's figures and tables (analysis/warmup.py) from the
-    warmup-* sweeps together (statx-loop's four, the lstat storm's two), so
-    the cold baseline sits beside the warm lines; into docs/warmup/ (kept
-    in git, like the gem5 figures)."""
-    from analysis import render, report
-
-    if not db.is_file():
-        raise UserError(f"no results store at {db}: run the warmup-* sweeps on gem5 first")
-    conn = store.connect(db)
-    try:
-        # Each sweep's points as it last planned them (an older run of an
-        # edited sweep leaves rows behind).
-        rows = [r for s in ("warmup-functional", "warmup-detailed", "warmup-roi",
-                            "warmup-cold", "warmup-storm-functional", "warmup-storm-roi")
-                for r in store.rows(conn, s)
-                if r["key"] in (store.plan(conn, s) or ())]
-    finally:
-        conn.close()
-    sections = report.warmup_sections(rows, WARMUP_OUT)
-    if not sections:
-        raise UserError("the store has no warm-up study rows: run the warmup-* sweeps first")
-    for title, header, body, _, fig in sections:
-        print(f"## {title}\n")
-        print(render.md_table(header, body))
-        if fig:
-            print(f"figure: {WARMUP_OUT / fig}\n")
-
-
-def main(argv) -> int:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    if len(argv) > 1 and argv[1] == "--warmup":
-        warmup_figures(Path(argv[2]) if len(argv) > 2 else REPO / "results" / "results.sqlite")
-        return 0
-    if len(argv) > 1 and argv[1] == "--gem5":
-        gem5_figures(plt, Path(argv[2]) if len(argv) > 2 else GEM5_DATA)
-        return 0
-    rows = _rows(Path(argv[1]) if len(argv) > 1 else REPO / "results" / "results.sqlite")
-    OUT.mkdir(parents=True, exist_ok=True)
+def teaching_figures(plt, source: Path, docs: Path) -> None:
+    rows = _rows(source)
+    out = docs / OUT
+    out.mkdir(parents=True, exist_ok=True)
     for name, (title, arch, workloads, names, metrics) in FIGURES.items():
         bars, labels = [], []
         for w in workloads:
@@ -219,15 +177,148 @@ def main(argv) -> int:
         if len(metrics) > 1:
             ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(OUT / name, dpi=110)
+        fig.savefig(out / name, dpi=110)
         plt.close(fig)
-        print(f"figure: {OUT / name}")
+        print(f"figure: {_shown(out / name)}")
+
+
+def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
+    from analysis import scorecard
+
+    rows = gem5_rows(data)
+    out = docs / GEM5_OUT
+    namelen = [r for r in rows if r["workload"] == "stat-namelen"
+               and (r["smap_model"] or "none") == "none"]
+    out.mkdir(parents=True, exist_ok=True)
+    for name, (title, workload, names, models) in GEM5_FIGURES.items():
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        width = 0.8 / len(names)
+        top = 0
+        for j, v in enumerate(names):
+            ys = []
+            for m in models:
+                r = next(r for r in rows if r["workload"] == workload and r["variant"] == v
+                         and (r["smap_model"] or "none") == m)
+                ys.append(r["cycles"] / r["ops"])
+            xs = [i + j * width for i in range(len(models))]
+            ax.bar(xs, ys, width, label=v)
+            top = max(top, *ys)
+            for x, y in zip(xs, ys):
+                ax.annotate(f"{y:,.0f}", (x, y), ha="center", va="bottom", fontsize=7)
+        ax.set_xticks([i + width * (len(names) - 1) / 2 for i in range(len(models))])
+        ax.set_xticklabels([f"smap_model {m}" for m in models], fontsize=8)
+        ax.set_ylabel("cycles per op")
+        ax.set_title(title, fontsize=10)
+        # Room above the bars for the legend, in one row: where matplotlib
+        # chose its place, it covered the bars.
+        ax.set_ylim(0, top * 1.25)
+        ax.legend(fontsize=8, loc="upper center", ncol=len(names), frameon=False)
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        print(f"figure: {_shown(out / name)}")
+    # stat against name length: the fitted lines beside the seed's.
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    lens = list(range(1, 33))
+    for v in NAMELEN_VARIANTS:
+        r = next((r for r in namelen if r["variant"] == v), None)
+        fitted = scorecard.fit_line(r) if r else None
+        if not fitted:
+            continue
+        pts = scorecard.cycles_by_length(r)
+        ax.plot([n for n, _ in pts], [c for _, c in pts], "o", ms=3,
+                label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
+    ax.plot(lens, [640 + 10 * n for n in lens], "--", color="#aa3333",
+            label="Westmere 2010: 640 + 10 per byte")
+    ax.set_xlabel("name length (bytes)")
+    ax.set_ylabel("cycles per stat")
+    ax.set_title("gem5 O3: stat against name length", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "namelen-cycles.png", dpi=110)
+    plt.close(fig)
+    print(f"figure: {_shown(out / 'namelen-cycles.png')}")
+
+
+def warmup_figures(source: Path, docs: Path = DOCS, tables: bool = True) -> None:
+    """The warm-up study's figures (analysis/warmup.py, through the
+    report's sections) from the warmup-* sweeps together (statx-loop's
+    four, the lstat storm's two), so the cold baseline sits beside the
+    warm lines; into docs/warmup/figures/, and with `tables` the tables
+    too (docs/generate.py writes those into docs/warmup.md)."""
+    from analysis import render, report
+
+    rows = [r for s in WARMUP_SWEEPS for r in sweep_rows(source, s)]
+    out = docs / WARMUP_OUT
+    sections = report.warmup_sections(rows, out)
+    if not sections:
+        raise UserError(f"{source} has no warm-up study rows: run and export the "
+                        f"warmup-* sweeps first")
+    for title, header, body, _, fig in sections:
+        if tables:
+            print(f"## {title}\n")
+            print(render.md_table(header, body))
+        if fig:
+            print(f"figure: {_shown(out / fig)}" + ("\n" if tables else ""))
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        prog="docs/figures.py", description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--all", action="store_true",
+                       help="every figure: the tutorial's QEMU and gem5 figures and the "
+                            "warm-up study's (what `make docs` runs)")
+    which.add_argument("--gem5", action="store_true",
+                       help="the tutorial's gem5 figures (tutorial-gem5) into "
+                            "docs/tutorial/gem5/")
+    which.add_argument("--warmup", action="store_true",
+                       help="the warm-up study's figures (warmup-*) into docs/warmup/figures/, "
+                            "and its tables on stdout")
+    ap.add_argument("source", nargs="?", metavar="SOURCE", type=Path,
+                    help="a folder of published records (default: docs/data), one published "
+                         "file, or a results store (results/results.sqlite)")
+    ap.add_argument("--docs", type=Path, default=DOCS, metavar="DIR",
+                    help="the docs folder the figures go under (default: docs/; a copy "
+                         "of it to build the site elsewhere)")
+    args = ap.parse_args(argv)
+    if args.all and args.source and args.source.is_file() and not _is_store(args.source):
+        ap.error("--all draws from several sweeps: SOURCE must be a folder of published "
+                 "records (docs/data), a results store, or left out")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    source = args.source or DATA
+    if args.gem5:
+        gem5_figures(plt, args.source or GEM5_DATA, args.docs)
+    elif args.warmup:
+        warmup_figures(source, args.docs)
+    else:
+        teaching_figures(plt, source, args.docs)
+        if args.all:
+            gem5_figures(plt, source, args.docs)
+            warmup_figures(source, args.docs, tables=False)
     return 0
 
 
 if __name__ == "__main__":
     try:
-        sys.exit(main(sys.argv))
+        sys.exit(main())
     except UserError as e:
         print(f"figures.py: {e}", file=sys.stderr)
         sys.exit(2)

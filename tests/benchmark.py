@@ -42,6 +42,18 @@
       With --repeat N, stock's statx ROI process is run N more times on
       each scheme, alternating, and the speeds' medians compared (the
       records' own rates were taken hours apart on a shared machine).
+  x86-core (needs gem5 built with patches 0010-0017)
+      configs/sweeps/x86-core.toml, run or read from the cache: the Skylake
+      machine at each step of the series (gem5's decoding; fused decoding;
+      the preset, with its micro-op queue and documented front end): rename
+      slots per instruction, cycles per statx, fstat and getppid, rename's
+      unblocking cycles per statx, the probe's figures against the
+      presets' documented ones, and gem5's host instructions per second.
+      Targets: at most 1.3 slots per instruction on the preset, at most 50
+      unblocking cycles per statx, every probe figure within 10 %, the
+      simulator no more than 10 % slower. With --repeat N, stock's statx
+      ROI process is run N more times on the first and last step,
+      alternating, and the speeds' medians compared.
   make-split  the host's user and system CPU time of a no-op make -j, on
       make-build's trees of 1, 2, 4 and 8 directories and on this
       project's own fully built x86 kernel (kbuild, its shell-outs and
@@ -69,6 +81,7 @@
 
 import argparse
 import dataclasses
+import json
 import os
 import shutil
 import statistics
@@ -409,6 +422,107 @@ def kernel_entry(repeat: int = 0) -> None:
             print("  --repeat: stock/statx-loop has no finished record on both schemes")
 
 
+X86_CORE_STEPS = (("gem5's decoding", ("uops=gem5", "uopQueueSize=0")),
+                  ("fused decoding", ("uops=fused", "uopQueueSize=0")),
+                  ("the preset", ()))
+
+
+def _x86_core_step(cpu_name: str) -> str:
+    overrides = tuple(cpu_name.split("+")[1:])
+    for label, marks in X86_CORE_STEPS:
+        if all(m in overrides for m in marks) and (marks or not overrides):
+            return label
+    return cpu_name
+
+
+def x86_core(repeat: int = 0) -> None:
+    """The Skylake machine at each step of the series, side by side; with
+    `repeat`, the simulator's speed on the first and last step measured
+    again, alternating."""
+    from analysis import probe, store
+
+    for arch, outcomes, wall in _per_arch("x86-core.toml", ["x86_64"]):
+        by, planned = {}, {}
+        for o in outcomes:
+            p, rec = o.planned.point, o.record
+            if p.backend != "gem5":
+                continue
+            if not rec:
+                print(f"{p.workload} {p.run.cpu.name}: failed: {o.error}")
+                continue
+            step = _x86_core_step(p.run.cpu.name)
+            by.setdefault(step, {})[p.workload] = rec
+            planned.setdefault(step, {})[p.workload] = o.planned
+        print(f"{arch}: {len(outcomes)} points in {wall:.0f} s (cached points cost nothing)")
+        rates = {}
+        for label, _ in X86_CORE_STEPS:
+            recs = by.get(label, {})
+            statx, fstat, prb = (recs.get(w) for w in ("statx-loop", "fstat-loop", "probe"))
+            if not statx:
+                print(f"  {label}: not run")
+                continue
+            s, ops = statx["gem5"]["summary"], statx["result"]["ops"]
+            slots = s.get("retire_slots")
+            rates[label] = s.get("host_inst_rate") or 0
+            line = (f"  {label:16}: statx {s['cycles'] / ops:,.1f} cycles/call, "
+                    f"{(slots or s['ops']) / s['insts']:.2f} rename slots/instruction "
+                    f"({s['ops'] / s['insts']:.2f} micro-ops), rename unblocking "
+                    f"{s['rename_unblock_cycles'] / ops:,.1f} cycles/call")
+            if fstat:
+                f = fstat["gem5"]["summary"]
+                line += f"; fstat {f['cycles'] / fstat['result']['ops']:,.1f} cycles/call"
+            if prb:
+                line += f"; getppid {prb['result'].get('probe_syscall', float('nan')):,.1f} cycles"
+            line += (f"; gem5 {rates[label]:,.0f} host insts/s on {store.binary(statx)}; "
+                     f"checksum {statx['result']['checksum']}")
+            print(line)
+            if prb:
+                row = {"backend": "gem5", "arch": "x86_64", "workload": "probe",
+                       "profile": prb["point"]["profile"], "cache": prb["point"].get("cache"),
+                       "record": json.dumps(prb),
+                       **{k: v for k, v in prb["result"].items() if k.startswith("probe_")}}
+                for r in probe.table([row])[1]:
+                    print(f"      probe {r[2]:28} {r[3]:>8} against {r[4]:>4}: {r[6]}")
+        first, last = X86_CORE_STEPS[0][0], X86_CORE_STEPS[-1][0]
+        if rates.get(first) and rates.get(last):
+            print(f"  simulator speed, {last} against {first}: "
+                  f"{100 * (rates[last] / rates[first] - 1):+.1f} % (target >= -10 %; the "
+                  f"records' own runs, whenever each ran)")
+        stock = {k: v["statx-loop"] for k, v in planned.items()
+                 if k in (first, last) and "statx-loop" in v}
+        if repeat and len(stock) == 2:
+            _alternating_speed(stock, repeat, (first, last), "stock/statx-loop")
+
+
+def _alternating_speed(planned: dict, repeat: int, order: tuple, what: str,
+                       target: float = -10.0) -> None:
+    """gem5's host speed on two planned points, measured side by side: the
+    ROI process of each, `repeat` times, alternating (so a load that comes
+    and goes on the host falls on both alike), from their checkpoints, in
+    a temporary directory (the run cache is not touched)."""
+    from configs.gem5 import backend as gem5_backend
+    from configs.gem5 import stats as gem5_stats
+
+    rates, binaries = {k: [] for k in order}, set()
+    with tempfile.TemporaryDirectory(prefix="uaccess-speed-") as tmp:
+        for i in range(repeat):
+            for k in order:
+                pl = planned[k]
+                group = pl.point.boot_group(pl.backend.gem5, pl.kernel, pl.image)
+                ran, _, _ = gem5_backend.roi(group, pl.point.run.cpu,
+                                             Path(tmp) / f"{len(binaries)}-{i}-{order.index(k)}",
+                                             pl.point.timeout)
+                binaries.add(Path(ran.command[0]).name)
+                rates[k].append(gem5_stats.roi_summary(ran.outdir)["host_inst_rate"])
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    print(f"  {what} on {' and '.join(sorted(binaries))}, {repeat} ROI processes each, "
+          f"alternating: " + "; ".join(f"{k} median {med[k]:,.0f} insts per host second "
+                                       f"(range {min(v):,.0f}-{max(v):,.0f})"
+                                       for k, v in rates.items())
+          + f"; {order[1]} against {order[0]} {100 * (med[order[1]] / med[order[0]] - 1):+.1f} % "
+            f"(target >= {target:+.0f} %)")
+
+
 def _kernel_entry_speed(planned: dict, repeat: int) -> None:
     """gem5's host speed on both schemes, measured side by side: the ROI
     process of each, `repeat` times, alternating (so a load that comes and
@@ -550,7 +664,7 @@ def main() -> int:
     ap.add_argument("mode", nargs="?", default="foundation",
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
                              "simpoint-interval", "kernel-entry", "slurm", "study",
-                             "make-split", "gem5-fast"))
+                             "make-split", "gem5-fast", "x86-core"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--repeat", type=inputs.cli(inputs.at_least_one, "--repeat"),
@@ -580,6 +694,9 @@ def main() -> int:
         return 0
     if args.mode == "kernel-entry":
         kernel_entry(args.repeat)
+        return 0
+    if args.mode == "x86-core":
+        x86_core(args.repeat)
         return 0
     if args.mode == "simpoint-interval":
         simpoint_interval()

@@ -10,7 +10,8 @@ from configs.gem5 import spec as gem5_spec
 
 def run(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
         timeout: float = gem5_spec.DEFAULT_TIMEOUT, force: bool = False,
-        commit_profile: bool = False, warming: str = "none", simpoint=None) -> dict:
+        commit_profile: bool = False, warming: str = "none", simpoint=None,
+        uop_profile: bool = False) -> dict:
     """Boot to the ROI checkpoint (once per boot group), then simulate the
     ROI on `cpu` (a configs.gem5.spec.CpuPreset, the test's own or a
     folder's), whole or, with `simpoint` (configs.gem5.sampling.Settings),
@@ -21,7 +22,7 @@ def run(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
     point = point_mod.gem5_point(kernel.arch, kernel.variant, job, cache=cache_preset.name,
                                  smap_model=smap_model, timeout=timeout,
                                  commit_profile=commit_profile, warming=warming,
-                                 simpoint=simpoint, made=cpu)
+                                 simpoint=simpoint, made=cpu, uop_profile=uop_profile)
     if point.run.cache != cache_preset:
         raise ValueError(f"cache preset {cache_preset.name} is not the folder's: a point runs "
                          f"a cache preset from configs/gem5-presets/cache")

@@ -97,3 +97,25 @@ def test_a_dry_run_plans_gem5_points_without_gem5(tmp_path):
     assert "4 points: 0 finished, 4 to run" in out.stdout
     assert "2 of them need gem5, which is missing: gem5 not found" in out.stdout
     assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("module,package,argvs", [
+    ("numpy", "numpy", (["list"], ["doctor"], ["scorecard", "--records", "docs/data"])),
+    # scikit-learn is imported only by what clusters (SimPoint's method).
+    ("sklearn", "scikit-learn", (["simpoint", "{tmp}/roi.bb", "--out", "{tmp}/roi"],))])
+def test_a_clone_without_its_python_packages_says_make_deps(tmp_path, module, package, argvs):
+    # Before `make deps`, every command names the missing package and the
+    # fix in one line, exit 2, instead of an import traceback.
+    (tmp_path / f"{module}.py").write_text(
+        f"raise ModuleNotFoundError(\"No module named '{module}'\", name={module!r})\n")
+    import os
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    (tmp_path / "roi.bb").write_text("T:1:10 :2:5 \nT:1:8 :3:7 \nT:2:9 :3:1 \n")
+    for argv in argvs:
+        argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+        out = subprocess.run([sys.executable, str(RUN), *argv], capture_output=True, text=True,
+                             timeout=60, env=env)
+        lines = out.stderr.strip().splitlines()
+        assert out.returncode == 2 and not out.stdout, out.stderr
+        assert lines == [f"run.py: the Python package {package} is missing: run 'make deps' "
+                         f"(it installs the study's packages)"]

@@ -143,9 +143,26 @@ def test_fu_latency_in_a_preset_is_checked_and_recorded(tmp_path, monkeypatch):
         spec.load_cpu("zero", "x86_64")
 
 
+def test_the_gem5_that_setup_built_is_found_without_gem5_home(tmp_path, monkeypatch):
+    # `./run.py gem5 setup` builds at the cache's gem5 area; every command
+    # finds it there, and GEM5_HOME (or --gem5) still wins.
+    monkeypatch.delenv("GEM5_HOME", raising=False)
+    monkeypatch.setenv("UACCESS_CACHE", str(tmp_path / "cache"))
+    default = tmp_path / "cache" / "gem5"
+    (default / "src" / "base").mkdir(parents=True)
+    (default / "src" / "base" / "version.cc").write_text('const char *gem5Version = "24.0.0.1";')
+    assert locate.find().home == default.resolve() and locate.find().version == "24.0.0.1"
+    other = tmp_path / "other"
+    (other / "src" / "base").mkdir(parents=True)
+    (other / "src" / "base" / "version.cc").write_text('const char *gem5Version = "23.1";')
+    monkeypatch.setenv("GEM5_HOME", str(other))
+    assert locate.find().home == other.resolve()
+
+
 def test_locate_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.delenv("GEM5_HOME", raising=False)
-    with pytest.raises(UserError, match="set GEM5_HOME"):
+    monkeypatch.setenv("UACCESS_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(UserError, match="'./run.py gem5 setup'.*set GEM5_HOME"):
         locate.find()
     with pytest.raises(UserError, match="not a gem5 source tree"):
         locate.find(str(tmp_path))
@@ -240,7 +257,7 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 9
+    assert len(patches) == 17
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")

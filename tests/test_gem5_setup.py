@@ -29,7 +29,7 @@ def test_dry_run_lists_the_steps_and_writes_nothing(tmp_path):
     proc = _run("gem5", "setup", "--dry-run", "--dest", str(dest), "--isa", "x86,arm")
     assert proc.returncode == 0, proc.stderr
     steps = [line.split("]")[0][1:] for line in proc.stdout.splitlines() if line.startswith("[")]
-    assert steps == ["source", "series", "X86", "ARM", "bootloader"]
+    assert steps == ["packages", "source", "series", "X86", "ARM", "bootloader"]
     assert "to do: gem5 v24.0.0.1 from https://github.com/gem5/gem5" in proc.stdout
     assert not dest.exists()
 
@@ -39,7 +39,8 @@ def test_the_fast_variant_is_a_step_per_isa_after_opt(tmp_path):
                 "--variant", "fast,opt")
     assert proc.returncode == 0, proc.stderr
     steps = [line.split("]")[0][1:] for line in proc.stdout.splitlines() if line.startswith("[")]
-    assert steps == ["source", "series", "X86", "X86 fast", "ARM", "ARM fast", "bootloader"]
+    assert steps == ["packages", "source", "series", "X86", "X86 fast", "ARM", "ARM fast",
+                     "bootloader"]
     assert "scons build/ARM/gem5.fast" in proc.stdout
 
 
@@ -141,3 +142,73 @@ def test_a_stopped_build_keeps_what_scons_built_and_a_killed_one_does_not(tmp_pa
     proc.wait(timeout=60)
     assert (trees["kill"] / "a.txt").is_file() and not (trees["kill"] / "b.txt").exists()
     assert _rebuilds(trees["kill"]) == ["a.txt", "b.txt"]
+
+
+def _sconses_in(tree: Path) -> list:
+    """The pids of processes running in `tree` (scons and its steps)."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cwd").resolve() == tree.resolve():
+                out.append(int(proc.name))
+        except OSError:
+            continue
+    return out
+
+
+SETUP_CHILD = """
+import sys
+sys.path.insert(0, {repo!r})
+from pathlib import Path
+from configs.gem5 import setup
+import os
+with setup.setup_lock(Path({dest!r})):
+    print("locked", flush=True)
+    setup._scons(["-Q", "b.txt"], Path({tree!r}), dict(os.environ),
+                 keep_fds=setup.setup_lock_fds)
+"""
+
+
+@pytest.mark.skipif(not gem5_setup.shutil.which("scons"), reason="scons not installed")
+def test_scons_dies_with_a_killed_setup_which_holds_the_home_until_it_has(tmp_path):
+    # kill -9 of `gem5 setup` used to leave its scons building on, and a
+    # rerun started a second scons in the same build directory. Now scons
+    # gets a SIGTERM when setup dies (it finishes its running step, writes
+    # down what it built and exits), and the set-up lock on the gem5 home
+    # outlives setup until scons has stopped: a rerun meanwhile is refused
+    # in one line.
+    import signal
+    import time
+
+    tree, dest = tmp_path / "tree", tmp_path / "g5"
+    tree.mkdir()
+    (tree / "SConstruct").write_text(SCONSTRUCT)
+    child = subprocess.Popen([sys.executable, "-c", SETUP_CHILD.format(
+        repo=str(REPO), dest=str(dest), tree=str(tree))], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "locked"
+    time.sleep(2)  # a.txt built, b.txt's 4 s step running
+    child.kill()
+    child.wait(timeout=30)
+    with pytest.raises(UserError, match="another './run.py gem5 setup' is building"):
+        with gem5_setup.setup_lock(dest):
+            pass
+    deadline = time.time() + 30
+    while _sconses_in(tree) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _sconses_in(tree), "scons outlived its setup"
+    # It stopped cleanly: the step it was running finished and is recorded.
+    assert (tree / "b.txt").is_file() and _rebuilds(tree) == []
+    with gem5_setup.setup_lock(dest):  # and the home is free again
+        pass
+
+
+def test_the_gem5_build_packages_are_one_list_and_the_dry_run_names_what_is_missing(tmp_path):
+    from configs.gem5 import build_deps
+    assert {"scons", "m4", "g++", "python3-dev", "ccache"} <= set(build_deps.PACKAGES)
+    assert "gcc-aarch64-linux-gnu" in build_deps.wanted(("arm",))
+    proc = _run("gem5", "setup", "--dry-run", "--dest", str(tmp_path / "g5"))
+    assert proc.returncode == 0, proc.stderr
+    line = proc.stdout.splitlines()[0]
+    missing = build_deps.missing(("x86",))
+    assert line.startswith("[packages] " + ("to do: install " + ", ".join(missing)
+                                            if missing else "done"))

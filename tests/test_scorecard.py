@@ -1,5 +1,7 @@
 """The scorecard's arithmetic on store-shaped rows whose answer is known."""
 
+from pathlib import Path
+
 import pytest
 
 from analysis import scorecard
@@ -414,3 +416,37 @@ def test_other_runs_give_the_same_comparison_from_each_sweep_that_measured_both_
     cells = dict(zip(header, next(b for b in body if b[3].startswith("stock/readlink-loop"))))
     assert cells["gem5 after/before"] == "0.986"
     assert cells["other runs"] == "0.968 (tutorial-gem5)"
+
+
+def test_the_terminal_scorecard_fits_the_width_and_shows_todays_presets():
+    # `./run.py scorecard` for a terminal: at a glance first, every line
+    # within the width, each table cut to the columns a verdict needs, and
+    # rows of presets changed since they ran left out unless --all.
+    from analysis import published, scorecard_text
+    rows = published.load(Path(__file__).resolve().parent.parent / "docs" / "data")
+    for width in (80, 120):
+        text = scorecard_text.render(rows, width=width)
+        lines = text.splitlines()
+        assert max(len(line) for line in lines) <= width
+        assert text.index("At a glance") < text.index("The seeds' claims")
+        words = " ".join(text.split())
+        assert scorecard_text.EARLIER not in words and "--all shows them" in words
+        assert words.endswith(scorecard_text.WHERE_FULL)
+    every = scorecard_text.render(rows, width=200, all_presets=True)
+    assert scorecard_text.EARLIER in every and "--all shows them" not in every
+    # Cut cells end in "...", at most a line long.
+    long = "x" * 30 + "; " + "y" * 200
+    assert scorecard_text.short(long) == "x" * 30 + " ..."
+    assert scorecard_text.short("short") == "short"
+
+
+def test_the_markdown_scorecard_is_every_column():
+    import subprocess
+    import sys
+    from analysis import published, scorecard
+    repo = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(repo / "run.py"), "scorecard", "--records",
+                          str(repo / "docs" / "data"), "--markdown"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == scorecard.markdown(published.load(repo / "docs" / "data"))

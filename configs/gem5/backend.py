@@ -25,6 +25,10 @@ _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
 # One line per committed instruction (the macro-op, printed at its last
 # micro-op), user and kernel, with its PC.
 TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMacro"
+# One line per committed micro-op instead, with its static flags (which
+# are the second of a fused pair): what the micro-op profile reads
+# (configs/gem5/uop_profile.py).
+MICRO_TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMicro,ExecFlags"
 TRACE_FILE = "trace.out.gz"  # gem5 compresses a debug file named *.gz
 JOB_FILE = "job.conf"  # the boot-once scheme's job, read by the guest's m5 readfile
 TRACE_OPTIONS = (f"--debug-flags={TRACE_FLAGS}", f"--debug-file={TRACE_FILE}")
@@ -190,23 +194,24 @@ def _boot_lines(text: str) -> list:
     return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
 
 
-def roi(group: gspec.BootGroup, cpu, outdir: Path, timeout: float, trace: bool = False,
+def roi(group: gspec.BootGroup, cpu, outdir: Path, timeout: float, trace=False,
         job=None) -> tuple:
     """Simulate the ROI on an O3 preset: (Gem5Run, console report, boot
-    record). With `trace`, gem5 also writes its Exec trace (TRACE_FILE) of
-    the run, which changes no simulated cycle. With warming "functional",
-    the group's image is the job-less handoff image and `job` is handed
-    over."""
+    record). With `trace` (True: TRACE_FLAGS; or the flags, such as
+    MICRO_TRACE_FLAGS), gem5 also writes its Exec trace (TRACE_FILE) of the
+    run, which changes no simulated cycle. With warming "functional", the
+    group's image is the job-less handoff image and `job` is handed over."""
     gem5, arch, warming = group.gem5, group.arch, group.warming
     boot = checkpoint(group, timeout)
     spec = gspec.roi_spec(group, cpu)
-    options = TRACE_OPTIONS if trace else ()
+    flags = TRACE_FLAGS if trace is True else (trace or "")
+    options = (f"--debug-flags={flags}", f"--debug-file={TRACE_FILE}") if flags else ()
     if warming != "none":
         outdir.mkdir(parents=True, exist_ok=True)
         (outdir / JOB_FILE).write_text(job.job_conf())
         spec["job_file"] = str(outdir / JOB_FILE)
-        if trace:  # the gem5 script turns the flags on at the ROI's start
-            spec["trace_flags"] = TRACE_FLAGS.split(",")
+        if flags:  # the gem5 script turns the flags on at the ROI's start
+            spec["trace_flags"] = flags.split(",")
             options = (f"--debug-file={TRACE_FILE}",)
     ran = run(gem5, arch, spec, outdir, timeout, options)
     report = console.parse(ran.console_text)

@@ -159,6 +159,7 @@ def make_processor(spec: dict):
 def make_board(spec: dict):
     processor, cores = make_processor(spec)
     sdm_entry = spec["cpu"].get("kernel_entry", "serialize") == "sdm"
+    fused_uops = spec["cpu"].get("uops", "gem5") == "fused"
     for core, cpu_type in cores:
         cpu = core.get_simobject()
         if spec.get("smap"):
@@ -175,6 +176,17 @@ def make_board(spec: dict):
                 isa.serialize_kernel_entry = False
             if cpu_type == "o3":
                 cpu.miscRegReadersWait = True
+        if fused_uops:
+            # Our series' fused decoding: instructions become the micro-ops
+            # Intel counts in the fused domain, on every ISA (decoded
+            # instructions are shared; gem5 stops on a disagreement), and
+            # O3 fuses a compare or test with the branch after it.
+            for isa in cpu.isa:
+                isa.fused_uops = True
+                if spec["cpu"].get("macro_fusible"):
+                    isa.macro_fusible = spec["cpu"]["macro_fusible"]
+            if cpu_type == "o3":
+                cpu.macroFusion = True
         if cpu_type != spec["cpu"]["type"]:
             continue  # the warming core: gem5's atomic CPU as it is
         for name, value in spec["cpu"].get("params", {}).items():

@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import arches
+from lab import arches, cache
 from lab.errors import UserError
 
 ARM_BOOTLOADER = "system/arm/bootloader/arm64/boot_foundation.arm64"
@@ -37,9 +37,12 @@ HOW_BOOTLOADER = ("build it with 'make -C system/arm/bootloader/arm64 "
 PATCHES = Path(__file__).resolve().parents[1] / "gem5-patches"
 # Strings the series compiles into gem5.opt (a TLB statistic's description,
 # the new op class's name, O3 rename's reader-wait statistic, the X86ISA
-# kernel-entry parameter): how a binary shows it was built with it all.
+# kernel-entry parameter, commit's retire-slot statistic, the micro-op
+# queue's parameter, the X86ISA fused-decoding and macro-fusion
+# parameters): how a binary shows it was built with it all.
 SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup",
-                b"miscRegReaderWaits", b"serialize_kernel_entry")
+                b"miscRegReaderWaits", b"serialize_kernel_entry", b"retireSlots",
+                b"uopQueueSize", b"fused_uops", b"macro_fusible")
 # Patch 0007: O3's Exec trace stamped at commit, for the commit profile.
 COMMIT_TICK_PATCH = PATCHES / "0007-cpu-o3-Stamp-instruction-trace-records-with-their-co.patch"
 COMMIT_TICK_SOURCE = "src/cpu/o3/commit.cc"
@@ -66,8 +69,8 @@ class SeriesState:
 
     def describe(self) -> str:
         if self.built and self.applied:
-            return (f"uaccess-lab gem5 series {series_id()} (SMAP, rep start-up, kernel entry) "
-                    f"applied and built")
+            return (f"uaccess-lab gem5 series {series_id()} (SMAP, rep start-up, kernel entry, "
+                    f"fused micro-ops, micro-op queue) applied and built")
         if self.built:
             return "binary built with the series, but the source no longer carries it"
         if self.applied:
@@ -221,13 +224,22 @@ class Gem5:
         return out
 
 
+def default_home() -> Path:
+    """Where './run.py gem5 setup' builds gem5 unless told otherwise."""
+    return cache.area("gem5")
+
+
 def home(flag: str = None) -> Path:
-    """The gem5 tree from --gem5 or GEM5_HOME, or a UserError saying how."""
+    """The gem5 tree from --gem5, else GEM5_HOME, else the one './run.py
+    gem5 setup' built at its default home; or a UserError saying how."""
     value = flag or os.environ.get("GEM5_HOME")
     if not value:
-        raise UserError("gem5 not found: set GEM5_HOME (or pass --gem5) to a gem5 source "
-                        "tree built following gem5's documentation, or build one with "
-                        "'./run.py gem5 setup'")
+        if (default_home() / "src" / "base" / "version.cc").is_file():
+            return default_home()
+        raise UserError(f"gem5 not found: build one with './run.py gem5 setup' (at "
+                        f"{default_home()}, where every command finds it), or set GEM5_HOME "
+                        f"(or pass --gem5) to a gem5 tree built following gem5's "
+                        f"documentation")
     path = Path(value).expanduser().resolve()
     if not (path / "src" / "base" / "version.cc").is_file():
         raise UserError(f"{path} is not a gem5 source tree (no src/base/version.cc); "

@@ -20,16 +20,19 @@ The archive holds what a build reads (the paths below), not gem5's test
 programs or binaries, some of which a mirror may lack.
 """
 
+import ctypes
+import fcntl
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs.gem5 import locate
+from configs.gem5 import build_deps, locate
 from lab import arches, cache, tools
 from lab.errors import UserError
 
@@ -40,16 +43,12 @@ ARCHIVE_PATHS = ("src", "system", "util", "ext", "configs", "build_opts", "build
                  "site_scons", "SConstruct", "COPYING", "LICENSE", "README.md", "include")
 # --isa names (gem5's build/<ISA>, in lower case) -> the study's arches.
 ISAS = {a.gem5_isa.lower(): a.name for a in arches.ARCHES.values()}
-# What gem5's build needs beyond a C++ compiler (gem5's documentation,
-# "Building gem5"): program -> Debian package.
-BUILD_TOOLS = {"git": "git", "tar": "tar", "scons": "scons", "g++": "g++", "m4": "m4",
-               "python3-config": "python3-dev"}
 COMMITTER = {"GIT_AUTHOR_NAME": "uaccess-lab", "GIT_AUTHOR_EMAIL": "uaccess-lab@localhost",
              "GIT_COMMITTER_NAME": "uaccess-lab", "GIT_COMMITTER_EMAIL": "uaccess-lab@localhost"}
 
 
 def default_dest() -> Path:
-    return cache.area("gem5")
+    return locate.default_home()
 
 
 def is_url(source: str) -> bool:
@@ -128,13 +127,8 @@ class Setup:
 
 
 def check(setup: Setup) -> None:
-    """Everything the steps need, before any of them runs: one line each."""
-    for program, package in BUILD_TOOLS.items():
-        if shutil.which(program) is None:
-            raise UserError(f"missing tool '{program}' for building gem5: install it with "
-                            f"'sudo apt-get install {package}'")
-    if "arm" in setup.isas:
-        tools.require(arches.get("arm64").cc)
+    """Every input the steps take, before any of them runs: one line each.
+    (What gem5's build needs of the system, build_deps installs.)"""
     if setup.dest.exists() and not setup.dest.is_dir():
         raise UserError(f"--dest {setup.dest} exists and is not a directory: choose another")
     tree = setup.dest / "src" / "base" / "version.cc"
@@ -227,8 +221,33 @@ def compiler_cache() -> Path | None:
     return None
 
 
+# gem5's Kconfig options the study turns off: no configuration of the
+# study loads SystemC or its TLM bridge (src/systemc, about a tenth of an
+# X86 build's objects). Ruby stays on: gem5's standard library requires()
+# it even for the classic caches the study uses.
+KCONFIG_OFF = ("USE_SYSTEMC",)
+
+
+def configure(setup: Setup, isa: str, say) -> None:
+    """build/<ISA>'s Kconfig: gem5's defaults for the ISA (build_opts/<ISA>),
+    then the study's KCONFIG_OFF. Done once, before the first scons of the
+    ISA: a rerun finds the config and leaves it (and what was built) be."""
+    build_dir = f"build/{isa.upper()}"
+    if (setup.dest / build_dir / "gem5.build" / "config").is_file():
+        return
+    say(f"configuring {build_dir}: build_opts/{isa.upper()}, "
+        f"{', '.join(k + '=n' for k in KCONFIG_OFF)}")
+    for args in (["defconfig", build_dir, f"build_opts/{isa.upper()}"],
+                 ["setconfig", build_dir, *(k + "=n" for k in KCONFIG_OFF)]):
+        proc = subprocess.run(["scons", *args], cwd=setup.dest, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise UserError(f"scons {' '.join(args)} failed: "
+                            f"{tools.last_lines(proc.stdout + proc.stderr)}")
+
+
 def build(setup: Setup, isa: str, variant: str, say) -> None:
     target = arches.get(ISAS[isa]).gem5_binary(variant)
+    configure(setup, isa, say)
     say(f"scons {target} -j{setup.jobs} (hours on two cores; rerun to resume)")
     env = dict(os.environ)
     links = compiler_cache()
@@ -240,7 +259,7 @@ def build(setup: Setup, isa: str, variant: str, say) -> None:
         say("no ccache: scons keeps its progress on Ctrl-C or SIGTERM, not on kill -9; "
             "'sudo apt-get install ccache' makes every compiled object survive")
     returncode, stopped = _scons([target, f"-j{setup.jobs}", "--ignore-style"],
-                                 setup.dest, env)
+                                 setup.dest, env, keep_fds=setup_lock_fds)
     if stopped:
         say(f"scons {target} stopped: what it built is kept; rerun './run.py gem5 setup' "
             f"to resume")
@@ -255,7 +274,14 @@ def build(setup: Setup, isa: str, variant: str, say) -> None:
         os.utime(setup.dest / target)
 
 
-def _scons(args: list, cwd: Path, env: dict) -> tuple:
+def _die_with_parent():
+    """In scons, before it runs: a SIGTERM when setup dies, kill -9
+    included (Linux's PR_SET_PDEATHSIG), so scons writes down what it
+    built and stops instead of building on beside a rerun."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _scons(args: list, cwd: Path, env: dict, keep_fds=()) -> tuple:
     """(exit code, whether it was stopped) of scons, waited for to the end.
 
     Stopped by Ctrl-C (the terminal signals scons too) or by a SIGTERM to
@@ -272,7 +298,8 @@ def _scons(args: list, cwd: Path, env: dict) -> tuple:
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        proc = subprocess.Popen(["scons", *args], cwd=cwd, env=env)
+        proc = subprocess.Popen(["scons", *args], cwd=cwd, env=env,
+                                preexec_fn=_die_with_parent, pass_fds=tuple(keep_fds))
         if stopped:  # the SIGTERM came before scons did
             proc.send_signal(signal.SIGTERM)
         while True:
@@ -293,7 +320,44 @@ def bootloader(setup: Setup, say) -> None:
         raise UserError(f"the Arm bootloader did not build: {tools.last_lines(proc.stderr)}")
 
 
+# The lock's file descriptor while a set-up runs: scons inherits it, so
+# the lock outlives a killed set-up until its scons has stopped too.
+setup_lock_fds = ()
+
+
+def lock_path(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".setup.lock")
+
+
+@contextmanager
+def setup_lock(dest: Path):
+    """One set-up of a gem5 home at a time: a second is refused in one
+    line while the first (or the scons it started) still runs."""
+    global setup_lock_fds
+    path = lock_path(dest)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise UserError(f"another './run.py gem5 setup' is building {dest} (it holds "
+                        f"{path}): wait for it, or stop it, then rerun") from None
+    setup_lock_fds = (fd,)
+    try:
+        yield
+    finally:
+        setup_lock_fds = ()
+        os.close(fd)
+
+
 def run(setup: Setup, say=print) -> None:
+    with setup_lock(setup.dest):
+        build_deps.install(setup.isas, say)
+        _run_steps(setup, say)
+
+
+def _run_steps(setup: Setup, say) -> None:
     for name, what, done in setup.steps():
         if done:
             say(f"[{name}] done: {what}")

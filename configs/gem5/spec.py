@@ -50,7 +50,14 @@ O3_PARAMS = {
     # stage-to-stage delays (cycles): the pipeline's depth
     "fetchToDecodeDelay", "decodeToRenameDelay", "renameToIEWDelay", "iewToCommitDelay",
     "issueToExecuteDelay",
+    # the micro-op queue between decode and rename (our series; 0: none)
+    "uopQueueSize",
 }
+# O3 parameters only our patch series has: a point that sets one needs it.
+O3_SERIES_PARAMS = ("uopQueueSize",)
+# O3 parameters for which 0 means something (no micro-op queue); every
+# other is a count of at least 1.
+O3_ZERO_MEANS_NONE = ("uopQueueSize",)
 
 # What gem5 v24's O3 can take of those (src/cpu/o3): the stage widths at
 # most its compiled MaxWidth (fetch.cc and the others fail above it), the
@@ -93,6 +100,20 @@ BRANCH_PREDICTORS = ("LocalBP", "TournamentBP", "BiModeBP", "LTAGE", "TAGE_SC_L_
 # the writes). A preset's `kernel_entry`, or a sweep's cpu.kernel_entry.
 KERNEL_ENTRY = ("serialize", "sdm")
 KERNEL_ENTRY_DEFAULT = "serialize"
+
+# How x86 instructions become micro-ops (our series, X86ISA.fused_uops and
+# O3's macroFusion): "gem5", v24's microcode as it is; or "fused", as
+# Intel's cores count them in the fused domain (one micro-op for a jump,
+# an operation with an immediate, a RIP-relative access; a load with its
+# operation, a store of an immediate and the stack engine's RSP updates
+# in one slot; a compare or test fused with the branch after it). A
+# preset's `uops`, or a sweep's cpu.uops.
+UOPS = ("gem5", "fused")
+UOPS_DEFAULT = "gem5"
+# Which instructions may be the first of a macro-fused pair on fused
+# decoding (X86ISA.macro_fusible, our series' patch 0017): a preset's
+# `macro_fusible`; absent, Sandy Bridge's and later cores' set.
+MACRO_FUSIBLE = ("TEST", "AND", "CMP", "ADD", "SUB", "INC", "DEC")
 
 # Op classes whose FU-pool latency a preset may set ([fu_latency]); each
 # is in gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py).
@@ -137,6 +158,11 @@ def needs_series(arch: str, smap_model: str, cpu) -> str:
         return f"CPU preset {cpu.name}'s {REP_STARTUP_OP_CLASS} latency"
     if getattr(cpu, "kernel_entry", KERNEL_ENTRY_DEFAULT) != KERNEL_ENTRY_DEFAULT:
         return f"CPU preset {cpu.name}'s kernel_entry {cpu.kernel_entry}"
+    if getattr(cpu, "uops", UOPS_DEFAULT) != UOPS_DEFAULT:
+        return f"CPU preset {cpu.name}'s uops {cpu.uops}"
+    for name in O3_SERIES_PARAMS:
+        if name in getattr(cpu, "params", {}):
+            return f"CPU preset {cpu.name}'s {name}"
     return ""
 
 
@@ -174,11 +200,13 @@ class CpuPreset:
     # fitted on, whose scorecard rows on it are fits, not predictions.
     calibrated_from: str = ""
     fitted_on: tuple = ()
+    uops: str = UOPS_DEFAULT  # one of UOPS
+    macro_fusible: tuple = ()  # of MACRO_FUSIBLE; () keeps the series' default (all)
 
     # The fields that make the simulated machine (what a run's record of
     # its preset is compared on to say whether the preset has changed since).
     MACHINE_FIELDS = ("type", "params", "fu_latency", "fu_count", "branch_predictor",
-                      "kernel_entry")
+                      "kernel_entry", "uops", "macro_fusible")
 
     def as_record(self) -> dict:
         record = dict(self.__dict__)
@@ -191,6 +219,12 @@ class CpuPreset:
             del record["fu_latency"]
         if self.kernel_entry == KERNEL_ENTRY_DEFAULT:
             del record["kernel_entry"]
+        if self.uops == UOPS_DEFAULT:
+            del record["uops"]
+        if not self.macro_fusible:
+            del record["macro_fusible"]
+        else:
+            record["macro_fusible"] = list(self.macro_fusible)
         if not self.fu_count:
             del record["fu_count"]
         if not self.branch_predictor:
@@ -215,13 +249,14 @@ class CachePreset:
 # models a ROI may run on (gem5's standard-library CPU types).
 CPU_TYPES = ("atomic", "timing", "minor", "o3")
 PRESET_KEYS = {"arch", "type", "description", "params", "fu_latency", "kernel_entry",
-               "fu_count", "branch_predictor", "documented", "calibrated_from", "fitted_on"}
-# A seed's id: its file's stem in ../shared/seeds (003_745c0868b36e6c6e).
+               "fu_count", "branch_predictor", "documented", "calibrated_from", "fitted_on",
+               "uops", "macro_fusible"}
+# A seed's id (003_745c0868b36e6c6e): its key in analysis/seeds.toml (docs/seeds.md).
 SEED_ID = re.compile(r"[0-9]{3}_[0-9a-f]{16}")
 # What the probe workload (workloads/src/probe.c) measures that a preset
 # may document, in core cycles: a mispredicted branch, a dependent add, a
 # load from memory (the cache levels' are the cache preset's latencies).
-DOCUMENTED = ("mispredict", "add", "mem")
+DOCUMENTED = ("mispredict", "add", "mem", "syscall")
 # The most units of one kind gem5's O3 could use: its widths are capped at
 # MaxWidth (src/cpu/o3/limits.hh, 12).
 MAX_FU_COUNT = 12
@@ -242,8 +277,8 @@ def check_branch_predictor(name, where: str) -> str:
 
 def check_o3_param(name: str, value, where: str) -> int:
     """One O3 parameter's value, against what gem5's O3 can build."""
-    inputs.number(value, where, integer=True, minimum=1, maximum=UNSIGNED_MAX,
-                  why_maximum="gem5's Param.Unsigned, 32 bits")
+    inputs.number(value, where, integer=True, minimum=0 if name in O3_ZERO_MEANS_NONE else 1,
+                  maximum=UNSIGNED_MAX, why_maximum="gem5's Param.Unsigned, 32 bits")
     if name in O3_WIDTHS:
         inputs.number(value, where, integer=True, maximum=MAX_FU_COUNT,
                       why_maximum="O3's compiled MaxWidth, src/cpu/o3/limits.hh")
@@ -268,6 +303,14 @@ def check_kernel_entry(value, arch: str, where: str) -> str:
     if value != KERNEL_ENTRY_DEFAULT and not arches.get(arch).gem5_series:
         raise UserError(f"{where}: kernel_entry {value} is x86-only (SYSCALL, SYSRET, "
                         f"SWAPGS); an {arch} CPU keeps gem5's")
+    return value
+
+
+def check_uops(value, arch: str, where: str) -> str:
+    inputs.one_of(value, UOPS, f"{where}: uops")
+    if value != UOPS_DEFAULT and not arches.get(arch).gem5_series:
+        raise UserError(f"{where}: uops {value} is x86-only (our series' x86 decoding); an "
+                        f"{arch} CPU keeps gem5's")
     return value
 
 
@@ -298,6 +341,12 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
                       maximum=MAX_LATENCY, why_maximum="more than a DRAM access")
     entry = check_kernel_entry(data.get("kernel_entry", KERNEL_ENTRY_DEFAULT), arch,
                                str(path))
+    uops = check_uops(data.get("uops", UOPS_DEFAULT), arch, str(path))
+    fusible = data.get("macro_fusible", [])
+    if fusible and (uops != "fused" or not isinstance(fusible, list) or not fusible
+                    or not all(isinstance(m, str) and m in MACRO_FUSIBLE for m in fusible)):
+        raise UserError(f"{path}: macro_fusible must be a list of {', '.join(MACRO_FUSIBLE)} "
+                        f"beside uops = \"fused\", got {inputs.short(repr(fusible))}")
     fu_count = inputs.table(data.get("fu_count", {}), str(path), "fu_count")
     bp = data.get("branch_predictor", "")
     for fu, n in fu_count.items():
@@ -307,9 +356,10 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
                                                 "documented"), DOCUMENTED, str(path), "documented")
     for k, v in documented.items():
         inputs.number(v, f"{path}: [documented] {k} (cycles)", positive=True)
-    if kind != "o3" and (entry != KERNEL_ENTRY_DEFAULT or fu_count or bp):
-        raise UserError(f"{path}: kernel_entry, [fu_count] and branch_predictor are O3 "
-                        f"settings; a {kind} preset takes none")
+    if kind != "o3" and (entry != KERNEL_ENTRY_DEFAULT or fu_count or bp or
+                         uops != UOPS_DEFAULT):
+        raise UserError(f"{path}: kernel_entry, uops, [fu_count] and branch_predictor are "
+                        f"O3 settings; a {kind} preset takes none")
     base, fitted = data.get("calibrated_from", ""), data.get("fitted_on", [])
     if not isinstance(base, str) or "/" in base:
         raise UserError(f"{path}: calibrated_from must be a CPU preset's name, got {base!r}")
@@ -319,7 +369,7 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
                         f"\"000_ccfae2f7fd7a499e\", got {inputs.short(repr(fitted))}")
     return CpuPreset(path.stem, arch, kind, str(data.get("description", "")), params,
                      dict(fu_latency), entry, dict(fu_count) or None, bp,
-                     dict(documented) or None, base, tuple(fitted))
+                     dict(documented) or None, base, tuple(fitted), uops, tuple(fusible))
 
 
 def cpu_preset_names(arch: str = None) -> list:
@@ -368,6 +418,7 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
         raise UserError(f"CPU preset '{cpu.name}' is a {cpu.type} CPU: O3 parameters do not apply")
     where = f"CPU preset {cpu.name}"
     entry = overrides.pop("kernel_entry", cpu.kernel_entry)
+    uops = overrides.pop("uops", cpu.uops)
     bp = check_branch_predictor(overrides.pop("branch_predictor", cpu.branch_predictor), where)
     fu_count = {k[len(FU_COUNT_PREFIX):]: overrides.pop(k) for k in list(overrides)
                 if k.startswith(FU_COUNT_PREFIX)}
@@ -384,13 +435,15 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
                     if (cpu.fu_count or {}).get(k) != v})
     if entry != cpu.kernel_entry:
         changed["kernel_entry"] = check_kernel_entry(entry, cpu.arch, where)
+    if uops != cpu.uops:
+        changed["uops"] = check_uops(uops, cpu.arch, where)
     if bp != cpu.branch_predictor:
         changed["branch_predictor"] = bp
     if not changed:
         return cpu
     name = cpu.name + "".join(f"+{k}={v}" for k, v in sorted(changed.items()))
     return replace(cpu, name=name, params=dict(cpu.params, **overrides), kernel_entry=entry,
-                   branch_predictor=bp, fu_count=dict(cpu.fu_count or {}, **fu_count) or None)
+                   uops=uops, branch_predictor=bp, fu_count=dict(cpu.fu_count or {}, **fu_count) or None)
 
 
 # A cache preset is two levels (gem5's PrivateL1PrivateL2CacheHierarchy,
@@ -405,6 +458,32 @@ DRAMS = ("SingleChannelDDR3_1600", "SingleChannelDDR3_2133", "SingleChannelDDR4_
          "DualChannelDDR3_1600", "DualChannelDDR3_2133", "DualChannelDDR4_2400")
 _SIZE = re.compile(r"^([1-9][0-9]{0,5})(KiB|MiB)$")
 TWO_LEVEL_ASSOC = {"l1i": 8, "l1d": 8, "l2": 16}  # gem5 v24's L1ICache, L1DCache, L2Cache
+
+
+# What gem5 adds to a load's latency on the way to and from each level of
+# the three-level hierarchy (configs/gem5/three_level_caches.py), beyond
+# the lookups, in core cycles: measured by the probe workload with each
+# level's own lookup set to its whole documented step (the seeds-era sweep
+# of 2026-11-25, docs/data/seeds-era.jsonl.gz in git history at 9d4f473;
+# the same on both era machines): an L1D hit delivered its lookup + 1.0
+# (O3 wakes a load's dependants the cycle after the cache responds), an
+# L2 hit the L1D's and the L2's lookups + 4.0 (the L2 crossbar's frontend
+# and response latencies, the L2's response latency, and that cycle), an
+# L3 hit the three lookups + 16.1 (the same again at the L3's crossbar and
+# response, and the L2's and L3's miss handling and fills).
+GEM5_ADDS = {"l1d": 1, "l2": 4, "l3": 16}
+
+
+def own_latencies(sizes: dict) -> dict:
+    """Each level's own lookup latency in a three-level preset, so that a
+    load delivers the documented cumulative figure: the figure less the
+    lookups above it (a miss pays them in gem5 before it goes on) and
+    GEM5_ADDS. The L1I is looked up beside the L1D, by fetch, which no
+    load's wake-up follows: its own is its documented figure."""
+    l1d = sizes["l1d_latency"] - GEM5_ADDS["l1d"]
+    l2 = sizes["l2_latency"] - l1d - GEM5_ADDS["l2"]
+    l3 = sizes["l3_latency"] - l1d - l2 - GEM5_ADDS["l3"]
+    return {"l1i": sizes["l1i_latency"], "l1d": l1d, "l2": l2, "l3": l3}
 
 
 def _cache_size(value, where: str) -> str:
@@ -456,12 +535,14 @@ def load_cache(name: str) -> CachePreset:
                             f"change the size" + (" or the ways" if three else ""))
     if "l3_size" in data:
         inputs.one_of(data["dram"], DRAMS, f"{path}: dram")
-        # Documented latencies are load-to-use, so each level's exceeds the one above.
-        for upper, lower in (("l1d", "l2"), ("l2", "l3")):
-            if data[f"{lower}_latency"] <= data[f"{upper}_latency"]:
-                raise UserError(f"{path}: {lower}_latency ({data[f'{lower}_latency']}) must "
-                                f"exceed {upper}_latency ({data[f'{upper}_latency']}): both "
-                                f"are load-to-use times")
+        # Documented latencies are load-to-use, so each level's exceeds the one above,
+        # by more than gem5 adds on the way: each level keeps a lookup of a cycle at least.
+        for level, lookup in own_latencies(data).items():
+            if lookup < 1:
+                raise UserError(f"{path}: {level}_latency {data[f'{level}_latency']} leaves the "
+                                f"{level} no lookup of its own once gem5's {GEM5_ADDS[level]} "
+                                f"cycles on the way and the levels above are taken off "
+                                f"(configs/gem5/spec.py, GEM5_ADDS): raise it")
     sizes = {k: data[k] for k in keys}
     return CachePreset(name, str(data.get("description", "")), sizes)
 
@@ -519,7 +600,8 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
         "disk_device": arches.get(arch).gem5_disk,
         "kernel_args": boot_args(arch, boot.smap_model, warming),
         "memory": MEMORY, "clock": CLOCK,
-        "cache": dict(boot.cache.sizes),
+        "cache": dict(boot.cache.sizes, **({"own_latencies": own_latencies(boot.cache.sizes)}
+                                           if "l3_size" in boot.cache.sizes else {})),
         "cpu": {"type": cpu.type, "params": dict(cpu.params),
                 "fu_latency": dict(cpu.fu_latency)},
         # gem5's X86ISA.smap (our series): CPUID advertises SMAP and SMEP.
@@ -529,6 +611,10 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
     # Each only where set, so older specs (and their keys) stay as they were.
     if cpu.kernel_entry != KERNEL_ENTRY_DEFAULT:
         spec["cpu"]["kernel_entry"] = cpu.kernel_entry
+    if cpu.uops != UOPS_DEFAULT:
+        spec["cpu"]["uops"] = cpu.uops
+    if cpu.macro_fusible:
+        spec["cpu"]["macro_fusible"] = list(cpu.macro_fusible)
     if cpu.fu_count:
         spec["cpu"]["fu_count"] = dict(cpu.fu_count)
     if cpu.branch_predictor:
@@ -555,6 +641,7 @@ def checkpoint_key(boot: BootGroup) -> str:
         inputs["warming"] = warming
     if "l3_size" in cache_preset.sizes:  # only then: two-level keys stay as they were
         inputs["hierarchy"] = cache.file_sha256(THREE_LEVEL)
+        inputs["own_latencies"] = own_latencies(cache_preset.sizes)
     return cache.content_key(inputs)
 
 

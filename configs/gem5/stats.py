@@ -51,6 +51,14 @@ CORE = {
     "rename_squash_cycles": (".rename.squashCycles",),
     "icache_stall_cycles": (".fetchStats0.icacheStallCycles",),
     "fetch_cache_lines": (".fetch.cacheLines",),
+    # Our series' fused micro-ops (patches 0010-0016): the slots of
+    # commit's width the ROI used (Intel's UOPS_RETIRED.RETIRE_SLOTS; the
+    # committed micro-ops where nothing is fused), the branches fetch
+    # fused with the instruction before them (wrong path included), and
+    # the cycles the micro-op queue before rename held decode back.
+    "retire_slots": (".commit.retireSlots",),
+    "macro_fused": (".fetch.macroFused",),
+    "uop_queue_full_cycles": (".rename.uopQueueFullCycles",),
 }
 GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
           "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
@@ -160,7 +168,8 @@ def summary(stats: dict, text: bool = True) -> dict:
     for k in ("cycles", "insts", "ops", "branch_mispredicts", "squashed_insts",
               "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses",
               "l1i_misses", "l2_misses", "l3_misses", "serializing_insts",
-              "serialize_stall_cycles", "misc_reader_waits"):
+              "serialize_stall_cycles", "misc_reader_waits", "retire_slots", "macro_fused",
+              "uop_queue_full_cycles"):
         if out[k] is not None:
             out[k] = int(out[k])
     if out["ipc"] is None and out["cycles"] and out["insts"]:

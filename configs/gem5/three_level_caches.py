@@ -8,12 +8,13 @@
 # this one extends its base class the same way.
 #
 # Latencies: a preset gives each level's documented load-to-use latency in
-# core cycles (L1D 4, L2 12, L3 42 on Skylake), which is cumulative: an L2
-# hit has already missed in L1. Each level's own lookup is therefore the
-# difference from the level above (L2: 12 - 4 = 8), set as both its tag
-# and data latency (gem5 classic caches look both up in parallel unless
-# sequential_access, so a hit costs max(tag, data)). The probe workload
-# measures what the whole core delivers against the documented figures.
+# core cycles (L1D 4, L2 12, L3 42 on Skylake), which is cumulative. Each
+# level's own lookup, which the host works out from them (spec.py,
+# own_latencies: the figure less the lookups above it and what gem5 adds
+# on the way), is set as both its tag and data latency (gem5 classic
+# caches look both up in parallel unless sequential_access, so a hit costs
+# max(tag, data)). The probe workload measures what the whole core
+# delivers against the documented figures.
 
 from m5.objects import BadAddr, Cache, L2XBar, StridePrefetcher, SystemXBar
 
@@ -23,14 +24,6 @@ from gem5.components.cachehierarchies.classic.abstract_classic_cache_hierarchy i
 from gem5.isas import ISA
 
 LEVELS = ("l1i", "l1d", "l2", "l3")
-
-
-def own_latencies(spec: dict) -> dict:
-    """Each level's own lookup latency from the cumulative documented ones
-    (L1I is looked up beside L1D, so its own is its whole)."""
-    return {"l1i": spec["l1i_latency"], "l1d": spec["l1d_latency"],
-            "l2": spec["l2_latency"] - spec["l1d_latency"],
-            "l3": spec["l3_latency"] - spec["l2_latency"]}
 
 
 def _cache(spec: dict, level: str, latency: int, **extra) -> Cache:
@@ -47,7 +40,7 @@ class ThreeLevelCacheHierarchy(AbstractClassicCacheHierarchy):
     def __init__(self, spec: dict):
         AbstractClassicCacheHierarchy.__init__(self=self)
         self._spec = dict(spec)
-        self._lat = own_latencies(spec)
+        self._lat = spec["own_latencies"]
         self.membus = SystemXBar(width=64)
         self.membus.badaddr_responder = BadAddr()
         self.membus.default = self.membus.badaddr_responder.pio

@@ -1,0 +1,106 @@
+"""What an x86 ROI's instructions become in gem5's micro-ops, form by form.
+
+A ROI run with gem5's Exec trace of micro-ops (backend.MICRO_TRACE_FLAGS)
+prints every committed micro-op with its instruction's form, as gem5 names
+it (CMP_R_I: CMP, a register and an immediate; P is a RIP-relative memory
+operand), and its static flags. From them: per form, the instructions the
+ROI committed, their micro-ops, and the slots those took of the in-order
+stages' widths. A slot is a micro-op, less the second of each fused pair:
+a micro-op flagged IsFusedTail (our series' fused decoding) rides with the
+one before it, and so does a conditional jump fused with the instruction
+before it when O3 fuses (macroFusion: the rules below are patch 0013's,
+X86MicroopBase::macroFusesWith, and the test holds this count to gem5's
+own commit.retireSlots statistic).
+
+This is how the table of where gem5's 2.4 micro-ops per instruction come
+from is measured (docs/machines.md), on either decoding.
+"""
+
+import gzip
+import re
+from collections import defaultdict
+from pathlib import Path
+
+# "<tick>: <cpu>: 0x<pc>.<upc> :   <FORM> : <mnemonic>   <operands> : ...
+#  flags=(IsInteger|IsMicroop|...)"; a micro-op without operands prints
+# "<FORM>.<mnemonic>" instead.
+_LINE = re.compile(r"^\s*(\d+): \S+: (0x[0-9a-f]+)\.\s*(\d+) :\s+([A-Za-z0-9_]+)"
+                   r"(?: : |\.)(\S+)")
+_FLAGS = re.compile(r"flags=\(([^)]*)\)")
+# The micro-op of the m5 op that ends the ROI (m5 workend).
+WORKEND = "gem5op"
+
+# Macro-fusion as patch 0013 has it (Intel Optimization Reference Manual,
+# 248966, 2.3.2.1 and its Haswell edition's Table 3-2): what a form can be
+# as the first of a pair, and which conditional jumps each kind fuses with.
+_FIRST_FORMS = {
+    "TEST": ("R_R", "R_I", "R_M", "M_R"), "AND": ("R_R", "R_I", "R_M"),
+    "CMP": ("R_R", "R_I", "R_M", "M_R"), "ADD": ("R_R", "R_I", "R_M"),
+    "SUB": ("R_R", "R_I", "R_M"), "INC": ("R",), "DEC": ("R",)}
+_JCC_AB = {"JB_I", "JNB_I", "JBE_I", "JNBE_I"}
+_JCC_ELG = {"JZ_I", "JNZ_I", "JL_I", "JNL_I", "JLE_I", "JNLE_I"}
+_JCC_SPO = {"JS_I", "JNS_I", "JP_I", "JNP_I", "JO_I", "JNO_I"}
+
+
+def macro_fuses(first: str, second: str, fusible=tuple(_FIRST_FORMS)) -> bool:
+    """Whether form `first` fuses with the conditional jump `second`, where
+    the mnemonics in `fusible` may be a pair's first (X86ISA.macro_fusible)."""
+    op, _, form = first.partition("_")
+    if op not in fusible or form not in _FIRST_FORMS.get(op, ()):
+        return False
+    if op in ("TEST", "AND"):
+        return second in _JCC_AB | _JCC_ELG | _JCC_SPO
+    if op in ("CMP", "ADD", "SUB"):
+        return second in _JCC_AB | _JCC_ELG
+    return second in _JCC_ELG
+
+
+def micro_ops(trace: Path):
+    """(form, mnemonic, flags) of each micro-op the ROI's trace holds,
+    up to and including the m5 workend; a ValueError without one."""
+    opener = gzip.open if trace.suffix == ".gz" else open
+    with opener(trace, "rt", errors="replace") as f:
+        for line in f:
+            m = _LINE.match(line)
+            if not m:
+                continue  # gem5's own messages
+            flags = _FLAGS.search(line)
+            yield m.group(4), m.group(5), set(flags.group(1).split("|")) if flags else set()
+            if m.group(5).lower() == WORKEND:
+                return
+    raise ValueError(f"{trace}: the trace has no m5 workend: the ROI never ended")
+
+
+def profile(trace: Path, macro_fusion: bool, fusible=tuple(_FIRST_FORMS)) -> dict:
+    """{"instructions", "micro_ops", "slots", "macro_fused", "forms": {form:
+    [instructions, micro-ops, slots]}} of a ROI's micro-op trace;
+    `macro_fusion`: whether the run's O3 fused (fused decoding), with
+    `fusible` the mnemonics that may be a pair's first."""
+    forms = defaultdict(lambda: [0, 0, 0])
+    form, uops, slots = None, 0, 0
+    prev_form, prev_fusible = None, False
+    fused_pairs = 0
+    for name, mnemonic, flags in micro_ops(trace):
+        if form is None:
+            form = name  # a ROM micro-op names the ROM: the instruction is its first's
+        uops += 1
+        slots += 0 if "IsFusedTail" in flags else 1
+        if "IsLastMicroop" not in flags:
+            continue
+        single_jcc = uops == 1 and {"IsCondControl", "IsDirectControl"} <= flags
+        if (macro_fusion and single_jcc and prev_fusible
+                and macro_fuses(prev_form, form, fusible)):
+            slots -= 1
+            fused_pairs += 1
+            prev_fusible = False  # a branch is nobody's first
+        else:
+            prev_fusible = True
+        entry = forms[form]
+        entry[0] += 1
+        entry[1] += uops
+        entry[2] += slots
+        prev_form, form, uops, slots = form, None, 0, 0
+    return {"instructions": sum(v[0] for v in forms.values()),
+            "micro_ops": sum(v[1] for v in forms.values()),
+            "slots": sum(v[2] for v in forms.values()), "macro_fused": fused_pairs,
+            "forms": {k: v for k, v in sorted(forms.items(), key=lambda kv: -kv[1][1])}}

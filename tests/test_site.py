@@ -1,0 +1,156 @@
+"""The site `make docs` builds: every figure drawn from docs/data, a strict
+mkdocs build, and every image, stylesheet, script and internal link of
+the built HTML a file that is there (opened from disk, a link to a folder
+is a directory listing, and a link to a missing anchor lands at the top).
+
+The build runs on a copy of docs/ without a single PNG, so each image a
+page shows must be one docs/figures.py draws from the published records,
+with no simulator and no store; the pages themselves are the generated
+ones in git (tests/test_docs.py checks those against the data). Seconds:
+drawing the figures, then one mkdocs build."""
+
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MKDOCS_MIN = (1, 5)
+HOW = (f"'make docs' installs it, or 'PIP_BREAK_SYSTEM_PACKAGES=1 {sys.executable} -m pip "
+       f"install \"mkdocs>=1.5\"' (the variable lets pip install beside Debian's own "
+       f"packages)")
+# The sections a reader opens the site for; each must be in the nav.
+SECTIONS = ("Guide", "Tutorial", "Results", "Scorecard", "Reference")
+
+
+def _need_mkdocs():
+    """mkdocs >= 1.5 for this Python, or a failure that says how to get it:
+    Debian 12's own mkdocs (1.4.2) cannot read mkdocs.yml, and a site test
+    that skipped would let a broken site ship."""
+    try:
+        import mkdocs
+    except ImportError:
+        pytest.fail(f"mkdocs is not installed for {sys.executable}: {HOW}")
+    version = tuple(int(x) for x in mkdocs.__version__.split(".")[:2])
+    if version < MKDOCS_MIN:
+        pytest.fail(f"mkdocs {mkdocs.__version__} ({mkdocs.__file__}) is older than "
+                    f"{'.'.join(map(str, MKDOCS_MIN))}, which mkdocs.yml needs (exclude_docs, "
+                    f"validation; Debian 12's package is 1.4.2): {HOW}")
+
+
+class _Page(HTMLParser):
+    """The URLs a page loads or links to, and the ids it has."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.urls, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("id", "name") if tag == "a" else ("id",):
+            if attrs.get(name):
+                self.ids.add(attrs[name])
+        for name in ("href", "src"):
+            if attrs.get(name) is not None and tag in ("a", "img", "link", "script"):
+                self.urls.append((tag, attrs[name]))
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    _need_mkdocs()
+    tmp = tmp_path_factory.mktemp("site")
+    docs = tmp / "docs"
+    # No data (figures.py reads the repository's), no PNG: every image
+    # must be drawn below.
+    shutil.copytree(REPO / "docs", docs,
+                    ignore=shutil.ignore_patterns("data", "__pycache__", "*.png", "*.py"))
+    proc = subprocess.run([sys.executable, "docs/figures.py", "--all", "--docs", str(docs)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"docs/figures.py --all:\n{proc.stdout}{proc.stderr}"
+    config = tmp / "mkdocs.yml"
+    config.write_text(f"INHERIT: {REPO / 'mkdocs.yml'}\n"
+                      f"docs_dir: {docs}\n"
+                      f"site_dir: {tmp / 'site'}\n")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f",
+                           str(config)], cwd=tmp, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stderr}"
+    warnings = [line for line in proc.stderr.splitlines() if "WARNING" in line]
+    assert not warnings, "\n".join(warnings)
+    return tmp / "site"
+
+
+def test_figures_help_is_help():
+    proc = subprocess.run([sys.executable, "docs/figures.py", "--help"], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage:"), proc.stderr
+    assert "docs/data" in proc.stdout
+
+
+def test_the_site_has_every_section_as_files(site):
+    index = (site / "index.html").read_text()
+    for section in SECTIONS:
+        assert f">{section}" in index, f"{section} is not in the site's navigation"
+    # use_directory_urls: false: a page is page.html, never page/index.html.
+    assert (site / "scorecard.html").is_file() and (site / "tutorial" / "smap.html").is_file()
+    assert not (site / "scorecard").exists()
+
+
+def test_every_image_and_internal_link_resolves(site):
+    pages = {path: _parse(path) for path in sorted(site.rglob("*.html"))
+             # 404.html is what a server answers for a missing path, so its
+             # links are absolute: it is never opened from disk.
+             if path.name != "404.html"}
+    assert len(pages) >= 25
+    broken, images = [], set()
+    for path, page in pages.items():
+        where = path.relative_to(site)
+        for tag, url in page.urls:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith("//") or url == "#":
+                continue  # another site's, or the theme's menu toggles
+            if url.startswith("/"):
+                broken.append(f"{where}: {tag} {url}: an absolute path, the disk's root "
+                              f"when opened from a file")
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if not target.is_file():
+                why = "a folder (a directory listing from disk)" if target.is_dir() \
+                    else "missing"
+                broken.append(f"{where}: {tag} {url}: {why}")
+                continue
+            if tag == "img":
+                images.add(target)
+            if parts.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else _parse(target).ids
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{where}: {tag} {url}: no id '{parts.fragment}' there")
+    assert not broken, f"{len(broken)} broken:\n" + "\n".join(broken[:40])
+    # Every figure a page shows is a PNG drawn above, and the tutorial's
+    # chapters show theirs.
+    names = {p.name for p in images}
+    assert {"smap.png", "batching.png", "pan.png", "namecmp.png", "symlink.png",
+            "smap-cycles.png", "warmup-warmup.png"} <= names, names
+    for image in images:
+        assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and image.stat().st_size > 5000, \
+            image
+
+
+def test_make_docs_runs_no_simulation_and_installs_only_the_sites_needs():
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    proc = subprocess.run(["make", "-n", "docs"], cwd=REPO, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "run.py" not in proc.stdout, "make docs runs a sweep"
+    assert "APT_PACKAGES" not in proc.stdout and "slurm" not in proc.stdout
+    assert "mkdocs build --strict" in proc.stdout
