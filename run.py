@@ -15,6 +15,7 @@
     ./run.py scorecard [--records docs/data]         # seeds' hardware vs gem5
     ./run.py export SWEEP_FILE... [--to docs/data]   # the store's rows as published data
     ./run.py compare [--records docs/data]           # your runs beside the published ones
+    ./run.py reproduce [--only SWEEP...] [--dry-run] # the whole published study, costed, run, compared
     ./run.py simpoint ROI.bb [--max-k 10]            # SimPoint 3.2's method: points, weights
 
 Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/;
@@ -48,7 +49,7 @@ def _missing_package(e: ModuleNotFoundError) -> bool:
 
 try:
     from analysis import (compare, figures, findings, published, report, roi_trace,  # noqa: E402
-                          scorecard, scorecard_text, store, table)
+                          scorecard, scorecard_text, store, study_cost, table)
     from buildroot import assemble, buildroot_image  # noqa: E402
     from configs import calibrate, local_executor, runs, simpoint_method, sweep  # noqa: E402
     from configs import point as run_point  # noqa: E402
@@ -100,8 +101,13 @@ def cmd_list(args) -> int:
     print("workloads: " + ", ".join(script.workload_names()))
     print("backends:  " + ", ".join(runs.BACKENDS))
     print("profiles:  " + ", ".join(qemu.profile_names()) + "  (QEMU)")
-    print("presets:   " + ", ".join(gem5_spec.cpu_preset_names())
-          + "  (gem5 CPU models: configs/gem5-presets/cpu)")
+    every = sorted(gem5_spec.preset_files("cpu"))
+    roi = set(gem5_spec.cpu_preset_names())
+    print("presets:   " + ", ".join(p if p in roi else f"{p} (the boot's functional CPU)"
+                                    for p in every)
+          + "  (gem5 CPU models: configs/gem5-presets/cpu; --cpu-preset takes any)")
+    print("caches:    " + ", ".join(gem5_spec.cache_preset_names())
+          + "  (gem5 cache presets: configs/gem5-presets/cache)")
     print("smap models (x86 gem5): " + ", ".join(gem5_spec.SMAP_MODELS))
     print("kernel layers: " + ", ".join(variants.layer_names()))
     print(f"cache:     {cache.cache_root()}")
@@ -474,8 +480,15 @@ def cmd_sweep(args) -> int:
     if args.dry_run:
         print(local_executor.describe(planned))
         return 0
+    return _run_sweep(sw, planned, args)
+
+
+def _run_sweep(sw, planned: list, args, quiet: bool = False) -> int:
+    """Run a planned sweep's unfinished points (local pool or Slurm), store
+    every outcome, and say what the sweep gave (quiet: failures only)."""
     db = Path(args.results) / STORE_NAME
-    store.ingest_one(db, store.set_plan, sw.name, [pl.key for pl in planned], args.arch)
+    store.ingest_one(db, store.set_plan, sw.name, [pl.key for pl in planned],
+                     getattr(args, "arch", None))
 
     def record(outcome):
         p = outcome.planned.point
@@ -493,12 +506,13 @@ def cmd_sweep(args) -> int:
     else:
         outcomes = local_executor.execute(sw, planned, args.workers, record, args.jobs)
     records = [o.record for o in outcomes if o.record]
-    # The counts per group, the findings, gem5's cycles, guest time under
-    # TCG last: from the store, as the report has them.
-    print(report.summary(db, sw.name), end="")
-    report_path = report.write(db, sw.name, Path(args.results) / sw.name)
-    print(f"store:  {db}")
-    print(f"report: {report_path}")
+    if not quiet:
+        # The counts per group, the findings, gem5's cycles, guest time under
+        # TCG last: from the store, as the report has them.
+        print(report.summary(db, sw.name), end="")
+        report_path = report.write(db, sw.name, Path(args.results) / sw.name)
+        print(f"store:  {db}")
+        print(f"report: {report_path}")
     failures = [o for o in outcomes if o.error]
     for o in failures:
         print(f"failed: {o.planned.point.label()}: {o.error}", file=sys.stderr)
@@ -610,7 +624,7 @@ def cmd_scorecard(args) -> int:
 def cmd_export(args) -> int:
     """A sweep's finished rows from the store into the repository's data:
     a sweep file's, or a calibrate command's (named as its store sweep)."""
-    names, commands, sweep_arches = [], {}, {}
+    names, commands, sweep_arches, sources = [], {}, {}, {}
     for f in args.files:  # every one checked first
         if f.startswith("calibrate-") and not Path(f).exists():
             commands[f] = calibrate.command_of(f)
@@ -619,6 +633,9 @@ def cmd_export(args) -> int:
             sw = sweep.load(f)
             names.append(sw.name)
             sweep_arches[sw.name] = {p.arch for p in sw.points}
+            # Which sweep file made the rows, as it was: reproduce finds it
+            # again, and says so where it has changed since.
+            sources[sw.name] = published.sweep_source(Path(f), REPO)
     inputs.output_dir(args.to, "--to", write=True)
     db = Path(args.results) / STORE_NAME
     if not db.is_file():
@@ -643,11 +660,130 @@ def cmd_export(args) -> int:
         rows = kept + rows
         command = commands.get(name, f"./run.py sweep configs/sweeps/{name}.toml")
         command += published.arch_flags({r["arch"] for r in rows}, sweep_arches.get(name))
-        published.export(rows, name, path, command)
+        published.export(rows, name, path, command, sources.get(name))
         also = f" ({len(kept)} were published already: " \
                f"{', '.join(sorted({r['arch'] for r in kept}))})" if kept else ""
         print(f"{path}: {len(rows)} rows, {path.stat().st_size:,} bytes{also}")
     return 0
+
+
+def cmd_reproduce(args) -> int:
+    """Every published sweep, planned, costed from its own records, run
+    where not finished here, and compared with what was published."""
+    found = published.sources(Path(args.records), REPO)
+    names = [s.name for s in found]
+    for name in args.only or ():
+        if name not in names:
+            raise UserError(f"--only {name}: no published file of that sweep under "
+                            f"{args.records} (published: {', '.join(sorted(names))})")
+    chosen = [s for s in found if not args.only or s.name in args.only]
+    if args.executor == "slurm":
+        slurm_executor.check_cluster()
+    if not args.dry_run:
+        inputs.output_dir(args.results, "--results", write=True)
+    workers = args.workers or os.cpu_count() or 1
+    plans, notes = [], []
+    for src in chosen:
+        if src.status == "calibration":
+            notes.append(f"{src.name}: a calibration's runs, not a sweep: reproduce them with "
+                         f"'{src.header.get('command')}' (it refits and rewrites a preset)")
+            continue
+        if src.status == "gone":
+            notes.append(f"{src.name}: its sweep file {src.sweep_file} is gone: not planned")
+            continue
+        if src.status == "changed":
+            notes.append(f"{src.name}: {src.sweep_file} changed since the export: what it plans "
+                         f"now may not be what was published")
+        sw = sweep.load(src.sweep_file)
+        if src.arches:
+            sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch in src.arches])
+        planned = local_executor.plan(sw, args.gem5, dry=True)
+        cost = study_cost.of_records(json.loads(r["record"]) for r in src.rows)
+        todo = sum(1 for pl in planned if not (pl.key and runs.finished(pl.key)))
+        gem5 = any(pl.point.run.needs_gem5 for pl in planned)
+        plans.append((src, sw, planned, cost, todo, gem5))
+    # QEMU sweeps first (minutes), then gem5's, each arch's together, those
+    # that share a boot group beside each other (their checkpoints are made once).
+    plans.sort(key=lambda p: (p[5], sorted({pl.point.arch for pl in p[2]}), p[0].name))
+    header = ["sweep", "points", "to run", "backends", "host time", f"local ({workers} cores)",
+              "Slurm 8 nodes", "Slurm 32 nodes", "sweep file since the export"]
+    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "not known (no digest)"}
+    body = []
+    for src, sw, planned, cost, todo, gem5 in plans:
+        body.append([src.name, str(len(planned)), str(todo), "gem5+qemu" if gem5 else "qemu",
+                     f"{cost.total_host() / 60:,.0f} min", f"{cost.local_wall(workers) / 60:,.0f} min",
+                     f"{cost.slurm_wall(8) / 60:,.0f} min", f"{cost.slurm_wall(32) / 60:,.0f} min",
+                     since[src.status]])
+    total = study_cost.Cost()
+    for _, _, _, cost, _, _ in plans:
+        for field_ in ("host", "insts"):
+            for k, v in getattr(cost, field_).items():
+                getattr(total, field_)[k] += v
+        total.firsts += cost.firsts
+        total.rest += cost.rest
+        total.boots.update(cost.boots)
+    body.append(["all", str(sum(len(p[2]) for p in plans)), str(sum(p[4] for p in plans)), "",
+                 f"{total.total_host() / 60:,.0f} min", f"{total.local_wall(workers) / 60:,.0f} min",
+                 f"{total.slurm_wall(8) / 60:,.0f} min", f"{total.slurm_wall(32) / 60:,.0f} min", ""])
+    print(findings.aligned(header, body, indent="", text_cols=1), end="")
+    print("Estimated from the published records' own host seconds on the machine that made "
+          "them (every phase: boots, warming, ROIs, QEMU runs), a core a point, every point "
+          "(finished here or not), kernels and images already built; a sweep's boots are "
+          "shared within it, not across sweeps.")
+    for line in notes:
+        print(line)
+    need = sorted({pl.point.arch for p in plans if p[5] for pl in p[2] if pl.point.run.needs_gem5})
+    lacking = []
+    for arch in need:
+        try:
+            gem5_locate.require(arch, args.gem5)
+        except UserError:
+            lacking.append(arch)
+    if lacking:
+        isas = ",".join(sorted(arches.get(a).gem5_isa.lower() for a in need))
+        print(f"gem5 for {', '.join(lacking)} is missing: './run.py gem5 setup --isa {isas}' "
+              f"builds it first (about two hours for X86 on two cores, more for ARM)"
+              + ("" if args.dry_run else "; its sweeps are not run now"))
+        if not args.dry_run:
+            plans = [p for p in plans
+                     if not any(pl.point.arch in lacking for pl in p[2] if pl.point.run.needs_gem5)]
+    if args.dry_run:
+        return 0
+    failed = 0
+    for src, sw, planned, _, _, _ in plans:
+        print(f"[reproduce] {src.name}: {len(planned)} points")
+        planned = local_executor.plan(sw, args.gem5)
+        failed |= _run_sweep(sw, planned, args, quiet=True)
+    return _reproduced(chosen, plans, args) or failed
+
+
+def _reproduced(chosen: list, plans: list, args) -> int:
+    """Each published sweep's rows beside this machine's, and one line."""
+    db = Path(args.results) / STORE_NAME
+    conn = store.connect(db) if db.is_file() else None
+    same = differ = absent = 0
+    try:
+        ran = {p[0].name for p in plans}
+        for src in chosen:
+            if src.status == "calibration":
+                continue
+            mine = store.rows(conn, src.name) if conn and src.name in ran else []
+            header, body = compare.table(src.rows, mine)
+            print(f"\n{src.name}:")
+            print(findings.aligned(header, body, indent="  ", text_cols=1), end="")
+            for b in body:
+                if b[-1] == "not run here":
+                    absent += 1
+                elif b[-1] == "same" or b[-1].startswith("within"):
+                    same += 1
+                else:
+                    differ += 1
+    finally:
+        if conn:
+            conn.close()
+    print(f"{same} of {same + differ + absent} published experiments reproduced, {differ} "
+          f"differ, {absent} not run")
+    return 1 if differ else 0
 
 
 def cmd_compare(args) -> int:
@@ -672,7 +808,8 @@ COUNT = inputs.cli(inputs.count, "count")
 WORKERS = inputs.cli(inputs.count_up_to(sweep.MAX_POINTS, "the most points a sweep may hold"),
                      "--workers")
 # Commands that build or run into the cache: it is checked before anything else.
-CACHE_COMMANDS = ("build-kernel", "build-image", "run", "crosscheck", "calibrate", "sweep")
+CACHE_COMMANDS = ("build-kernel", "build-image", "run", "crosscheck", "calibrate", "sweep",
+                  "reproduce")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -825,6 +962,19 @@ def parser() -> argparse.ArgumentParser:
                     help="only this arch's points (say, gem5 built for X86 only)")
     sp.add_argument("--executor", default="local", choices=("local", "slurm"),
                     help="local worker pool (default) or Slurm jobs (configs/slurm)")
+    sp = sub.add_parser("reproduce", help="the whole published study: plan and cost every "
+                        "sweep behind docs/data, run what is not finished here, compare")
+    sp.add_argument("--records", default=str(DEFAULT_RECORDS),
+                    help="the published records (default: docs/data)")
+    sp.add_argument("--only", nargs="+", metavar="SWEEP", help="only these published sweeps")
+    sp.add_argument("--executor", default="local", choices=("local", "slurm"),
+                    help="local worker pool (default) or Slurm jobs (configs/slurm)")
+    sp.add_argument("--dry-run", action="store_true",
+                    help="the plan and its estimated cost, nothing run")
+    sp.add_argument("--workers", type=WORKERS, default=0, help="parallel runs (default: cores)")
+    sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
+    sp.add_argument("--results", default=str(DEFAULT_RESULTS))
+    sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: its home)")
     sp = sub.add_parser("gem5", help="get gem5 v24.0.0.1, apply configs/gem5-patches, build "
                         "it outside the repository (a convenience: hours on two cores)")
     sp.add_argument("action", choices=("setup",))
@@ -876,7 +1026,7 @@ COMMANDS = {"calibrate": cmd_calibrate, "crosscheck": cmd_crosscheck, "list": cm
             "build-image": cmd_build_image, "run": cmd_run, "sweep": cmd_sweep,
             "report": cmd_report, "scorecard": cmd_scorecard, "simpoint": cmd_simpoint,
             "slurm-task": cmd_slurm_task, "gem5": cmd_gem5, "export": cmd_export,
-            "compare": cmd_compare}
+            "compare": cmd_compare, "reproduce": cmd_reproduce}
 
 
 def main(argv=None) -> int:

@@ -9,7 +9,8 @@ machine, with no simulator.
 A file is gzip'd JSON lines:
   line 1   the header: {"schema": SCHEMA, "version": VERSION, "sweep",
            "rows" (how many follow, so a truncated file is caught),
-           "exported_at", "command"}
+           "exported_at", "command", and for a sweep's rows "sweep_file"
+           and "sweep_sha256" (the file that made them, as it was)}
   line 2.. one store row each (store.all_rows: its columns and metrics),
            its record trimmed to what the analysis reads: the run's point,
            result, provenance (kernel, patches, simulator, gem5 series
@@ -24,9 +25,13 @@ exporting the same rows twice gives the same bytes (a clean git diff).
 """
 
 import gzip
+import hashlib
 import json
+import shlex
+import subprocess
 import time
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import store
@@ -63,12 +68,26 @@ def _row(row: dict) -> dict:
     return out
 
 
-def export(rows: list, sweep: str, path: Path, command: str) -> Path:
-    """Write one sweep's finished rows to `path` (atomically)."""
+def sweep_source(sweep_file: Path, repo: Path) -> dict:
+    """{"sweep_file": its path (from the repository's top where it is in
+    it), "sweep_sha256": its bytes' digest}: what an export's header says
+    made its rows."""
+    path = sweep_file.resolve()
+    try:
+        shown = str(path.relative_to(repo))
+    except ValueError:
+        shown = str(path)
+    return {"sweep_file": shown, "sweep_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def export(rows: list, sweep: str, path: Path, command: str, source: dict = None) -> Path:
+    """Write one sweep's finished rows to `path` (atomically); `source`:
+    sweep_source() of the sweep file that made them (none for a
+    calibration's rows)."""
     rows = sorted((_row(r) for r in rows if r.get("status") == "ok"), key=lambda r: r["key"])
     header = {"schema": SCHEMA, "version": VERSION, "sweep": sweep, "rows": len(rows),
               "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "command": command}
+              "command": command, **(source or {})}
     lines = [json.dumps(header, sort_keys=True)] + [json.dumps(r, sort_keys=True)
                                                      for r in rows]
     data = gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
@@ -96,10 +115,23 @@ def arch_flags(published_arches: set, sweep_arches) -> str:
     return "".join(f" --arch {a}" for a in sorted(published_arches))
 
 
-def _bad(path: Path, what: str) -> UserError:
-    return UserError(f"published records {path}: {what}: re-export it with "
-                     f"'./run.py export SWEEP_FILE --to {path.parent}' or restore it "
-                     f"with 'git checkout -- {path}'")
+def _tracked(path: Path) -> bool:
+    """Whether git knows `path` (so git can restore it)."""
+    try:
+        return subprocess.run(["git", "ls-files", "--error-unmatch", path.name],
+                              cwd=path.parent, capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def _bad(path: Path, what: str, header=None) -> UserError:
+    """The error for a damaged file: re-export it (with the command its
+    header names, where it has one), or restore it where git has it."""
+    command = header.get("command") if isinstance(header, dict) else None
+    export = (f"'{command}'" if isinstance(command, str) and command else
+              f"'./run.py export <the sweep file that made it> --to {path.parent}'")
+    restore = f" or restore it with 'git checkout -- {path}'" if _tracked(path) else ""
+    return UserError(f"published records {path}: {what}: re-export it with {export}{restore}")
 
 
 def load_file(path: Path) -> tuple:
@@ -123,11 +155,11 @@ def load_file(path: Path) -> tuple:
         raise _bad(path, f"no '{SCHEMA}' header on its first line")
     if header.get("version") != VERSION:
         raise _bad(path, f"schema version {header.get('version')!r}, this uaccess-lab "
-                         f"reads version {VERSION}")
+                         f"reads version {VERSION}", header)
     body = lines[1:]
     if header.get("rows") != len(body):
         raise _bad(path, f"the header says {header.get('rows')} rows, the file has "
-                         f"{len(body)} (truncated?)")
+                         f"{len(body)} (truncated?)", header)
     rows = []
     for n, line in enumerate(body, start=2):
         try:
@@ -136,9 +168,9 @@ def load_file(path: Path) -> tuple:
             if not missing:
                 json.loads(row["record"])
         except (json.JSONDecodeError, TypeError):
-            raise _bad(path, f"line {n} is not a JSON row") from None
+            raise _bad(path, f"line {n} is not a JSON row", header) from None
         if missing:
-            raise _bad(path, f"line {n} lacks {', '.join(missing)}")
+            raise _bad(path, f"line {n} lacks {', '.join(missing)}", header)
         rows.append(row)
     return header, rows
 
@@ -182,3 +214,57 @@ def commands(where: Path) -> dict:
 def path_for(folder: Path, sweep: str) -> Path:
     """Where a sweep's rows are published (sweep names are words: sweep.load)."""
     return Path(folder) / (sweep + SUFFIX)
+
+
+@dataclass(frozen=True)
+class Source:
+    """What made one published file: its sweep file and the arches its
+    export named, or a calibration's command; and whether that file is
+    there, as it was."""
+    path: Path            # the published file
+    header: dict
+    rows: list
+    sweep_file: Path      # None for a calibration's rows
+    arches: tuple         # the --arch flags of its command ((): every arch)
+    status: str           # "ok", "changed" (since the export), "gone", "no digest"
+    #                       (exported before headers kept one), "calibration"
+
+    @property
+    def name(self) -> str:
+        return self.header["sweep"]
+
+
+def _sweep_of(command: str) -> tuple:
+    """(sweep file, arches) from an export header's command, or (None, ())."""
+    try:
+        words = shlex.split(command or "")
+    except ValueError:
+        return None, ()
+    if words[:2] != ["./run.py", "sweep"] or len(words) < 3:
+        return None, ()
+    arches = tuple(words[i + 1] for i, w in enumerate(words[:-1]) if w == "--arch")
+    return words[2], arches
+
+
+def sources(where: Path, repo: Path) -> list:
+    """One Source per published file under `where` (each read whole, so a
+    damaged one fails here, in one line)."""
+    out = []
+    for path in files(where):
+        header, rows = load_file(path)
+        named, arches = _sweep_of(header.get("command", ""))
+        named = header.get("sweep_file") or named
+        if named is None:
+            out.append(Source(path, header, rows, None, (), "calibration"))
+            continue
+        sweep_file = (repo / named) if not Path(named).is_absolute() else Path(named)
+        if not sweep_file.is_file():
+            status = "gone"
+        elif not header.get("sweep_sha256"):
+            status = "no digest"  # exported before headers kept one
+        elif header["sweep_sha256"] != hashlib.sha256(sweep_file.read_bytes()).hexdigest():
+            status = "changed"
+        else:
+            status = "ok"
+        out.append(Source(path, header, rows, sweep_file, arches, status))
+    return out

@@ -141,11 +141,17 @@ class SweepProgress:
         self.total = total
         self.done = self.failed = self.cached = 0
         self.running = {}  # label -> start time
+        # When the first point started: the ETA is points' time, not the
+        # kernel and image builds' before them (minutes that no point
+        # repeats).
+        self.points_start = None
         self.lock = threading.Lock()
 
     def started(self, label: str) -> None:
         with self.lock:
             self.running[label] = time.monotonic()
+            if self.points_start is None:
+                self.points_start = self.running[label]
 
     def step(self, outcome: Outcome) -> None:
         with self.lock:
@@ -158,7 +164,7 @@ class SweepProgress:
     def show(self) -> None:
         with self.lock:
             now = time.monotonic()
-            elapsed = now - self.out.start
+            elapsed = now - (self.points_start or now)
             ran, left = self.done - self.cached, self.total - self.done
             eta = f"{elapsed / ran * left:.0f}s" if ran and left else ("0s" if not left else "?")
             fill = 24 * self.done // max(self.total, 1)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from analysis import (boot_once, figures, findings, kernel_entry, make_build,  # noqa: E402
                       metrics, probe, published, render, scorecard, simpoint_vs_full,
-                      store, warmup)
+                      store, uop_table, warmup, x86_core)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -223,6 +223,10 @@ SECTIONS = {
     ("results.md", "smap-models-x86"): lambda by_sweep: _smap_models(by_sweep, "x86_64"),
     # The README's finding of issue 26: what the machine model moves.
     ("../README.md", "machines"): lambda by_sweep: _machines(by_sweep),
+    # Issue 44: the x86 core's micro-ops, form by form, and each step.
+    ("machines.md", "uop-forms"): lambda by_sweep: _uop_table(by_sweep, uop_table.table),
+    ("machines.md", "uop-totals"): lambda by_sweep: _uop_table(by_sweep, uop_table.totals),
+    ("machines.md", "x86-core"): lambda by_sweep: _x86_core(by_sweep),
 }
 # The warm-up study's sweeps: the statx loop's, and the lstat storm's
 # (no cold scheme there: every storm point warms).
@@ -376,6 +380,19 @@ def _boot_once(by_sweep: dict) -> list:
         return _not_published("x86_64 or arm64", ("gem5-boot-once",))
     return (render.md_table(*boot_once.table(by_arch)).splitlines() + [""]
             + [f"- {line}" for line in boot_once.falls(by_arch)])
+
+
+def _uop_table(by_sweep: dict, make) -> list:
+    rows = by_sweep.get("uop-profile", [])
+    header, body = make(rows)
+    return render.md_table(header, body).splitlines() if body else \
+        _not_published("x86_64", ("uop-profile",))
+
+
+def _x86_core(by_sweep: dict) -> list:
+    header, body = x86_core.table(by_sweep.get("x86-core", []))
+    return render.md_table(header, body).splitlines() if body else \
+        _not_published("x86_64", ("x86-core",))
 
 
 def _machines(by_sweep: dict) -> list:

@@ -29,14 +29,22 @@ INT64_MAX = 2**63 - 1
 MAX_SECONDS = int(threading.TIMEOUT_MAX)
 
 
-def text_file(path, what: str) -> str:
+# The largest input file a user may give (a sweep file, a script, a
+# preset): the lab's own are a few KiB; a file far larger is a mistake
+# (an axis of a million values takes seconds to parse before it fails).
+MAX_INPUT_BYTES = 256 * 1024
+
+
+def text_file(path, what: str, where_found: str = "") -> str:
     """The text of `path`, a user's file: a readable, non-empty regular
-    file of UTF-8 without a byte-order mark."""
+    file of UTF-8 without a byte-order mark, at most MAX_INPUT_BYTES;
+    `where_found` says where such files are, for the not-found line."""
     path = Path(path)
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise UserError(f"{what} {path} not found") from None
+        raise UserError(f"{what} {path} not found: "
+                        + (where_found or "give the path of an existing file")) from None
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise UserError(f"{what} {path} is a symlink loop") from None
@@ -45,6 +53,10 @@ def text_file(path, what: str) -> str:
         raise UserError(f"{what} {path} is a directory: name a file in it")
     if not stat.S_ISREG(st.st_mode):
         raise UserError(f"{what} {path} is not a regular file (a FIFO or a device?)")
+    if st.st_size > MAX_INPUT_BYTES:
+        raise UserError(f"{what} {path} is {st.st_size:,} bytes, more than the "
+                        f"{MAX_INPUT_BYTES // 1024} KiB any file of this lab needs: split it "
+                        f"(a sweep's long axis into several sweeps)")
     try:
         data = path.read_bytes()
     except OSError as e:
@@ -92,6 +104,12 @@ def output_dir(path, what: str, write: bool = True) -> Path:
         raise UserError(f"{what} is empty: name a folder")
     if "\0" in text:
         raise UserError(f"{what} {short(text)!r} holds a NUL byte: name a folder")
+    # A control character (a newline from a pasted line, a tab) is valid
+    # in a name but never meant, and breaks every line that prints it.
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise UserError(f"{what} {short(text)!r} holds a control character ({bad!r}): name "
+                        f"a folder without one")
     path = Path(path)
     absolute = path.absolute()
     # Walk down from the root: the deepest folder that exists, and what

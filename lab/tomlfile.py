@@ -60,9 +60,10 @@ def _depth(data) -> int:
     return deepest
 
 
-def read(path, what: str) -> dict:
-    """Parse `path`; `what` names it in errors ("sweep file", ...)."""
-    text = inputs.text_file(path, what)
+def read(path, what: str, where_found: str = "") -> dict:
+    """Parse `path`; `what` names it in errors ("sweep file", ...), and
+    `where_found` says where such files are when it is missing."""
+    text = inputs.text_file(path, what, where_found)
     parts = _longest_dotted_key(text)
     if parts > MAX_NESTING:
         raise UserError(f"{path}: a dotted key of {parts:,} parts: no file of this lab nests "

@@ -422,76 +422,45 @@ def kernel_entry(repeat: int = 0) -> None:
             print("  --repeat: stock/statx-loop has no finished record on both schemes")
 
 
-X86_CORE_STEPS = (("gem5's decoding", ("uops=gem5", "uopQueueSize=0")),
-                  ("fused decoding", ("uops=fused", "uopQueueSize=0")),
-                  ("the preset", ()))
-
-
-def _x86_core_step(cpu_name: str) -> str:
-    overrides = tuple(cpu_name.split("+")[1:])
-    for label, marks in X86_CORE_STEPS:
-        if all(m in overrides for m in marks) and (marks or not overrides):
-            return label
-    return cpu_name
-
-
 def x86_core(repeat: int = 0) -> None:
-    """The Skylake machine at each step of the series, side by side; with
-    `repeat`, the simulator's speed on the first and last step measured
-    again, alternating."""
-    from analysis import probe, store
+    """The Skylake machine at each step of the series, side by side (the
+    table docs/machines.md has, analysis/x86_core.py); with `repeat`, the
+    simulator's speed on the first and last step measured again,
+    alternating."""
+    from analysis import findings, probe, store, x86_core as steps
 
     for arch, outcomes, wall in _per_arch("x86-core.toml", ["x86_64"]):
-        by, planned = {}, {}
-        for o in outcomes:
-            p, rec = o.planned.point, o.record
-            if p.backend != "gem5":
-                continue
-            if not rec:
-                print(f"{p.workload} {p.run.cpu.name}: failed: {o.error}")
-                continue
-            step = _x86_core_step(p.run.cpu.name)
-            by.setdefault(step, {})[p.workload] = rec
-            planned.setdefault(step, {})[p.workload] = o.planned
+        planned = {}
+        with tempfile.TemporaryDirectory(prefix="uaccess-x86-core-") as tmp:
+            conn = store.connect(Path(tmp) / "rows.sqlite")
+            for o in outcomes:
+                if o.record:
+                    store.add_record(conn, "x86-core", o.record)
+                    step = steps.step_of(o.planned.point.run.cpu.name) \
+                        if o.planned.point.backend == "gem5" else None
+                    if step and o.planned.point.workload == "statx-loop":
+                        planned[step] = o.planned
+                elif o.planned.point.backend == "gem5":
+                    print(f"{o.planned.point.label()}: failed: {o.error}")
+            rows = store.rows(conn, "x86-core")
+            conn.close()
         print(f"{arch}: {len(outcomes)} points in {wall:.0f} s (cached points cost nothing)")
-        rates = {}
-        for label, _ in X86_CORE_STEPS:
-            recs = by.get(label, {})
-            statx, fstat, prb = (recs.get(w) for w in ("statx-loop", "fstat-loop", "probe"))
-            if not statx:
-                print(f"  {label}: not run")
-                continue
-            s, ops = statx["gem5"]["summary"], statx["result"]["ops"]
-            slots = s.get("retire_slots")
-            rates[label] = s.get("host_inst_rate") or 0
-            line = (f"  {label:16}: statx {s['cycles'] / ops:,.1f} cycles/call, "
-                    f"{(slots or s['ops']) / s['insts']:.2f} rename slots/instruction "
-                    f"({s['ops'] / s['insts']:.2f} micro-ops), rename unblocking "
-                    f"{s['rename_unblock_cycles'] / ops:,.1f} cycles/call")
-            if fstat:
-                f = fstat["gem5"]["summary"]
-                line += f"; fstat {f['cycles'] / fstat['result']['ops']:,.1f} cycles/call"
-            if prb:
-                line += f"; getppid {prb['result'].get('probe_syscall', float('nan')):,.1f} cycles"
-            line += (f"; gem5 {rates[label]:,.0f} host insts/s on {store.binary(statx)}; "
-                     f"checksum {statx['result']['checksum']}")
-            print(line)
-            if prb:
-                row = {"backend": "gem5", "arch": "x86_64", "workload": "probe",
-                       "profile": prb["point"]["profile"], "cache": prb["point"].get("cache"),
-                       "record": json.dumps(prb),
-                       **{k: v for k, v in prb["result"].items() if k.startswith("probe_")}}
-                for r in probe.table([row])[1]:
-                    print(f"      probe {r[2]:28} {r[3]:>8} against {r[4]:>4}: {r[6]}")
-        first, last = X86_CORE_STEPS[0][0], X86_CORE_STEPS[-1][0]
+        header, body = steps.table(rows)
+        print(findings.aligned(header, body, indent="  ", text_cols=1), end="")
+        for label, got in steps.by_step(rows).items():
+            if "probe" in got:
+                for r in probe.table([got["probe"]])[1]:
+                    print(f"  {label}: probe {r[2]} {r[3]} against {r[4]}: {r[6]}")
+        rates = {label: got["statx-loop"].get("host_inst_rate")
+                 for label, got in steps.by_step(rows).items() if "statx-loop" in got}
+        first, last = steps.STEPS[0][0], steps.STEPS[-1][0]
         if rates.get(first) and rates.get(last):
-            print(f"  simulator speed, {last} against {first}: "
+            print(f"  simulator speed, the preset against gem5's decoding: "
                   f"{100 * (rates[last] / rates[first] - 1):+.1f} % (target >= -10 %; the "
                   f"records' own runs, whenever each ran)")
-        stock = {k: v["statx-loop"] for k, v in planned.items()
-                 if k in (first, last) and "statx-loop" in v}
-        if repeat and len(stock) == 2:
-            _alternating_speed(stock, repeat, (first, last), "stock/statx-loop")
+        if repeat and first in planned and last in planned:
+            _alternating_speed({k: planned[k] for k in (first, last)}, repeat, (first, last),
+                               "stock/statx-loop")
 
 
 def _alternating_speed(planned: dict, repeat: int, order: tuple, what: str,
@@ -586,76 +555,28 @@ def slurm_overhead() -> None:
               f"{(walls['slurm'] - walls['local']) / n:+.2f} s per job")
 
 
-def _schedule(tasks: list, workers, start: float = 0.0) -> tuple:
-    """List scheduling in the given order: (finish time of each task, the
-    last finish). A task is (seconds, earliest start); `workers` is a count,
-    or the list of times each worker is free (kept up to date)."""
-    free = [start] * workers if isinstance(workers, int) else workers
-    ends = []
-    for seconds, earliest in tasks:
-        i = min(range(len(free)), key=free.__getitem__)
-        begin = max(free[i], earliest)
-        free[i] = begin + seconds
-        ends.append(free[i])
-    return ends, max(ends, default=start)
-
-
 def study_cost(sweep_files: list) -> None:
-    """What a study costs, read from its records (see the module's doc)."""
+    """What a study costs, read from its records (see the module's doc;
+    the model is analysis/study_cost.py, which ./run.py reproduce uses)."""
+    from analysis import study_cost as cost_model
     from configs import local_executor, runs, sweep
     for path in sweep_files:
         sw = sweep.load(path)
         planned = local_executor.plan(sw, dry=True)
-        done = [(pl, runs.finished(pl.key)) for pl in planned if pl.key]
-        missing = len(planned) - sum(1 for _, r in done if r)
-        phases = ("boot", "functional warming", "detailed warming", "ROI (gem5)",
-                  "QEMU (boot to result; ROI insts)")
-        insts, host = dict.fromkeys(phases, 0), dict.fromkeys(phases, 0.0)
-        boots, firsts, rest = {}, [], []
-        for pl, rec in done:
-            if not rec:
-                continue
-            if pl.point.backend == "qemu":
-                host[phases[-1]] += rec["boot_to_result_seconds"]
-                insts[phases[-1]] += ((rec.get("counts") or {}).get("insns") or {}).get("total", 0)
-                rest.append((rec["boot_to_result_seconds"], None))
-                continue
-            g = rec["gem5"]
-            roi = g["roi_seconds"]
-            host["ROI (gem5)"] += roi
-            insts["ROI (gem5)"] += g["summary"].get("insts") or 0
-            w = g.get("warming") or {}
-            for phase in ("functional", "detailed"):
-                insts[f"{phase} warming"] += w.get(f"{phase}_insts") or 0
-                host[f"{phase} warming"] += (w.get("host_seconds") or {}).get(phase, 0)
-            if g["checkpoint"] not in boots:
-                boots[g["checkpoint"]] = g["boot_seconds"]
-                host["boot"] += g["boot_seconds"]
-                insts["boot"] += w.get("boot_insts") or 0
-                firsts.append((g["boot_seconds"] + roi, g["checkpoint"]))
-            else:
-                rest.append((roi, g["checkpoint"]))
-        print(f"{sw.name} ({path}): {len(planned)} points, {missing} not run yet; "
-              f"{len(boots)} gem5 boots")
-        for phase in phases:
-            print(f"  {phase:34} {insts[phase]:>16,} simulated instructions "
-                  f"{host[phase]:>10,.0f} host s")
-        # Local pool: boot groups' first points first; a group's other
-        # points wait for its checkpoint (the boot lock).
+        records = [r for r in (runs.finished(pl.key) for pl in planned if pl.key) if r]
+        cost = cost_model.of_records(records)
+        print(f"{sw.name} ({path}): {len(planned)} points, {len(planned) - len(records)} not "
+              f"run yet; {len(cost.boots)} gem5 boots")
+        for phase in cost_model.PHASES:
+            print(f"  {phase:34} {cost.insts[phase]:>16,} simulated instructions "
+                  f"{cost.host[phase]:>10,.0f} host s")
         workers = os.cpu_count() or 1
-        free = [0.0] * workers
-        ends, local = _schedule([(s, 0.0) for s, _ in firsts], free)
-        booted = {k: end for (_, k), end in zip(firsts, ends)}
-        _, rest_end = _schedule([(s, booted.get(k, 0.0)) for s, k in rest], free)
-        local = max(local, rest_end)
-        print(f"  wall time, local pool on {workers} cores: {local / 60:,.1f} min "
-              f"(host time of every phase: {sum(host.values()) / 60:,.1f} min)")
+        print(f"  wall time, local pool on {workers} cores: "
+              f"{cost.local_wall(workers) / 60:,.1f} min (host time of every phase: "
+              f"{cost.total_host() / 60:,.1f} min)")
         for nodes in (8, 32):
-            _, first = _schedule([(s, 0.0) for s, _ in firsts], nodes)
-            _, total = _schedule([(s, first) for s, _ in rest], nodes, first)
             print(f"  wall time, Slurm on {nodes} nodes (boots' array, then the rest "
-                  f"afterok): {total / 60:,.1f} min (critical path: the first array "
-                  f"{first / 60:,.1f} min)")
+                  f"afterok): {cost.slurm_wall(nodes) / 60:,.1f} min")
 
 
 def main() -> int:

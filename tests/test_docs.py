@@ -3,6 +3,7 @@ pages in git are what the data gives, the data reads back exactly what
 the store held, and a bad data file is one line and exit 2."""
 
 import gzip
+import hashlib
 import json
 import subprocess
 import sys
@@ -103,6 +104,20 @@ def test_export_round_trip_is_exact_and_byte_stable(tmp_path):
     strip_a = [json.loads(line) for line in gzip.decompress(a.read_bytes()).splitlines()]
     strip[0].pop("exported_at"), strip_a[0].pop("exported_at")
     assert strip == strip_a
+
+
+def test_an_export_names_the_sweep_file_that_made_it_as_it_was(tmp_path):
+    # What `./run.py reproduce` needs: the sweep file, and its digest, so
+    # a file changed since the export is found out.
+    rows = _store_rows(tmp_path, [_record("k1")])
+    sweep_file = REPO / "configs" / "sweeps" / "default.toml"
+    source = published.sweep_source(sweep_file, REPO)
+    assert source == {"sweep_file": "configs/sweeps/default.toml",
+                      "sweep_sha256": hashlib.sha256(sweep_file.read_bytes()).hexdigest()}
+    header, _ = published.load_file(published.export(rows, "default", tmp_path / "d.jsonl.gz",
+                                                     "cmd", source))
+    assert header["sweep_file"] == "configs/sweeps/default.toml"
+    assert header["sweep_sha256"] == source["sweep_sha256"]
 
 
 def test_compare_matches_by_experiment_not_key(tmp_path):

@@ -239,7 +239,10 @@ def default_script(workload: str) -> Path:
 
 
 def load(path) -> Job:
-    return from_dict(tomlfile.read(path, "workload script"), str(path))
+    return from_dict(tomlfile.read(path, "workload script",
+                                    "name a script of workloads/scripts/ (or your own TOML "
+                                    "file), or leave --script out for the workload's default"),
+                     str(path))
 
 
 def from_dict(data: dict, origin: str = "<script>") -> Job:

@@ -1,0 +1,74 @@
+"""The Skylake machine at each step of our gem5 series (issue 44).
+
+configs/sweeps/x86-core.toml runs stock's statx and fstat (SMAP) and the
+probe on x86_64-skylake with each change set back in turn: gem5's
+decoding with the front end the preset had before (fetch and decode at
+rename's 4, no micro-op queue), fused decoding on that front end, and the
+preset as it is (fused decoding, the micro-op queue, the documented
+6-wide front end). One row per step: what a statx costs and why (rename's
+slots per instruction, its unblocking cycles), fstat, and the probe's
+empty system call, caches and mispredict.
+"""
+
+from analysis import store
+
+STEPS = (("gem5's decoding, fetch/decode 4, no queue", ("uops=gem5", "uopQueueSize=0")),
+         ("fused decoding, fetch/decode 4, no queue", ("uops=fused", "uopQueueSize=0")),
+         ("the preset: fused, 64-entry queue, fetch/decode 6", ()))
+PRESET = "x86_64-skylake"
+PROBES = (("probe_l1d", "L1D"), ("probe_l2", "L2"), ("probe_l3", "L3"), ("probe_mem", "memory"),
+          ("probe_mispredict", "mispredict"), ("probe_syscall", "getppid"))
+
+
+def step_of(profile: str):
+    """The step a row of x86-core.toml ran, from its preset's name (its
+    overrides), or None for another preset."""
+    base, *over = (profile or "").split("+")
+    if base != PRESET:
+        return None
+    for label, marks in STEPS:
+        if all(m in over for m in marks) and (marks or not over):
+            return label
+    return None
+
+
+def by_step(rows: list) -> dict:
+    """{step: {workload: row}}, the newest row of each."""
+    out = {}
+    for r in sorted(store.newest_per_experiment(rows), key=lambda r: r.get("recorded_at") or ""):
+        step = step_of(r.get("profile")) if r.get("backend") == "gem5" else None
+        if step and r.get("variant") == "stock":
+            out.setdefault(step, {})[r["workload"]] = r
+    return out
+
+
+def _per(r: dict, metric: str):
+    v = r.get(metric)
+    return None if v is None or not r.get("ops") else v / r["ops"]
+
+
+def _f(x, digits: int = 1) -> str:
+    return "-" if x is None else f"{x:,.{digits}f}"
+
+
+def table(rows: list) -> tuple:
+    """(header, body): one row per step."""
+    header = (["step", "statx cycles/call", "rename slots/instruction", "micro-ops/instruction",
+               "rename unblocking cycles/call", "fstat cycles/call"]
+              + [f"probe: {name}" for _, name in PROBES])
+    body = []
+    steps = by_step(rows)
+    for label, _ in STEPS:
+        got = steps.get(label, {})
+        statx, fstat, prb = (got.get(w) for w in ("statx-loop", "fstat-loop", "probe"))
+        if not statx:
+            continue
+        insts = statx.get("gem5_insts")
+        slots = statx.get("retire_slots") or statx.get("gem5_ops")
+        body.append([label, _f(_per(statx, "cycles")),
+                     _f(slots / insts if slots and insts else None, 2),
+                     _f(statx["gem5_ops"] / insts if insts else None, 2),
+                     _f(_per(statx, "rename_unblock_cycles")),
+                     _f(_per(fstat, "cycles")) if fstat else "-"]
+                    + [_f(prb.get(m)) if prb else "-" for m, _ in PROBES])
+    return header, body

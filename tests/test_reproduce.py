@@ -1,0 +1,86 @@
+"""`./run.py reproduce`: the published study planned, costed from its own
+records, run where unfinished and compared, on a small published set of
+real QEMU runs (exported here first) and a published gem5 file that is
+planned and costed only, its gem5 missing."""
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+RUN = REPO / "run.py"
+GEM5_FILE = REPO / "docs" / "data" / "kernel-entry.jsonl.gz"
+
+pytestmark = pytest.mark.skipif(not shutil.which("qemu-system-x86_64"),
+                                reason="qemu-system-x86_64 is missing: run 'make deps'")
+
+SWEEP = """
+name = "tiny-reproduce"
+[fixed]
+plugin = true
+[axes]
+arch = ["x86_64"]
+variant = ["stock", "statx-putuser"]
+workload = ["statx-loop"]
+[params]
+"statx-loop.run.iterations" = [50]
+"""
+
+
+def _run(*argv, env=None):
+    return subprocess.run([sys.executable, str(RUN), *argv], capture_output=True, text=True,
+                          timeout=1800, env=dict(os.environ, **(env or {})))
+
+
+def test_reproduce_plans_costs_runs_and_compares(tmp_path):
+    sweep = tmp_path / "tiny.toml"
+    sweep.write_text(SWEEP)
+    made, records = tmp_path / "made", tmp_path / "records"
+    out = _run("sweep", str(sweep), "--results", str(made))
+    assert out.returncode == 0, out.stderr
+    out = _run("export", str(sweep), "--to", str(records), "--results", str(made))
+    assert out.returncode == 0, out.stderr
+    shutil.copy(GEM5_FILE, records)
+    no_gem5 = {"GEM5_HOME": str(tmp_path / "no-gem5")}
+    # The plan and its cost: nothing run, nothing written.
+    mine = tmp_path / "mine"
+    dry = _run("reproduce", "--records", str(records), "--results", str(mine), "--dry-run",
+               env=no_gem5)
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    tiny = next(l for l in lines if l.startswith("tiny-reproduce"))
+    assert tiny.split()[1:4] == ["2", "0", "qemu"] and tiny.endswith("unchanged")
+    entry = next(l for l in lines if l.startswith("kernel-entry"))
+    assert entry.split()[1:4] == ["9", "9", "gem5+qemu"]
+    assert "gem5 for x86_64 is missing: './run.py gem5 setup --isa x86'" in dry.stdout
+    assert not mine.exists()
+    # Run: the QEMU sweep (its points finished, so cached) into this
+    # store, the gem5 one not (no gem5), then every published experiment
+    # beside this machine's.
+    out = _run("reproduce", "--records", str(records), "--results", str(mine), env=no_gem5)
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.strip().splitlines()[-1]
+    assert last == "2 of 8 published experiments reproduced, 0 differ, 6 not run", out.stdout
+    # A sweep file changed since its export says so by name.
+    sweep.write_text(SWEEP.replace("[50]", "[60]"))
+    dry = _run("reproduce", "--records", str(records), "--dry-run", "--only", "tiny-reproduce")
+    assert next(l for l in dry.stdout.splitlines()
+                if l.startswith("tiny-reproduce")).endswith("CHANGED")
+    assert "tiny-reproduce: " in dry.stdout and "changed since the export" in dry.stdout
+
+
+def test_bad_reproduce_input_is_one_line(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for argv, says in ((["--records", str(empty)], "holds no *.jsonl.gz file"),
+                       (["--only", "nope"], "--only nope: no published file of that sweep"),
+                       (["--executor", "slurm"], "Slurm")):
+        out = _run("reproduce", "--dry-run", *argv, env={"SLURM_CONF": "/nonexistent"})
+        lines = out.stderr.strip().splitlines()
+        assert out.returncode == 2 and len(lines) == 1 and says in lines[0], out.stderr
+        assert not out.stdout
