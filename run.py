@@ -285,7 +285,7 @@ def _gem5_point(args, job):
     return run_point.gem5_point(
         args.arch, args.variant, job, getattr(args, "cpu_preset", None) or "default",
         args.cache, args.smap_model, args.timeout or gem5_spec.DEFAULT_TIMEOUT,
-        cpu_params=tuple((name, getattr(args, name)) for name in ("kernel_entry", "uops")
+        cpu_params=tuple((name, getattr(args, name)) for name in ("kernel_entry", "stac_clac", "uops")
                          if getattr(args, name, None)),
         commit_profile=bool(getattr(args, "commit_profile", False)),
         uop_profile=bool(getattr(args, "uop_profile", False)),
@@ -892,6 +892,10 @@ def parser() -> argparse.ArgumentParser:
                     help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
                          "drains) or sdm (as the SDM describes them; patches 0008-0009); "
                          "default: the CPU preset's")
+    sp.add_argument("--stac-clac", default="", choices=("",) + gem5_spec.STAC_CLAC,
+                    help="x86 gem5: how STAC and CLAC run: serialize (each drains the "
+                         "pipeline) or commit (they run ahead; SMAP settled at commit; "
+                         "patches 0018-0021); default: the CPU preset's")
     sp.add_argument("--uops", default="", choices=("",) + gem5_spec.UOPS,
                     help="x86 gem5: how instructions become micro-ops: gem5 (v24's "
                          "microcode) or fused (as Intel's fused domain counts them; our "

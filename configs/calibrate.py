@@ -281,6 +281,8 @@ def preset_text(cpu, calibrated: dict, notes: list, fitted_on=()) -> str:
             "fitted_on = [" + ", ".join(f'"{f}"' for f in fitted) + "]"]
     if cpu.kernel_entry != gem5_spec.KERNEL_ENTRY_DEFAULT:
         body += [f'kernel_entry = "{cpu.kernel_entry}"']
+    if cpu.stac_clac != gem5_spec.STAC_CLAC_DEFAULT:
+        body += [f'stac_clac = "{cpu.stac_clac}"']
     if cpu.uops != gem5_spec.UOPS_DEFAULT:
         body += [f'uops = "{cpu.uops}"']
     if cpu.macro_fusible:

@@ -170,7 +170,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     for key in axes:
         if key not in AXES and not key.startswith("cpu."):
             raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)}, "
-                       f"or cpu.<O3 parameter>, cpu.kernel_entry, cpu.uops, cpu.branch_predictor, "
+                       f"or cpu.<O3 parameter>, cpu.kernel_entry, cpu.stac_clac, cpu.uops, "
+                       f"cpu.branch_predictor, "
                        f"cpu.fu_count.<kind>)")
     cpu_axes = _cpu_axes(path, where, axes)
 
@@ -267,8 +268,9 @@ def _cpu_axes(path, where, axes) -> list:
         if not key.startswith("cpu."):
             continue
         name = key[4:]
-        if name in ("kernel_entry", "uops", "branch_predictor"):
+        if name in ("kernel_entry", "stac_clac", "uops", "branch_predictor"):
             choices = {"kernel_entry": gem5_spec.KERNEL_ENTRY, "uops": gem5_spec.UOPS,
+                       "stac_clac": gem5_spec.STAC_CLAC,
                        "branch_predictor": gem5_spec.BRANCH_PREDICTORS}[name]
             out.append((name, inputs.list_of(values, f"{path}: {where}.{key}",
                                              lambda v: v in choices, " or ".join(choices))))
@@ -315,9 +317,10 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                    f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
-    if not arches.get(arch).gem5_series:  # kernel_entry and uops are the series' x86
-        combos = list(dict.fromkeys(  # settings: other arches keep gem5's, once
-            tuple(kv for kv in o if kv[0] not in ("kernel_entry", "uops")) for o in combos))
+    if not arches.get(arch).gem5_series:  # kernel_entry, stac_clac and uops are the
+        combos = list(dict.fromkeys(  # series' x86 settings: other arches keep gem5's, once
+            tuple(kv for kv in o if kv[0] not in ("kernel_entry", "stac_clac", "uops"))
+            for o in combos))
     # cpu.<param> axes are O3 parameters: other models run once.
     o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}
     for cache_name, model in itertools.product(caches, arch_models):

@@ -131,3 +131,69 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])
     assert c.path_differences(200) == {}, roi_trace.text(c)
+
+
+# STAC and CLAC that do not drain (stac_clac "commit", patches 0018-0021):
+# SMAP's check of an access is settled at commit, so an access right
+# behind an in-flight CLAC faults and one right behind an in-flight STAC
+# does not, as on the hardware. The warm-up calls would run on the boot's
+# in-order CPU, which checks at translation; with none, the first statx,
+# and its fault, come in the ROI, on O3.
+AFTER_CLAC = "test-statx-access-after-clac"
+AFTER_STAC = "test-statx-access-after-stac"
+ROI_JOB = {"workload": "statx-loop", "run": {"iterations": 50, "warmup": 0}}
+
+
+@pytest.fixture
+def roi_job(monkeypatch):
+    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
+    return script.from_dict(ROI_JOB, "<smap test, no warm-up>")
+
+
+def _commit_point(g, variant, job):
+    kernel = kbuild.build_kernel("x86_64", variant, layers=spec.layers_for("x86_64"))
+    image = assemble.build_image("x86_64", job)
+    cpu = spec.with_params(spec.load_cpu("x86_64-o3-default", "x86_64"),
+                           {"stac_clac": "commit"})
+    cache = spec.load_cache("classic-l1l2")
+    return kernel, image, lambda: gem5_runs.run(kernel, image, job, g, cpu, cache, "smap",
+                                                timeout=3 * 3600)
+
+
+def test_qemu_with_smap_stops_a_store_right_behind_clac(job):
+    kernel = kbuild.build_kernel("x86_64", AFTER_CLAC)
+    image = assemble.build_image("x86_64", job)
+    console = _failed_console(lambda: qemu_runs.run(kernel, image, job, "x86_64-smap", 300,
+                                                    force=True))
+    for line in SMAP_OOPS:
+        assert line in console
+
+
+def test_qemu_with_smap_lets_a_store_right_behind_stac_through(job):
+    image = assemble.build_image("x86_64", job)
+    after_stac = qemu_runs.run(kbuild.build_kernel("x86_64", AFTER_STAC), image, job,
+                               "x86_64-smap", 300, force=True)
+    stock = qemu_runs.run(kbuild.build_kernel("x86_64", "stock"), image, job,
+                          "x86_64-smap", 300, force=True)
+    assert after_stac["result"]["ops"] == 200
+    assert after_stac["result"]["checksum"] == stock["result"]["checksum"]
+
+
+@pytest.mark.parametrize("variant", [VIOLATOR, AFTER_CLAC])
+def test_gem5_commit_stac_clac_faults_in_the_roi(roi_job, variant):
+    g = _gem5_with_series_or_skip("stac_clac commit")
+    _, _, run = _commit_point(g, variant, roi_job)
+    console = _failed_console(run)
+    for line in SMAP_OOPS:
+        assert line in console
+
+
+def test_gem5_commit_stac_clac_lets_a_store_behind_stac_through(roi_job):
+    g = _gem5_with_series_or_skip("stac_clac commit")
+    kernel, image, run = _commit_point(g, AFTER_STAC, roi_job)
+    rec = run()
+    assert rec["result"]["ops"] == 50 and rec["result"]["errors"] == 0
+    # Every user access of the ROI was settled at commit with AC set.
+    assert rec["gem5"]["summary"]["smap_faults"] == 0
+    twin = qemu_runs.run(kernel, image, roi_job, spec.twin_profile("x86_64", "smap"), 300)
+    assert twin["result"]["checksum"] == rec["result"]["checksum"]

@@ -160,6 +160,7 @@ def make_board(spec: dict):
     processor, cores = make_processor(spec)
     sdm_entry = spec["cpu"].get("kernel_entry", "serialize") == "sdm"
     fused_uops = spec["cpu"].get("uops", "gem5") == "fused"
+    stac_clac_at_commit = spec["cpu"].get("stac_clac", "serialize") == "commit"
     for core, cpu_type in cores:
         cpu = core.get_simobject()
         if spec.get("smap"):
@@ -176,6 +177,17 @@ def make_board(spec: dict):
                 isa.serialize_kernel_entry = False
             if cpu_type == "o3":
                 cpu.miscRegReadersWait = True
+        if stac_clac_at_commit:
+            # Patches 0018-0021: STAC and CLAC stop draining O3, on every
+            # ISA (micro-ops are shared); O3's data TLB leaves SMAP's AC
+            # check to commit, and readers of RFLAGS wait for its writes
+            # in rename. The warming core translates in program order and
+            # keeps the check at translation.
+            for isa in cpu.isa:
+                isa.serialize_stac_clac = False
+            if cpu_type == "o3":
+                cpu.miscRegReadersWait = True
+                cpu.mmu.dtb.smap_at_commit = True
         if fused_uops:
             # Our series' fused decoding: instructions become the micro-ops
             # Intel counts in the fused domain, on every ISA (decoded
@@ -191,6 +203,12 @@ def make_board(spec: dict):
             continue  # the warming core: gem5's atomic CPU as it is
         for name, value in spec["cpu"].get("params", {}).items():
             setattr(cpu, name, value)
+        if cpu_type == "o3" and spec["cpu"].get("params", {}).get("fetchAheadLines"):
+            # Patch 0023's walk finds a line's branches in the BTB: every
+            # taken branch must enter it, returns and indirect ones too
+            # (gem5 v24 enters only direct ones unless told; upstream's
+            # decoupled front end sets the same).
+            cpu.branchPred.requiresBTBHit = True
         if cpu_type == "o3":
             set_fu_count(cpu, spec["cpu"].get("fu_count", {}))
             set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))

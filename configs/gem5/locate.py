@@ -39,10 +39,12 @@ PATCHES = Path(__file__).resolve().parents[1] / "gem5-patches"
 # the new op class's name, O3 rename's reader-wait statistic, the X86ISA
 # kernel-entry parameter, commit's retire-slot statistic, the micro-op
 # queue's parameter, the X86ISA fused-decoding and macro-fusion
-# parameters): how a binary shows it was built with it all.
+# parameters, the STAC/CLAC, SMAP-at-commit and fetch-ahead parameters): how a binary
+# shows it was built with it all.
 SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup",
                 b"miscRegReaderWaits", b"serialize_kernel_entry", b"retireSlots",
-                b"uopQueueSize", b"fused_uops", b"macro_fusible")
+                b"uopQueueSize", b"fused_uops", b"macro_fusible", b"serialize_stac_clac",
+                b"smap_at_commit", b"fetchAheadLines")
 # Patch 0007: O3's Exec trace stamped at commit, for the commit profile.
 COMMIT_TICK_PATCH = PATCHES / "0007-cpu-o3-Stamp-instruction-trace-records-with-their-co.patch"
 COMMIT_TICK_SOURCE = "src/cpu/o3/commit.cc"

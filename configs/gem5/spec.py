@@ -52,12 +52,15 @@ O3_PARAMS = {
     "issueToExecuteDelay",
     # the micro-op queue between decode and rename (our series; 0: none)
     "uopQueueSize",
+    # fetch ahead along the predicted path (our series, patches 0022-0023;
+    # 0: none): lines read ahead, and lines the walk predicts a cycle
+    "fetchAheadLines", "fetchAheadLinesPerCycle",
 }
 # O3 parameters only our patch series has: a point that sets one needs it.
-O3_SERIES_PARAMS = ("uopQueueSize",)
-# O3 parameters for which 0 means something (no micro-op queue); every
-# other is a count of at least 1.
-O3_ZERO_MEANS_NONE = ("uopQueueSize",)
+O3_SERIES_PARAMS = ("uopQueueSize", "fetchAheadLines", "fetchAheadLinesPerCycle")
+# O3 parameters for which 0 means something (no micro-op queue, no
+# fetch-ahead); every other is a count of at least 1.
+O3_ZERO_MEANS_NONE = ("uopQueueSize", "fetchAheadLines")
 
 # What gem5 v24's O3 can take of those (src/cpu/o3): the stage widths at
 # most its compiled MaxWidth (fetch.cc and the others fail above it), the
@@ -100,6 +103,15 @@ BRANCH_PREDICTORS = ("LocalBP", "TournamentBP", "BiModeBP", "LTAGE", "TAGE_SC_L_
 # the writes). A preset's `kernel_entry`, or a sweep's cpu.kernel_entry.
 KERNEL_ENTRY = ("serialize", "sdm")
 KERNEL_ENTRY_DEFAULT = "serialize"
+
+# How STAC and CLAC run (x86, patches 0018-0021 of our series):
+# "serialize", each drains O3's pipeline, so that no younger access is
+# checked against the old RFLAGS.AC; or "commit", they run ahead as any
+# register write, and O3 settles SMAP's AC check at commit (an access
+# behind an in-flight STAC does not fault, one behind an in-flight CLAC
+# does). A preset's `stac_clac`, or a sweep's cpu.stac_clac.
+STAC_CLAC = ("serialize", "commit")
+STAC_CLAC_DEFAULT = "serialize"
 
 # How x86 instructions become micro-ops (our series, X86ISA.fused_uops and
 # O3's macroFusion): "gem5", v24's microcode as it is; or "fused", as
@@ -160,6 +172,8 @@ def needs_series(arch: str, smap_model: str, cpu) -> str:
         return f"CPU preset {cpu.name}'s kernel_entry {cpu.kernel_entry}"
     if getattr(cpu, "uops", UOPS_DEFAULT) != UOPS_DEFAULT:
         return f"CPU preset {cpu.name}'s uops {cpu.uops}"
+    if getattr(cpu, "stac_clac", STAC_CLAC_DEFAULT) != STAC_CLAC_DEFAULT:
+        return f"CPU preset {cpu.name}'s stac_clac {cpu.stac_clac}"
     for name in O3_SERIES_PARAMS:
         if name in getattr(cpu, "params", {}):
             return f"CPU preset {cpu.name}'s {name}"
@@ -202,11 +216,12 @@ class CpuPreset:
     fitted_on: tuple = ()
     uops: str = UOPS_DEFAULT  # one of UOPS
     macro_fusible: tuple = ()  # of MACRO_FUSIBLE; () keeps the series' default (all)
+    stac_clac: str = STAC_CLAC_DEFAULT  # one of STAC_CLAC
 
     # The fields that make the simulated machine (what a run's record of
     # its preset is compared on to say whether the preset has changed since).
     MACHINE_FIELDS = ("type", "params", "fu_latency", "fu_count", "branch_predictor",
-                      "kernel_entry", "uops", "macro_fusible")
+                      "kernel_entry", "uops", "macro_fusible", "stac_clac")
 
     def as_record(self) -> dict:
         record = dict(self.__dict__)
@@ -221,6 +236,8 @@ class CpuPreset:
             del record["kernel_entry"]
         if self.uops == UOPS_DEFAULT:
             del record["uops"]
+        if self.stac_clac == STAC_CLAC_DEFAULT:
+            del record["stac_clac"]
         if not self.macro_fusible:
             del record["macro_fusible"]
         else:
@@ -250,7 +267,7 @@ class CachePreset:
 CPU_TYPES = ("atomic", "timing", "minor", "o3")
 PRESET_KEYS = {"arch", "type", "description", "params", "fu_latency", "kernel_entry",
                "fu_count", "branch_predictor", "documented", "calibrated_from", "fitted_on",
-               "uops", "macro_fusible"}
+               "uops", "macro_fusible", "stac_clac"}
 # A seed's id (003_745c0868b36e6c6e): its key in analysis/seeds.toml (docs/seeds.md).
 SEED_ID = re.compile(r"[0-9]{3}_[0-9a-f]{16}")
 # What the probe workload (workloads/src/probe.c) measures that a preset
@@ -306,6 +323,14 @@ def check_kernel_entry(value, arch: str, where: str) -> str:
     return value
 
 
+def check_stac_clac(value, arch: str, where: str) -> str:
+    inputs.one_of(value, STAC_CLAC, f"{where}: stac_clac")
+    if value != STAC_CLAC_DEFAULT and not arches.get(arch).gem5_series:
+        raise UserError(f"{where}: stac_clac {value} is x86-only (SMAP's STAC and CLAC); an "
+                        f"{arch} CPU keeps gem5's")
+    return value
+
+
 def check_uops(value, arch: str, where: str) -> str:
     inputs.one_of(value, UOPS, f"{where}: uops")
     if value != UOPS_DEFAULT and not arches.get(arch).gem5_series:
@@ -342,6 +367,7 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     entry = check_kernel_entry(data.get("kernel_entry", KERNEL_ENTRY_DEFAULT), arch,
                                str(path))
     uops = check_uops(data.get("uops", UOPS_DEFAULT), arch, str(path))
+    stac_clac = check_stac_clac(data.get("stac_clac", STAC_CLAC_DEFAULT), arch, str(path))
     fusible = data.get("macro_fusible", [])
     if fusible and (uops != "fused" or not isinstance(fusible, list) or not fusible
                     or not all(isinstance(m, str) and m in MACRO_FUSIBLE for m in fusible)):
@@ -357,9 +383,9 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
     for k, v in documented.items():
         inputs.number(v, f"{path}: [documented] {k} (cycles)", positive=True)
     if kind != "o3" and (entry != KERNEL_ENTRY_DEFAULT or fu_count or bp or
-                         uops != UOPS_DEFAULT):
-        raise UserError(f"{path}: kernel_entry, uops, [fu_count] and branch_predictor are "
-                        f"O3 settings; a {kind} preset takes none")
+                         uops != UOPS_DEFAULT or stac_clac != STAC_CLAC_DEFAULT):
+        raise UserError(f"{path}: kernel_entry, stac_clac, uops, [fu_count] and "
+                        f"branch_predictor are O3 settings; a {kind} preset takes none")
     base, fitted = data.get("calibrated_from", ""), data.get("fitted_on", [])
     if not isinstance(base, str) or "/" in base:
         raise UserError(f"{path}: calibrated_from must be a CPU preset's name, got {base!r}")
@@ -369,7 +395,8 @@ def _read_cpu_preset(path: Path) -> CpuPreset:
                         f"\"000_ccfae2f7fd7a499e\", got {inputs.short(repr(fitted))}")
     return CpuPreset(path.stem, arch, kind, str(data.get("description", "")), params,
                      dict(fu_latency), entry, dict(fu_count) or None, bp,
-                     dict(documented) or None, base, tuple(fitted), uops, tuple(fusible))
+                     dict(documented) or None, base, tuple(fitted), uops, tuple(fusible),
+                     stac_clac)
 
 
 def cpu_preset_names(arch: str = None) -> list:
@@ -419,6 +446,7 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
     where = f"CPU preset {cpu.name}"
     entry = overrides.pop("kernel_entry", cpu.kernel_entry)
     uops = overrides.pop("uops", cpu.uops)
+    stac_clac = overrides.pop("stac_clac", cpu.stac_clac)
     bp = check_branch_predictor(overrides.pop("branch_predictor", cpu.branch_predictor), where)
     fu_count = {k[len(FU_COUNT_PREFIX):]: overrides.pop(k) for k in list(overrides)
                 if k.startswith(FU_COUNT_PREFIX)}
@@ -437,13 +465,15 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
         changed["kernel_entry"] = check_kernel_entry(entry, cpu.arch, where)
     if uops != cpu.uops:
         changed["uops"] = check_uops(uops, cpu.arch, where)
+    if stac_clac != cpu.stac_clac:
+        changed["stac_clac"] = check_stac_clac(stac_clac, cpu.arch, where)
     if bp != cpu.branch_predictor:
         changed["branch_predictor"] = bp
     if not changed:
         return cpu
     name = cpu.name + "".join(f"+{k}={v}" for k, v in sorted(changed.items()))
     return replace(cpu, name=name, params=dict(cpu.params, **overrides), kernel_entry=entry,
-                   uops=uops, branch_predictor=bp, fu_count=dict(cpu.fu_count or {}, **fu_count) or None)
+                   uops=uops, stac_clac=stac_clac, branch_predictor=bp, fu_count=dict(cpu.fu_count or {}, **fu_count) or None)
 
 
 # A cache preset is two levels (gem5's PrivateL1PrivateL2CacheHierarchy,
@@ -613,6 +643,8 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
         spec["cpu"]["kernel_entry"] = cpu.kernel_entry
     if cpu.uops != UOPS_DEFAULT:
         spec["cpu"]["uops"] = cpu.uops
+    if cpu.stac_clac != STAC_CLAC_DEFAULT:
+        spec["cpu"]["stac_clac"] = cpu.stac_clac
     if cpu.macro_fusible:
         spec["cpu"]["macro_fusible"] = list(cpu.macro_fusible)
     if cpu.fu_count:
