@@ -18,7 +18,7 @@ run: deps
 	$(PYTHON) run.py sweep configs/sweeps/default.toml
 
 test: deps
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q --durations=25 tests
 
 benchmark: deps
 	$(PYTHON) tests/benchmark.py

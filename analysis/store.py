@@ -201,7 +201,8 @@ _GEM5_METRICS = {"cycles": "cycles", "insts": "gem5_insts", "ops": "gem5_ops", "
                                    "rename_block_cycles", "rename_unblock_cycles",
                                    "rename_squash_cycles", "icache_stall_cycles",
                                    "fetch_cache_lines", "retire_slots", "macro_fused",
-                                   "uop_queue_full_cycles")}}
+                                   "uop_queue_full_cycles", "fetch_ahead_lines",
+                                   "fetch_ahead_ready", "fetch_ahead_restarts")}}
 
 
 def record_metrics(record: dict) -> dict:

@@ -1,20 +1,28 @@
-"""The Skylake machine at each step of our gem5 series (issue 44).
+"""The Skylake machine at each step of our gem5 series (issues 44, 45).
 
 configs/sweeps/x86-core.toml runs stock's statx and fstat (SMAP) and the
-probe on x86_64-skylake with each change set back in turn: gem5's
-decoding with the front end the preset had before (fetch and decode at
-rename's 4, no micro-op queue), fused decoding on that front end, and the
-preset as it is (fused decoding, the micro-op queue, the documented
-6-wide front end). One row per step: what a statx costs and why (rename's
-slots per instruction, its unblocking cycles), fstat, and the probe's
-empty system call, caches and mispredict.
+probe on x86_64-skylake with the series' changes added one at a time:
+gem5's decoding with the front end the preset had before (fetch and
+decode at rename's 4, no micro-op queue), fused decoding on that front
+end, the micro-op queue with the documented 6-wide front end (part 1),
+STAC/CLAC settled at commit without a drain, and fetch running ahead of
+itself (the preset as it is). One row per step: what a statx costs and
+why (rename's slots per instruction, its unblocking and serialize-stall
+cycles, fetch's stall on the L1I), fstat, and the probe's empty system
+call, caches and mispredict.
 """
 
 from analysis import store
 
-STEPS = (("gem5's decoding, fetch/decode 4, no queue", ("uops=gem5", "uopQueueSize=0")),
-         ("fused decoding, fetch/decode 4, no queue", ("uops=fused", "uopQueueSize=0")),
-         ("the preset: fused, 64-entry queue, fetch/decode 6", ()))
+# Each step adds one change of the series to the one before; a step's
+# marks are the preset's keys set back (the sweep's overrides), the most
+# set back first, since step_of takes the first step whose marks a row has.
+PART1 = ("stac_clac=serialize", "fetchAheadLines=0")
+STEPS = (("gem5's decoding, fetch/decode 4, no queue", ("uops=gem5", "uopQueueSize=0") + PART1),
+         ("fused decoding, fetch/decode 4, no queue", ("uops=fused", "uopQueueSize=0") + PART1),
+         ("part 1: fused, 64-entry queue, fetch/decode 6", PART1),
+         ("+ STAC/CLAC settled at commit, no drain", ("fetchAheadLines=0",)),
+         ("+ fetch ahead (the preset)", ()))
 PRESET = "x86_64-skylake"
 PROBES = (("probe_l1d", "L1D"), ("probe_l2", "L2"), ("probe_l3", "L3"), ("probe_mem", "memory"),
           ("probe_mispredict", "mispredict"), ("probe_syscall", "getppid"))
@@ -54,7 +62,8 @@ def _f(x, digits: int = 1) -> str:
 def table(rows: list) -> tuple:
     """(header, body): one row per step."""
     header = (["step", "statx cycles/call", "rename slots/instruction", "micro-ops/instruction",
-               "rename unblocking cycles/call", "fstat cycles/call"]
+               "rename unblocking cycles/call", "serialize-stall cycles/call",
+               "L1I fetch-stall cycles/call", "fstat cycles/call"]
               + [f"probe: {name}" for _, name in PROBES])
     body = []
     steps = by_step(rows)
@@ -69,6 +78,8 @@ def table(rows: list) -> tuple:
                      _f(slots / insts if slots and insts else None, 2),
                      _f(statx["gem5_ops"] / insts if insts else None, 2),
                      _f(_per(statx, "rename_unblock_cycles")),
+                     _f(_per(statx, "serialize_stall_cycles")),
+                     _f(_per(statx, "icache_stall_cycles")),
                      _f(_per(fstat, "cycles")) if fstat else "-"]
                     + [_f(prb.get(m)) if prb else "-" for m, _ in PROBES])
     return header, body

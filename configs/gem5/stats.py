@@ -59,6 +59,12 @@ CORE = {
     "retire_slots": (".commit.retireSlots",),
     "macro_fused": (".fetch.macroFused",),
     "uop_queue_full_cycles": (".rename.uopQueueFullCycles",),
+    # Our series' fetch-ahead (patch 0023, fetchAheadLines): lines read from
+    # the I-cache ahead of fetch, those fetch took with their data there,
+    # and the walks started again because fetch left the walked path.
+    "fetch_ahead_lines": (".fetch.aheadLines",),
+    "fetch_ahead_ready": (".fetch.aheadLinesReady",),
+    "fetch_ahead_restarts": (".fetch.aheadRestarts",),
 }
 GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
           "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
@@ -169,7 +175,8 @@ def summary(stats: dict, text: bool = True) -> dict:
               "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses",
               "l1i_misses", "l2_misses", "l3_misses", "serializing_insts",
               "serialize_stall_cycles", "misc_reader_waits", "retire_slots", "macro_fused",
-              "uop_queue_full_cycles"):
+              "uop_queue_full_cycles", "fetch_ahead_lines", "fetch_ahead_ready",
+              "fetch_ahead_restarts"):
         if out[k] is not None:
             out[k] = int(out[k])
     if out["ipc"] is None and out["cycles"] and out["insts"]:
