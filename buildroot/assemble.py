@@ -36,7 +36,8 @@ REPO = Path(__file__).resolve().parent.parent
 WORKLOADS_DIR = REPO / "workloads"
 INIT_DIR = Path(__file__).resolve().parent / "init"
 OVERLAY = Path(__file__).resolve().parent / "board" / "uaccess" / "rootfs_overlay"
-BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "probe")
+BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "probe",
+            "usercopy-loop")
 PATHS_IN_IMAGE = "usr/share/uaccess/kernel-tree.paths"
 # make-build's own folder (its C source and makefile) and the tree it
 # builds: only the images of its jobs carry them, so only their keys cover

@@ -35,7 +35,7 @@ EXPECTED = {
 # both give the same checksums.
 ARM64_COMPILED = ("init", "usr/bin/lstat-storm", "usr/bin/fstat-loop",
                   "usr/bin/statx-loop", "usr/bin/readlink-loop", "usr/bin/stat-namelen",
-                  "usr/bin/probe")
+                  "usr/bin/probe", "usr/bin/usercopy-loop")
 ARM64_WHY = ("Buildroot's wrapper adds -mcpu=cortex-a53 and -z max-page-size=4096 on "
              "aarch64; Debian's gcc tunes generically and aligns to 64 KiB")
 
