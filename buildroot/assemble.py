@@ -36,8 +36,6 @@ REPO = Path(__file__).resolve().parent.parent
 WORKLOADS_DIR = REPO / "workloads"
 INIT_DIR = Path(__file__).resolve().parent / "init"
 OVERLAY = Path(__file__).resolve().parent / "board" / "uaccess" / "rootfs_overlay"
-BINARIES = ("lstat-storm", "fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "probe",
-            "usercopy-loop")
 PATHS_IN_IMAGE = "usr/share/uaccess/kernel-tree.paths"
 # make-build's own folder (its C source and makefile) and the tree it
 # builds: only the images of its jobs carry them, so only their keys cover
@@ -75,10 +73,16 @@ class ImageArtifact:
         return json.loads((self.path / "manifest.json").read_text())
 
 
+def programs() -> tuple:
+    """The workload programs every image carries in /usr/bin: one for each
+    file of workloads/src (workloads/Makefile builds the same list)."""
+    return tuple(sorted(p.stem for p in (WORKLOADS_DIR / "src").glob("*.c")))
+
+
 def sources_digest() -> str:
     """One hash over every file every image is compiled or copied from."""
-    return _digest([WORKLOADS_DIR / "src", WORKLOADS_DIR / "include",
-                    WORKLOADS_DIR / "Makefile", INIT_DIR, OVERLAY])
+    return _digest([WORKLOADS_DIR / "src", WORKLOADS_DIR / "lib", WORKLOADS_DIR / "include",
+                    WORKLOADS_DIR / "Makefile", WORKLOADS_DIR / "guest.mk", INIT_DIR, OVERLAY])
 
 
 def _digest(roots: list) -> str:
@@ -167,7 +171,7 @@ def _populate(arch: str, job: script.Job, staging: Path, out: Path,
     build = out / "build"
     _make(WORKLOADS_DIR, arch, build / "workloads", out / "workloads.log")
     _make(INIT_DIR, arch, build / "init", out / "init.log")
-    for name in BINARIES:
+    for name in programs():
         shutil.copy2(build / "workloads" / name, bindir / name)
     shutil.copy2(build / "init" / "init", staging / "init")
     # The ext2 root boots through the kernel's default /sbin/init lookup.

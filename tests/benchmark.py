@@ -42,6 +42,9 @@
       With --repeat N, stock's statx ROI process is run N more times on
       each scheme, alternating, and the speeds' medians compared (the
       records' own rates were taken hours apart on a shared machine).
+  gem5-build  what `./run.py gem5 setup` built at the gem5 home and the time
+      its scons runs took (recorded by setup), beside what gem5's full
+      build adds (SystemC and its TLM bridge, which the study leaves out).
   x86-core (needs gem5 built with patches 0010-0017)
       configs/sweeps/x86-core.toml, run or read from the cache: the Skylake
       machine at each step of the series (gem5's decoding; fused decoding;
@@ -579,13 +582,53 @@ def study_cost(sweep_files: list) -> None:
                   f"afterok): {cost.slurm_wall(nodes) / 60:,.1f} min")
 
 
+def gem5_build() -> None:
+    """What `./run.py gem5 setup` built at the gem5 home and what it took
+    (its scons runs, recorded by setup), beside what gem5's full build
+    would add: SystemC and its TLM bridge, which the study's Kconfig
+    (configs/gem5/setup.py KCONFIG_OFF) leaves out."""
+    from configs.gem5 import locate, setup
+    home = Path(os.environ.get("GEM5_HOME") or locate.default_home() or "")
+    if not (home / "SConstruct").is_file():
+        print("gem5-build: no gem5 home (./run.py gem5 setup builds one)")
+        return
+    # src/systemc's sources, less its tests (built only by its own test
+    # harness) and unit tests; ext/systemc is Accellera's, never compiled.
+    root = home / "src" / "systemc"
+    systemc = sum(1 for p in root.rglob("*.cc") if "tests" not in p.relative_to(root).parts
+                  and not p.name.endswith(".test.cc"))
+    for isa in ("x86", "arm"):
+        objects = setup.objects_built(home / "build" / isa.upper())
+        if not objects:
+            continue
+        runs = setup.build_log(home, isa)
+        seconds = sum(r["seconds"] for r in runs)
+        compiled = sum(max(0, r["objects_after"] - r["objects_before"]) for r in runs)
+        print(f"build/{isa.upper()}: {objects:,} objects; what a full build adds "
+              f"(USE_SYSTEMC): {systemc:,} SystemC/TLM sources, "
+              f"+{100 * systemc / objects:.0f} % objects")
+        if not runs:
+            print("  no scons run recorded (built before setup kept a log)")
+            continue
+        hours = seconds / 3600
+        print(f"  {len(runs)} scons run(s), {compiled:,} objects compiled, "
+              f"{hours:.2f} h wall on {runs[-1]['cpus']} CPUs (-j{runs[-1]['jobs']}, "
+              f"ccache {'on' if runs[-1]['ccache'] else 'off'})"
+              + "".join(f"; {r['note']}" for r in runs if r.get("note")))
+        if compiled:
+            full = hours * (compiled + systemc) / compiled
+            print(f"  the full build, at this build's time per object (an estimate: "
+                  f"SystemC's objects were not timed): {full:.2f} h, "
+                  f"this one {100 * hours / full:.0f} % of it")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
                              "simpoint-interval", "kernel-entry", "slurm", "study",
-                             "make-split", "gem5-fast", "x86-core"))
+                             "make-split", "gem5-fast", "x86-core", "gem5-build"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--repeat", type=inputs.cli(inputs.at_least_one, "--repeat"),
@@ -597,6 +640,9 @@ def main() -> int:
                                     "gem5 test's 200)")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
     args = ap.parse_args()
+    if args.mode == "gem5-build":
+        gem5_build()
+        return 0
     if args.mode == "study":
         root = Path(__file__).resolve().parent.parent / "configs" / "sweeps"
         study_cost(args.sweep or [str(root / "seeds.toml"), str(root / "seeds-era.toml")])

@@ -261,7 +261,7 @@ def test_patch_series_is_ours_one_change_per_patch_each_explained():
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")
-        m = re.search(r"Subject: \[PATCH (\d+)/(\d+)\] (arch-x86|cpu|cpu-o3): ", head)
+        m = re.search(r"Subject: \[PATCH (\d+)/(\d+)\] (arch-x86|cpu|cpu-o3|cpu-pred): ", head)
         assert m and int(m.group(2)) == len(patches), p.name
         body = head.split("\n\n", 1)[1]
         assert len(body.split()) >= 40, f"{p.name}: a paragraph of why"

@@ -57,6 +57,7 @@ def test_reproduce_plans_costs_runs_and_compares(tmp_path):
     assert tiny.split()[1:4] == ["2", "0", "qemu"] and tiny.endswith("unchanged")
     entry = next(l for l in lines if l.startswith("kernel-entry"))
     assert entry.split()[1:4] == ["9", "9", "gem5+qemu"]
+    published_gem5 = int(entry.split()[1])
     assert "gem5 for x86_64 is missing: './run.py gem5 setup --isa x86'" in dry.stdout
     assert not mine.exists()
     # Run: the QEMU sweep (its points finished, so cached) into this
@@ -65,7 +66,9 @@ def test_reproduce_plans_costs_runs_and_compares(tmp_path):
     out = _run("reproduce", "--records", str(records), "--results", str(mine), env=no_gem5)
     assert out.returncode == 0, out.stderr
     last = out.stdout.strip().splitlines()[-1]
-    assert last == "2 of 8 published experiments reproduced, 0 differ, 6 not run", out.stdout
+    # Every experiment of the gem5 file is published and not run here.
+    assert last == (f"2 of {2 + published_gem5} published experiments reproduced, 0 differ, "
+                    f"{published_gem5} not run"), out.stdout
     # A sweep file changed since its export says so by name.
     sweep.write_text(SWEEP.replace("[50]", "[60]"))
     dry = _run("reproduce", "--records", str(records), "--dry-run", "--only", "tiny-reproduce")
@@ -79,7 +82,7 @@ def test_bad_reproduce_input_is_one_line(tmp_path):
     empty.mkdir()
     for argv, says in ((["--records", str(empty)], "holds no *.jsonl.gz file"),
                        (["--only", "nope"], "--only nope: no published file of that sweep"),
-                       (["--executor", "slurm"], "Slurm")):
+                       (["--executor", "slurm"], "SLURM_CONF")):
         out = _run("reproduce", "--dry-run", *argv, env={"SLURM_CONF": "/nonexistent"})
         lines = out.stderr.strip().splitlines()
         assert out.returncode == 2 and len(lines) == 1 and says in lines[0], out.stderr

@@ -22,12 +22,14 @@ programs or binaries, some of which a mirror may lack.
 
 import ctypes
 import fcntl
+import json
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,6 +247,35 @@ def configure(setup: Setup, isa: str, say) -> None:
                             f"{tools.last_lines(proc.stdout + proc.stderr)}")
 
 
+# Each scons run of a build, appended (a resumed build has several): what
+# tests/benchmark.py gem5-build reads to say what the build cost.
+BUILD_LOG = "uaccess-lab-build.json"
+
+
+def objects_built(build_dir: Path) -> int:
+    return sum(1 for _ in build_dir.rglob("*.o")) if build_dir.is_dir() else 0
+
+
+def _log_build(build_dir: Path, entry: dict) -> None:
+    path = build_dir / BUILD_LOG
+    try:
+        runs = json.loads(path.read_text())
+    except (OSError, ValueError):
+        runs = []
+    runs.append(entry)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(runs, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def build_log(dest: Path, isa: str) -> list:
+    """The scons runs `gem5 setup` recorded for build/<ISA> ([] if none)."""
+    try:
+        return json.loads((dest / "build" / isa.upper() / BUILD_LOG).read_text())
+    except (OSError, ValueError):
+        return []
+
+
 def build(setup: Setup, isa: str, variant: str, say) -> None:
     target = arches.get(ISAS[isa]).gem5_binary(variant)
     configure(setup, isa, say)
@@ -258,8 +289,15 @@ def build(setup: Setup, isa: str, variant: str, say) -> None:
     else:
         say("no ccache: scons keeps its progress on Ctrl-C or SIGTERM, not on kill -9; "
             "'sudo apt-get install ccache' makes every compiled object survive")
+    build_dir = setup.dest / "build" / isa.upper()
+    before, started = objects_built(build_dir), time.time()
     returncode, stopped = _scons([target, f"-j{setup.jobs}", "--ignore-style"],
                                  setup.dest, env, keep_fds=setup_lock_fds)
+    _log_build(build_dir, {"target": target, "started": time.strftime(
+        "%Y-%m-%dT%H:%M:%S", time.localtime(started)), "seconds": round(time.time() - started),
+        "jobs": setup.jobs, "cpus": os.cpu_count(), "ccache": bool(links),
+        "objects_before": before, "objects_after": objects_built(build_dir),
+        "kconfig_off": list(KCONFIG_OFF), "exit": returncode, "stopped": bool(stopped)})
     if stopped:
         say(f"scons {target} stopped: what it built is kept; rerun './run.py gem5 setup' "
             f"to resume")

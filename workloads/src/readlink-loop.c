@@ -12,8 +12,8 @@
  * the very path the thread's did. The kernel needs the ext4 layer
  * (kernels/layers/ext4), which the host adds for this mode.
  *
- * Job keys: iterations (100000), warmup (1000), detailed_warmup (0),
- * settle_ms (50), fs (tmpfs).
+ * Job keys: fs (tmpfs); and the harness's (microbench.h): iterations
+ * (100000), warmup (1000), detailed_warmup (0), settle_ms (50).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,11 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jobconf.h"
-#include "result.h"
-#include "roi.h"
+#define BENCH_NAME "readlink-loop"
+#define BENCH_SUBJECT const char *	/* the link's path */
+#include "microbench.h"
 
-#define NAME "readlink-loop"
 #define LINK "/tmp/rl-link"
 /* The target need not exist: readlink never follows it. */
 #define LINK_TARGET "uaccess-readlink-target0"
@@ -45,26 +44,9 @@ _Static_assert(sizeof(LINK_TARGET) - 1 == 24, "target must be 24 bytes");
 #define EXT4_TARGET "boot/initrd.img-6.1.0-37-amd64"
 _Static_assert(sizeof(EXT4_TARGET) - 1 == 30, "Debian 12's link is 30 bytes");
 
-/* noinline: warm-up and ROI run the very same code. */
-static __attribute__((noinline)) void run(const char *link, long long n,
-					  struct result *r)
-{
-	char buf[PATH_MAX];
-
-	for (long long i = 0; i < n; i++) {
-		ssize_t len = readlink(link, buf, sizeof(buf));
-
-		if (len >= 0)
-			result_hash_readlink(r, len, buf);
-		else
-			result_error(r, "readlink", link, errno);
-	}
-	r->ops += n;
-}
-
 static int fail(const char *what, const char *path)
 {
-	fprintf(stderr, NAME ": %s %s: %s\n", what, path, strerror(errno));
+	fprintf(stderr, BENCH_NAME ": %s %s: %s\n", what, path, strerror(errno));
 	return 1;
 }
 
@@ -107,57 +89,37 @@ static int enter_ext4(void)
 	len = readlink(EXT4_LINK, buf, sizeof(buf));
 	if (len != (ssize_t)strlen(EXT4_TARGET) ||
 	    memcmp(buf, EXT4_TARGET, len) != 0) {
-		fprintf(stderr, NAME ": %s does not read back as %s\n",
+		fprintf(stderr, BENCH_NAME ": %s does not read back as %s\n",
 			EXT4_LINK, EXT4_TARGET);
 		return 1;
 	}
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The link the calls read: tmpfs's, made here, or the image's ext4 one. */
+static int bench_setup(struct bench *b)
 {
-	struct result res, scratch;
-	long long iters, warm, detailed, t0, t1;
-	const char *fs, *link = LINK;
+	const char *fs = job_str("fs", "tmpfs");
 
-	roi_init();
-	if (jobconf_load(argc > 1 ? argv[1] : JOBCONF_DEFAULT_PATH) != 0)
-		return JOBCONF_EXIT_BAD;
-	iters = job_int("iterations", 100000);
-	warm = job_int("warmup", 1000);
-	detailed = job_int("detailed_warmup", 0);
-	if (iters < 1 || warm < 0 || detailed < 0) {
-		fprintf(stderr, NAME ": need iterations >= 1, warmup >= 0, "
-			"detailed_warmup >= 0\n");
-		return JOBCONF_EXIT_BAD;
-	}
-	fs = job_str("fs", "tmpfs");
 	if (strcmp(fs, "ext4") == 0) {
-		if (enter_ext4() != 0)
-			return 1;
-		link = EXT4_LINK;
-	} else if (strcmp(fs, "tmpfs") == 0) {
-		if (make_tmpfs_link() != 0)
-			return 1;
-	} else {
-		fprintf(stderr, NAME ": fs must be tmpfs or ext4, not %s\n", fs);
-		return JOBCONF_EXIT_BAD;
+		b->subject[0] = EXT4_LINK;
+		return enter_ext4();
 	}
+	if (strcmp(fs, "tmpfs") == 0) {
+		b->subject[0] = LINK;
+		return make_tmpfs_link();
+	}
+	fprintf(stderr, BENCH_NAME ": fs must be tmpfs or ext4, not %s\n", fs);
+	return JOBCONF_EXIT_BAD;
+}
 
-	result_init(&scratch, NAME);
-	run(link, warm, &scratch);
-	roi_settle(job_int("settle_ms", 50));
-	roi_switch();
-	run(link, detailed, &scratch);
+static inline void bench_op(const char *link, struct result *r)
+{
+	char buf[PATH_MAX];
+	ssize_t len = readlink(link, buf, sizeof(buf));
 
-	result_init(&res, NAME);
-	t0 = mono_ns();
-	roi_begin();
-	run(link, iters, &res);
-	roi_end();
-	t1 = mono_ns();
-	res.roi_ns = t1 - t0;
-
-	result_print(&res);
-	return 0;
+	if (len >= 0)
+		result_hash_readlink(r, len, buf);
+	else
+		result_error(r, "readlink", link, errno);
 }
