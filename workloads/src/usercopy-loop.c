@@ -8,9 +8,10 @@
  * of a system call's work. The file's pages stay in the page cache, so a
  * call finds them and copies, one copy per 4 KiB page (6.1's shmem read
  * and generic_perform_write go page by page). On arm64 6.1 (QEMU-counted,
- * stock's copy) the copy is 6 % of a 128-byte pread's kernel
- * instructions, about half of a 4 KiB call's (1,167 of 2,303 to user,
- * of 2,571 from) and 73 % (to) or 64 % (from) of a 64 KiB call's.
+ * stock's copy, 200 calls) the copy is 4 % of a 128-byte pread's kernel
+ * instructions (51 of 1,170), about half of a 4 KiB call's (1,167 of
+ * 2,116 to user, of 2,589 from) and 72 % (to) or 65 % (from) of a
+ * 64 KiB call's.
  *
  * Both sides are page aligned (the buffer here, offset 0 of the file
  * there) and every page is touched before the ROI, so no call faults and
