@@ -15,7 +15,7 @@ from buildroot import assemble
 from workloads import script
 
 REPO = Path(__file__).resolve().parent.parent
-LOOPS = ("fstat-loop", "statx-loop", "readlink-loop", "stat-namelen")
+LOOPS = ("fstat-loop", "statx-loop", "readlink-loop", "stat-namelen", "usercopy-loop")
 LENGTHS = (3, 7)  # stat-namelen: five subjects, one a name length
 
 

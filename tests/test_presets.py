@@ -19,6 +19,9 @@ from lab.errors import UserError
 from test_gem5_config import GEM5, IMAGE, KERNEL
 
 ERAS = ("x86_64-westmere", "x86_64-skylake")
+# Every preset of a seed's machine: the x86 eras and the arm64 usercopy
+# threads' Neoverse V2 (005_cda112d08e81cce1).
+SOURCED = ERAS + ("arm64-neoverse-v2",)
 PRESETS = spec.PRESET_DIR
 VALUE = re.compile(r"^\s*([A-Za-z_0-9]+)\s*=\s*([^#]+?)\s*(#.*)?$")
 
@@ -31,7 +34,7 @@ def _value_lines(path: Path):
             yield m.group(1), m.group(2), m.group(3) or ""
 
 
-@pytest.mark.parametrize("name", ERAS)
+@pytest.mark.parametrize("name", SOURCED)
 @pytest.mark.parametrize("kind", ("cpu", "cache"))
 def test_every_number_has_its_source(name, kind):
     path = PRESETS / kind / f"{name}.toml"
@@ -75,6 +78,27 @@ def test_era_presets_parse_with_their_machines():
         # Documented load-to-use, each level after the one above.
         assert 3 <= c["l1d_latency"] < c["l2_latency"] < c["l3_latency"] <= 60
         assert c["dram"] in spec.DRAMS
+
+
+def test_neoverse_v2_preset_parses_with_its_machine():
+    """The arm64 usercopy threads' core: every figure it sets reaches the
+    gem5 spec, and nothing x86-only or of our gem5 series is in it (gem5
+    with ARM runs it as built)."""
+    cpu = spec.load_cpu("arm64-neoverse-v2", "arm64")
+    cache = spec.load_cache("arm64-neoverse-v2")
+    assert cpu.type == "o3" and cpu.branch_predictor == "TAGE_SC_L_64KB"
+    assert (cpu.params["decodeWidth"], cpu.params["renameWidth"],
+            cpu.params["numROBEntries"]) == (6, 8, 320)
+    # Three loads or two stores a cycle: one load-only pipe, two load/store.
+    assert (cpu.fu_count["ReadPort"], cpu.fu_count["RdWrPort"],
+            cpu.fu_count["WritePort"]) == (1, 2, 0)
+    assert cpu.documented == {"add": 1, "mispredict": 10}
+    assert spec.needs_series("arm64", "", cpu) == ""
+    assert cache.sizes == {"l1i_size": "64KiB", "l1d_size": "64KiB", "l2_size": "1MiB"}
+    roi = spec.roi_spec(spec.BootGroup("arm64", KERNEL, IMAGE, "", cache, GEM5), cpu)
+    assert roi["cpu"]["fu_count"]["RdWrPort"] == 2
+    assert roi["cpu"]["params"]["numIQEntries"] == 192
+    assert roi["cache"]["l2_size"] == "1MiB"
 
 
 def test_older_presets_keep_their_records():

@@ -36,6 +36,9 @@ def test_storm_script_flattens_to_job_keys():
     ({"workload": "lstat-storm", "run": {"order": "random"}}, r"run.order must be one of"),
     ({"workload": "lstat-storm", "mix": {"lstat": 0}}, r"at least one op"),
     ({"workload": "fstat-loop", "run": {"iterations": True}}, r"run.iterations must be"),
+    ({"workload": "usercopy-loop", "run": {"size": 0}}, r"run.size must be between 1 and"),
+    ({"workload": "usercopy-loop", "run": {"size": 2 << 20}}, r"run.size must be between"),
+    ({"workload": "usercopy-loop", "run": {"direction": "both"}}, r"run.direction must be one of"),
 ])
 def test_bad_scripts_name_the_key(data, message):
     with pytest.raises(UserError, match=message):

@@ -101,7 +101,11 @@ def test_each_seed_lists_the_claims_that_score_against_it():
     for where, sid, _ in _cited():
         cites.setdefault(sid, set()).add(where)
     for sid, seed in _seeds().items():
-        assert set(seed["claims"]) == cites.get(sid, set()), sid
+        if seed.get("claims_pending"):
+            # Declared, not scored yet: what does score against it is listed.
+            assert cites.get(sid, set()) <= set(seed["claims"]), sid
+        else:
+            assert set(seed["claims"]) == cites.get(sid, set()), sid
 
 
 def test_every_number_the_scorecard_takes_is_one_the_seed_quotes():

@@ -46,6 +46,13 @@ JOBS = {
                     "tree": {"depth": 2, "dirs": 3, "files": 8, "name_len": [8, 24]},
                     "run": {"passes": 2, "order": "walk"}, "mix": {"lstat": 1}},
 }
+# usercopy-loop at three of the arm64 usercopy threads' sizes, both ways
+# (tests/test_usercopy.py): "usercopy-to-4096" is pread() of 4 KiB.
+USERCOPY_SIZES = (128, 4096, 65536)
+JOBS.update({f"usercopy-{way}-{size}": {"workload": "usercopy-loop",
+                                        "run": {"iterations": 200, "warmup": 20,
+                                                "size": size, "direction": way}}
+             for way in ("to", "from") for size in USERCOPY_SIZES})
 
 
 @functools.lru_cache(maxsize=None)

@@ -95,6 +95,12 @@ _NAMELEN = {"run": dict(_LOOP["run"],
 # readlink-loop's link: a tmpfs one it makes (the default), or the image's
 # ext4 /initrd.img (the 2024 thread's call; workloads/src/readlink-loop.c).
 _READLINK = {"run": dict(_LOOP["run"], fs=("fs", ("tmpfs", "ext4"), None, None, "tmpfs"))}
+# usercopy-loop (workloads/src/usercopy-loop.c): a tmpfs file read (pread,
+# copy_to_user) or written (pwrite, copy_from_user) `size` bytes a call.
+# The arm64 usercopy threads timed 128 B to 64 KiB (Qi Xi's to 256 KiB);
+# 1 MiB leaves room and keeps the file and buffer small in a 512 MiB guest.
+_USERCOPY = {"run": dict(_LOOP["run"], size=("size", int, 1, 1 << 20, 4096),
+                         direction=("direction", ("to", "from"), None, None, "to"))}
 # Keys whose default is left out of the job file (the guest applies the
 # same default): they came after scripts had run, and a job, and so its
 # image and run keys, must not move for a key its script never set.
@@ -158,6 +164,7 @@ SCHEMAS = {
     "stat-namelen": _NAMELEN,
     "probe": _PROBE,
     "make-build": _MAKE_BUILD,
+    "usercopy-loop": _USERCOPY,
 }
 
 

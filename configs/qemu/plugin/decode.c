@@ -1,7 +1,8 @@
 /*
  * decode.c - what an instruction is, from its bytes: a ROI marker, a
  * user-access fact (STAC, CLAC, LFENCE, SERIALIZE; MSR PAN, LDTR, STTR),
- * a REP string kind, or the return from a kernel entry (IRETQ, ERET).
+ * a REP string kind, a load/store pair (LDP, STP), or the return from a
+ * kernel entry (IRETQ, ERET).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -111,6 +112,25 @@ void a64_classify(const uint8_t *b, size_t len, int *marker, int *fact)
 		/* LDTR/STTR family: opc (bits 23:22) zero is the store. */
 		*fact = (w >> 22) & 3 ? F_LDTR : F_STTR;
 	}
+}
+
+/*
+ * aarch64: P_LDP or P_STP for a load/store pair instruction, else -1. The
+ * class is bits 29:27 = 101 and bit 25 = 0 (ARM ARM C4.1.4, "Load/store
+ * register pair" in its four addressing forms, LDNP/STNP among them),
+ * integer or SIMD (bit 26), LDPSW and STGP too; bit 22 is L, the load.
+ */
+int a64_pair(const uint8_t *b, size_t len)
+{
+	uint32_t w;
+
+	if (len != 4)
+		return -1;
+	w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	    (uint32_t)b[3] << 24;
+	if ((w & 0x3a000000u) != 0x28000000u)
+		return -1;
+	return (w >> 22) & 1 ? P_LDP : P_STP;
 }
 
 /* IRETQ (48 cf) or ERET (d69f03e0): the end of a kernel entry. */

@@ -29,6 +29,7 @@ void collect(struct results *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->sym = xcalloc(n_syms + 1, sizeof(*r->sym));
+	r->sym_pairs = xcalloc((n_syms + 1) * N_PAIRS, sizeof(*r->sym_pairs));
 	if (roi_state == ROI_BEFORE)
 		return;
 	for (struct tb_info *t = tb_list; t; t = t->next) {
@@ -38,8 +39,13 @@ void collect(struct results *r)
 			continue;
 		r->kernel += d * t->n_kernel;
 		r->user += d * (t->n_insns - t->n_kernel);
-		for (uint32_t g = 0; g < t->n_groups; g++)
-			r->sym[t->groups[g].sym] += d * t->groups[g].n;
+		for (uint32_t g = 0; g < t->n_groups; g++) {
+			const struct sym_group *s = &t->groups[g];
+
+			r->sym[s->sym] += d * s->n;
+			for (int k = 0; k < N_PAIRS; k++)
+				r->sym_pairs[s->sym * N_PAIRS + k] += d * s->pairs[k];
+		}
 	}
 	r->user += (uint64_t)insn_fixup_user;
 	r->kernel += (uint64_t)insn_fixup_kernel;
@@ -76,10 +82,13 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Output rows: same-named symbols (static functions) are summed. */
+/* Output rows: one per symbol name, with `width` counts each (its
+ * instructions, or its LDP and STP); same-named symbols (static
+ * functions) are summed. */
 struct sym_row {
 	const char *name;
-	uint64_t count;
+	uint64_t count[N_PAIRS];
+	uint64_t sum;
 };
 
 static int row_name_cmp(const void *pa, const void *pb)
@@ -93,25 +102,38 @@ static int row_count_cmp(const void *pa, const void *pb)
 {
 	const struct sym_row *a = pa, *b = pb;
 
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
+	if (a->sum != b->sum)
+		return a->sum > b->sum ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
-static size_t symbol_rows(const struct results *r, struct sym_row **out)
+/* The rows of `values` (width per symbol) that are not all zero, largest
+ * sum first. */
+static size_t symbol_rows(const uint64_t *values, int width,
+			  struct sym_row **out)
 {
 	struct sym_row *rows = xmalloc((n_syms + 1) * sizeof(*rows));
 	size_t n = 0, m = 0;
 
-	for (uint32_t i = 0; i <= n_syms; i++)
-		if (r->sym[i])
-			rows[n++] = (struct sym_row){ sym_name(i), r->sym[i] };
+	for (uint32_t i = 0; i <= n_syms; i++) {
+		struct sym_row row = { sym_name(i), { 0 }, 0 };
+
+		for (int k = 0; k < width; k++) {
+			row.count[k] = values[(size_t)i * width + k];
+			row.sum += row.count[k];
+		}
+		if (row.sum)
+			rows[n++] = row;
+	}
 	qsort(rows, n, sizeof(*rows), row_name_cmp);
 	for (size_t i = 0; i < n; i++) {
-		if (m && !strcmp(rows[m - 1].name, rows[i].name))
-			rows[m - 1].count += rows[i].count;
-		else
+		if (m && !strcmp(rows[m - 1].name, rows[i].name)) {
+			for (int k = 0; k < width; k++)
+				rows[m - 1].count[k] += rows[i].count[k];
+			rows[m - 1].sum += rows[i].sum;
+		} else {
 			rows[m++] = rows[i];
+		}
 	}
 	qsort(rows, m, sizeof(*rows), row_count_cmp);
 	*out = rows;
@@ -158,15 +180,27 @@ void write_json(const struct results *r, bool begun, bool ended)
 	fprintf(f, " \"insns\":{\"total\":%" PRIu64 ",\"user\":%" PRIu64
 		",\"kernel\":%" PRIu64 "},\n", r->total, r->user, r->kernel);
 
-	n = symbol_rows(r, &rows);
+	n = symbol_rows(r->sym, 1, &rows);
 	fputs(" \"symbols\":{", f);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n  " : "\n  ", f);
 		json_str(f, rows[i].name);
-		fprintf(f, ":%" PRIu64, rows[i].count);
+		fprintf(f, ":%" PRIu64, rows[i].count[0]);
 	}
 	fputs(n ? "\n }" : "}", f);
 	free(rows);
+	if (arch == ARCH_AARCH64) {
+		n = symbol_rows(r->sym_pairs, N_PAIRS, &rows);
+		fputs(",\n \"pairs\":{", f);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n  " : "\n  ", f);
+			json_str(f, rows[i].name);
+			fprintf(f, ":{\"ldp\":%" PRIu64 ",\"stp\":%" PRIu64 "}",
+				rows[i].count[P_LDP], rows[i].count[P_STP]);
+		}
+		fputs(n ? "\n }" : "}", f);
+		free(rows);
+	}
 
 	fputs(",\n ", f);
 	write_facts(f, r->facts, r->rep_exec, r->rep_iter);

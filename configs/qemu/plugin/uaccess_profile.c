@@ -15,7 +15,10 @@
  * translation time the plugin stores the TB's static facts: instruction
  * count, how many are kernel (virtual address bit 63 set), which System.map
  * symbol each kernel instruction belongs to (a TB may span symbols, so it
- * keeps runs of (symbol, count)). Each STAC/CLAC, LFENCE/SERIALIZE, MSR
+ * keeps runs of (symbol, count)) and, on aarch64, how many of each run's
+ * instructions are load or store pairs (LDP, STP): per symbol, because
+ * every function's prologue has them, and the pairs of a user copy show
+ * only in its own symbol. Each STAC/CLAC, LFENCE/SERIALIZE, MSR
  * PAN, LDTR* or STTR* instruction gets an inline counter of its own kind.
  * The marker instructions get an exec callback: at begin it snapshots
  * every counter, at end it sums (count - snapshot) * static facts and
@@ -171,6 +174,7 @@ static void roi_end(const struct marker *m)
 	outf("ROI ended: %" PRIu64 " instructions (%" PRIu64 " kernel), "
 	     "wrote %s\n", r.total, r.kernel, out_path);
 	free(r.sym);
+	free(r.sym_pairs);
 }
 
 static void marker_exec(unsigned int vcpu, void *udata)
@@ -223,7 +227,13 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 					groups[n_groups - 1].n++;
 				else
 					groups[n_groups++] =
-						(struct sym_group){ cur_sym, 1 };
+						(struct sym_group){ cur_sym, 1, { 0 } };
+				if (arch == ARCH_AARCH64) {
+					int pair = a64_pair(b, len);
+
+					if (pair >= 0)
+						groups[n_groups - 1].pairs[pair]++;
+				}
 				if (cur_sym < n_syms && syms[cur_sym].entry &&
 				    pc == syms[cur_sym].addr) {
 					struct entry_site *e = xmalloc(sizeof(*e));
@@ -335,6 +345,7 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		outf("exit before the ROI %s; wrote %s\n",
 		     begun ? "ended" : "began", out_path);
 		free(r.sym);
+		free(r.sym_pairs);
 	}
 	pthread_mutex_unlock(&lock);
 }

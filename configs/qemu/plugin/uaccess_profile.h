@@ -41,6 +41,9 @@ enum fact {
 
 enum rep_kind { R_MOVS, R_STOS, R_CMPS, R_SCAS, R_LODS, R_INS, R_OUTS, N_REP };
 
+/* aarch64 load and store pairs (LDP, STP and their kin), per symbol. */
+enum pair_kind { P_LDP, P_STP, N_PAIRS };
+
 struct rep_desc {
 	const char *name;
 	unsigned per_iter;	/* guest memory accesses in one iteration */
@@ -48,10 +51,12 @@ struct rep_desc {
 };
 extern const struct rep_desc rep_desc[N_REP];
 
-/* A run of consecutive kernel instructions of one TB inside one symbol. */
+/* A run of consecutive kernel instructions of one TB inside one symbol,
+ * and how many of them are load or store pairs (aarch64). */
 struct sym_group {
 	uint32_t sym;
 	uint32_t n;
+	uint32_t pairs[N_PAIRS];
 };
 
 /* Static facts of one translation, plus its inline execution counter. */
@@ -110,6 +115,7 @@ struct results {
 	uint64_t facts[N_FACTS];
 	uint64_t rep_exec[N_REP], rep_iter[N_REP];
 	uint64_t *sym;		/* n_syms + 1 entries, last is "[unknown]" */
+	uint64_t *sym_pairs;	/* N_PAIRS per entry of sym (aarch64) */
 	/* The part of the above that interrupts ran (all kernel mode). */
 	uint64_t irq_taken, irq_insns;
 	uint64_t irq_facts[N_FACTS];
@@ -139,6 +145,7 @@ const char *sym_name(uint32_t i);
 /* decode.c */
 void x86_classify(const uint8_t *b, size_t len, int *marker, int *fact, int *rep);
 void a64_classify(const uint8_t *b, size_t len, int *marker, int *fact);
+int a64_pair(const uint8_t *b, size_t len);
 bool is_entry_return(const uint8_t *b, size_t len);
 
 /* interrupts.c: interrupts taken in the ROI and what they ran. */
