@@ -168,6 +168,12 @@ def cmd_doctor(args) -> int:
         # The series is optional (smap_model smap and a rep start-up need it): a tree
         # without it is a note, not a missing prerequisite.
         g = gem5_locate.find(args.gem5)
+        if not g.binary("x86_64").is_file():
+            # Nothing built yet: "the binary predates it" would send a reader
+            # to rebuild what the gem5 x86_64 line says is not there.
+            applied = gem5_locate.source_carries_series(g.home)
+            return (f"series {'applied to the source' if applied else 'not applied'}; "
+                    f"no gem5.opt built yet (the gem5 x86_64 line says how)")
         ticks = ("O3 trace stamped at commit (commit profiles work)" if g.commit_ticks("x86_64")
                  else "no commit-tick patch 0007 built (commit profiles refused)")
         return f"{g.series('x86_64').describe()}; {ticks}"
