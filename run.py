@@ -35,14 +35,17 @@ sys.path.insert(0, str(REPO))
 
 # Python packages the study needs (make deps installs them): on a clone
 # without one, every command says so in one line instead of a traceback.
-THIRD_PARTY = {"numpy": "numpy", "sklearn": "scikit-learn", "matplotlib": "matplotlib"}
+# Any module that is not the repository's own is one of them (a list of
+# names would miss the next one added, as it missed rich); these are the
+# ones whose package is named otherwise than the module.
+PACKAGE_OF = {"sklearn": "scikit-learn"}
 
 def _missing_package(e: ModuleNotFoundError) -> bool:
-    """Says so in one line where `e` is one of THIRD_PARTY's."""
+    """Says so in one line where `e` is a package from outside the repository."""
     top = (e.name or "").split(".")[0]
-    if top not in THIRD_PARTY:
+    if not top or (REPO / top).exists() or (REPO / f"{top}.py").exists():
         return False
-    print(f"run.py: the Python package {THIRD_PARTY[top]} is missing: run 'make deps' (it "
+    print(f"run.py: the Python package {PACKAGE_OF.get(top, top)} is missing: run 'make deps' (it "
           f"installs the study's packages)", file=sys.stderr)
     return True
 
