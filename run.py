@@ -35,14 +35,17 @@ sys.path.insert(0, str(REPO))
 
 # Python packages the study needs (make deps installs them): on a clone
 # without one, every command says so in one line instead of a traceback.
-THIRD_PARTY = {"numpy": "numpy", "sklearn": "scikit-learn", "matplotlib": "matplotlib"}
+# Any module that is not the repository's own is one of them (a list of
+# names would miss the next one added, as it missed rich); these are the
+# ones whose package is named otherwise than the module.
+PACKAGE_OF = {"sklearn": "scikit-learn"}
 
 def _missing_package(e: ModuleNotFoundError) -> bool:
-    """Says so in one line where `e` is one of THIRD_PARTY's."""
+    """Says so in one line where `e` is a package from outside the repository."""
     top = (e.name or "").split(".")[0]
-    if top not in THIRD_PARTY:
+    if not top or (REPO / top).exists() or (REPO / f"{top}.py").exists():
         return False
-    print(f"run.py: the Python package {THIRD_PARTY[top]} is missing: run 'make deps' (it "
+    print(f"run.py: the Python package {PACKAGE_OF.get(top, top)} is missing: run 'make deps' (it "
           f"installs the study's packages)", file=sys.stderr)
     return True
 
@@ -168,6 +171,12 @@ def cmd_doctor(args) -> int:
         # The series is optional (smap_model smap and a rep start-up need it): a tree
         # without it is a note, not a missing prerequisite.
         g = gem5_locate.find(args.gem5)
+        if not g.binary("x86_64").is_file():
+            # Nothing built yet: "the binary predates it" would send a reader
+            # to rebuild what the gem5 x86_64 line says is not there.
+            applied = gem5_locate.source_carries_series(g.home)
+            return (f"series {'applied to the source' if applied else 'not applied'}; "
+                    f"no gem5.opt built yet (the gem5 x86_64 line says how)")
         ticks = ("O3 trace stamped at commit (commit profiles work)" if g.commit_ticks("x86_64")
                  else "no commit-tick patch 0007 built (commit profiles refused)")
         return f"{g.series('x86_64').describe()}; {ticks}"

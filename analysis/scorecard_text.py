@@ -72,12 +72,14 @@ def render(rows: list, width: int = None, all_presets: bool = False) -> str:
         if not body:
             continue
         cols = _kept(title, header)
-        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD,
-                      header_style="bold", pad_edge=False, title_style="bold")
+        # The title, then what the table says, then the table: a table's
+        # own title would come after the sentence that introduces it.
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
         for i in cols:
             table.add_column(header[i], overflow="fold")
         for r in body:
             table.add_row(*(short(r[i]) for i in cols))
+        console.print(title, style="bold")
         if what:
             console.print(what)
         console.print(table)

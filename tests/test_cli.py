@@ -101,6 +101,8 @@ def test_a_dry_run_plans_gem5_points_without_gem5(tmp_path):
 
 @pytest.mark.parametrize("module,package,argvs", [
     ("numpy", "numpy", (["list"], ["doctor"], ["scorecard", "--records", "docs/data"])),
+    # rich draws the scorecard for a terminal; run.py imports it first.
+    ("rich", "rich", (["list"], ["gem5", "setup", "--dry-run"])),
     # scikit-learn is imported only by what clusters (SimPoint's method).
     ("sklearn", "scikit-learn", (["simpoint", "{tmp}/roi.bb", "--out", "{tmp}/roi"],))])
 def test_a_clone_without_its_python_packages_says_make_deps(tmp_path, module, package, argvs):

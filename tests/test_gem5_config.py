@@ -187,6 +187,28 @@ def test_locate_says_what_is_missing(tmp_path, monkeypatch):
     assert "patches" not in g.identity("x86_64")
 
 
+def test_doctor_finds_the_default_home_and_says_a_setup_is_building_it(tmp_path, monkeypatch):
+    """A tree at the default home is found without GEM5_HOME; what it lacks
+    is 'gem5 setup' to run (or one running now, holding the home's lock),
+    not scons by hand and not "gem5 not found"."""
+    from configs.gem5 import setup as gem5_setup
+    monkeypatch.delenv("GEM5_HOME", raising=False)
+    monkeypatch.setenv("UACCESS_CACHE", str(tmp_path / "cache"))
+    home = locate.default_home()
+    (home / "src" / "base").mkdir(parents=True)
+    (home / "src" / "base" / "version.cc").write_text('const char *gem5Version = "24.0.0.1";\n')
+    assert locate.find().home == home
+    assert not locate.setup_running(home)
+    with pytest.raises(UserError, match=r"X86/gem5.opt not found: './run.py gem5 setup "
+                                        r"--isa x86' builds it \(a rerun resumes"):
+        locate.require("x86_64")
+    with gem5_setup.setup_lock(home):
+        assert locate.setup_running(home)
+        with pytest.raises(UserError, match="a './run.py gem5 setup' is running on this home"):
+            locate.require("arm64")
+    assert not locate.setup_running(home)
+
+
 def _binary(path: Path, marks: bool, mtime: int) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"#!/bin/sh\n" + (b"\0".join(locate.SERIES_MARKS) if marks else b""))

@@ -428,7 +428,9 @@ def test_the_terminal_scorecard_fits_the_width_and_shows_todays_presets():
         text = scorecard_text.render(rows, width=width)
         lines = text.splitlines()
         assert max(len(line) for line in lines) <= width
-        assert text.index("At a glance") < text.index("The seeds' claims")
+        assert lines[0] == "At a glance" and text.index("At a glance") < text.index("The seeds' claims")
+        # Each title comes before the sentence that introduces its table.
+        assert text.index("The seeds' claims") < text.index("Each claim's effect")
         words = " ".join(text.split())
         assert scorecard_text.EARLIER not in words and "--all shows them" in words
         assert words.endswith(scorecard_text.WHERE_FULL)

@@ -18,6 +18,7 @@ tree and builds; series() says whether the tree carries it and whether
 the binary was built with it.
 """
 
+import fcntl
 import functools
 import hashlib
 import os
@@ -218,17 +219,49 @@ class Gem5:
         """What this arch's gem5 runs need that is not there, with the fix."""
         out = []
         if not os.access(self.binary(arch), os.X_OK):
-            out.append(f"{self.binary(arch)} not found: build it in the gem5 tree with "
-                       f"'scons {arches.get(arch).gem5_binary()} -j$(nproc)' (gem5's "
-                       f"documentation lists its build dependencies)")
+            out.append(f"{self.binary(arch)} not found: " + self._how_to_build(
+                arch, f"build it in the gem5 tree with 'scons {arches.get(arch).gem5_binary()} "
+                f"-j$(nproc)' (gem5's documentation lists its build dependencies)"))
         if arches.get(arch).gem5_bootloader and not self.bootloader().is_file():
-            out.append(f"{self.bootloader()} not found: {HOW_BOOTLOADER}")
+            out.append(f"{self.bootloader()} not found: " + self._how_to_build(arch, HOW_BOOTLOADER))
         return out
+
+    def _how_to_build(self, arch: str, by_hand: str) -> str:
+        """The fix for a missing part: at the default home, the set-up that
+        builds it (and whether one runs there now); elsewhere, gem5's own way."""
+        if self.home != default_home():
+            return by_hand
+        setup = f"./run.py gem5 setup --isa {arches.get(arch).gem5_isa.lower()}"
+        if setup_running(self.home):
+            return (f"a './run.py gem5 setup' is running on this home now: when it is done, "
+                    f"'{setup}' builds what it did not (or says it is done)")
+        return f"'{setup}' builds it (a rerun resumes where the last one stopped)"
 
 
 def default_home() -> Path:
     """Where './run.py gem5 setup' builds gem5 unless told otherwise."""
     return cache.area("gem5")
+
+
+def setup_lock_path(dest: Path) -> Path:
+    """The lock './run.py gem5 setup' holds on a gem5 home while it builds."""
+    return dest.with_name(dest.name + ".setup.lock")
+
+
+def setup_running(dest: Path) -> bool:
+    """Whether a './run.py gem5 setup' (or the scons it started) holds the
+    lock on `dest` now. A shared lock is only tried, never kept."""
+    path = setup_lock_path(dest)
+    if not path.is_file():
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing drops the lock if it was taken
+    return False
 
 
 def home(flag: str = None) -> Path:
@@ -238,6 +271,9 @@ def home(flag: str = None) -> Path:
     if not value:
         if (default_home() / "src" / "base" / "version.cc").is_file():
             return default_home()
+        if setup_running(default_home()):
+            raise UserError(f"'./run.py gem5 setup' is fetching gem5 into {default_home()} "
+                            f"now: run this again when it is done")
         raise UserError(f"gem5 not found: build one with './run.py gem5 setup' (at "
                         f"{default_home()}, where every command finds it), or set GEM5_HOME "
                         f"(or pass --gem5) to a gem5 tree built following gem5's "

@@ -363,16 +363,12 @@ def bootloader(setup: Setup, say) -> None:
 setup_lock_fds = ()
 
 
-def lock_path(dest: Path) -> Path:
-    return dest.with_name(dest.name + ".setup.lock")
-
-
 @contextmanager
 def setup_lock(dest: Path):
     """One set-up of a gem5 home at a time: a second is refused in one
     line while the first (or the scons it started) still runs."""
     global setup_lock_fds
-    path = lock_path(dest)
+    path = locate.setup_lock_path(dest)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
