@@ -13,18 +13,20 @@ names the simulator limitation behind it where one was measured, and says
 The store's rows are the input: analysis reads results, it runs nothing.
 """
 
+import dataclasses
 import functools
-import json
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from analysis import metrics, probe, store
 from configs import calibration_targets
 from configs.gem5 import spec as gem5_spec
 from lab.errors import UserError
 from lab.fit import least_squares
-from workloads import script
 
 MISS = 1.5  # an effect off by more than this factor, either way, is a miss
+ARCH = "x86_64"  # the seeds measured x86
+ARM_ARCH = "arm64"  # where the Arm views run
 
 
 @dataclass(frozen=True)
@@ -40,13 +42,18 @@ class Claim:
     hw_ns: tuple = None  # (before, after) ns per call where the seed gives times
 
 
-_MODED = {w for w, _, _ in script.EXPERIMENT_NAMES}
+def _named(run):
+    """The run with its workload named by its job's mode (PointView.job_name)."""
+    name = run.point.job_name
+    if name == run.point.workload:
+        return run
+    return dataclasses.replace(run, point=dataclasses.replace(run.point, workload=name),
+                               _row=MappingProxyType(dict(run._row, workload=name)))
 
 
 def _label(rows: list) -> list:
-    """Rows whose workload names their job's mode (script.EXPERIMENT_NAMES)."""
-    return [dict(r, workload=script.experiment_name(r["workload"], dict(store.job_params(r))))
-            if r.get("workload") in _MODED and r.get("record") else r for r in rows]
+    """Runs whose workload names their job's mode (script.EXPERIMENT_NAMES)."""
+    return [_named(r) for r in rows]
 
 
 def _labelled(fn):
@@ -143,15 +150,14 @@ WORKLOAD_SHARE_CLAIMS = (
 )
 
 
-def _insn_share(twin: dict, function: str) -> tuple:
+def _insn_share(twin, function: str) -> tuple:
     """(the function's share, the kernel's share) of a QEMU twin's ROI
     instructions (its plugin counts per kernel symbol)."""
-    counts = json.loads(twin["record"]).get("counts") or {}
+    counts = twin.qemu.counts
     total = (counts.get("insns") or {}).get("total")
     if not total:
         return None, None
-    return ((counts.get("symbols") or {}).get(function, 0) / total,
-            counts["insns"]["kernel"] / total)
+    return twin.qemu.symbol(function) / total, counts["insns"]["kernel"] / total
 
 
 @_labelled
@@ -163,10 +169,10 @@ def workload_share_table(rows: list) -> tuple:
         twins = _twins(rows, c.smap_model)
         for label, variant, hw in ((c.what, c.variant, c.hardware),
                                    (f"the same after batching ({c.after})", c.after, "")):
-            found = [r for r in rows if r["backend"] == "gem5" and r["arch"] == "x86_64"
+            found = [r for r in rows if r.gem5 and r.point.arch == ARCH
                      and (r["variant"], r["workload"]) == (variant, c.workload)
                      and r["smap_model"] == c.smap_model and r.get(f"cycles@{c.function}")
-                     and store.default_params(r)]
+                     and r.default_params]
             for r in sorted(found, key=_setup):
                 share = r[f"cycles@{c.function}"] / r["cycles"]
                 m = share / c.share
@@ -188,9 +194,9 @@ def function_share(rows: list, function: str, variant: str, workload: str) -> li
     key = f"cycles@{function}"
     found = {}
     for r in rows:
-        if (r["backend"] == "gem5" and r["arch"] == "x86_64" and r["variant"] == variant
+        if (r.gem5 and r.point.arch == ARCH and r["variant"] == variant
                 and r["workload"] == workload and r.get(key) and r.get("ops")
-                and store.default_params(r)):
+                and r.default_params):
             found[(_setup(r), r["cache"], r["smap_model"])] = r
     out = []
     for (preset, cache_name, model), on in sorted(found.items()):
@@ -324,7 +330,7 @@ def cycles_by_length(row: dict) -> list:
 
 def _setup(row: dict) -> str:
     """A gem5 row's CPU preset, and its warming scheme where it warmed."""
-    w = store.scheme(row)
+    w = row.scheme
     return row["profile"] + ("" if w == "none" else f" (warming {w})")
 
 
@@ -341,7 +347,7 @@ def _fitted(c: LineClaim, rows: list) -> list:
     """[(row, base, slope)] of the gem5 rows that stand for a line claim."""
     out = []
     for r in rows:
-        if (r["backend"] == "gem5" and r["arch"] == "x86_64" and r["variant"] == c.variant
+        if (r.gem5 and r.point.arch == ARCH and r["variant"] == c.variant
                 and r["workload"] == c.workload and (r["smap_model"] or "none") == c.smap_model):
             fitted = fit_line(r)
             if fitted:
@@ -405,9 +411,9 @@ def model_table(rows: list, preset: str, cache: str) -> tuple:
     `cache` (cold scheme, default parameters) under every STAC/CLAC model,
     the claim's own model marked; then each stat-namelen kernel's fitted
     slope, in cycles per name byte, under every model."""
-    gem5 = [r for r in rows if r["backend"] == "gem5" and r["arch"] == "x86_64"
-            and r["profile"] == preset and r["cache"] == cache and store.scheme(r) == "none"
-            and store.default_params(r)]
+    gem5 = [r for r in rows if r.gem5 and r.point.arch == ARCH
+            and r["profile"] == preset and r["cache"] == cache and r.scheme == "none"
+            and r.default_params]
     models = [m for m in metrics.SMAP_MODEL_ORDER
               if any((r["smap_model"] or "none") == m for r in gem5)]
     return (["claim (hardware after/before)"] + models,
@@ -465,19 +471,14 @@ ERA_PRESET = {
 FITTED_ON = {(m.seed_id, m.before, m.after) for m in calibration_targets.MECHANISMS.values()}
 
 
-def machine(seed: str, profile: str, variants: tuple = None) -> str:
-    """"era" where a row ran on the seed's own preset (or one calibrated
-    from it), else "generic"; and ", fitted here" where the row compares
+def machine(seed: str, m, variants: tuple = None) -> str:
+    """"era" where a run ran on the seed's own preset (or one calibrated
+    from it), else "generic"; and ", fitted here" where the run compares
     the two kernels (`variants`, before and after) a latency of its preset
-    was fitted on, so the row checks the fit rather than predicts."""
-    name = probe.base_preset(profile or "")
-    try:
-        cpu = gem5_spec.load_cpu(name, "x86_64")
-        base, fitted = cpu.calibrated_from or name, cpu.fitted_on
-    except UserError:  # a preset since removed or renamed
-        base, fitted = name, ()
-    out = "era" if base == ERA_PRESET.get(seed) else "generic"
-    here = variants and seed in fitted and (seed, *variants) in FITTED_ON
+    was fitted on, so the run checks the fit rather than predicts. `m`:
+    the run's machine (results.Machine), as its record holds it."""
+    out = "era" if m.base == ERA_PRESET.get(seed) else "generic"
+    here = variants and seed in m.fitted_on and (seed, *variants) in FITTED_ON
     return out + (", fitted here" if here else "")
 
 
@@ -492,10 +493,12 @@ def preset_label(row: dict) -> str:
     "(an earlier version)" where the preset it ran on has since changed
     (x86_64-skylake's front end did), so two rows of one name with
     different cycles say why. The run's record holds the settings it ran
-    with; the name alone does not."""
+    with; the name alone does not. The one comparison with today's preset
+    files: whether a run's preset is still today's is a question about
+    today, which no record can answer."""
     name = row["profile"]
     try:
-        ran = store.cpu_preset(row)
+        ran = row.point.machine.cpu
         base, *over = name.split("+")
         now = gem5_spec.with_params(gem5_spec.load_cpu(base, "x86_64"),
                                     [_override(o) for o in over])
@@ -569,7 +572,7 @@ def base_budget(c: BaseClaim, row: dict, hw: float) -> str:
     else:
         at = ""
     insts, uops = row["gem5_insts"] / n, row["gem5_ops"] / n
-    width = metrics.o3_param(row, "renameWidth", gem5_spec.O3_RENAME_WIDTH_DEFAULT)
+    width = row.point.machine.o3_param("renameWidth", gem5_spec.O3_RENAME_WIDTH_DEFAULT)
     bound = uops / width
 
     def per(field):
@@ -592,7 +595,7 @@ def base_budget(c: BaseClaim, row: dict, hw: float) -> str:
 # docs/machines.md's splits ran on).
 def _base_order(c: BaseClaim, r: dict) -> tuple:
     label, era = preset_label(r), ERA_PRESET.get(c.seed)
-    return ("(an earlier version)" in label, machine(c.seed, r["profile"]) != "era",
+    return ("(an earlier version)" in label, machine(c.seed, r.point.machine) != "era",
             "+" in label, r.get("cache") != era, not label.endswith("-calibrated"),
             label, r.get("cache") or "")
 
@@ -604,10 +607,10 @@ def base_table(rows: list) -> tuple:
     body = []
     for c in BASE_CLAIMS:
         found = [r for r in rows
-                 if r["backend"] == "gem5" and r["arch"] == "x86_64"
+                 if r.gem5 and r.point.arch == ARCH
                  and r["variant"] == c.variant and r["workload"] == c.workload
                  and (r["smap_model"] or "none") == c.smap_model
-                 and store.default_params(r)]
+                 and r.default_params]
         if c.hw_cycles is not None:
             hw, hw_text = c.hw_cycles, f"{c.hw_cycles:,.0f} (the seed's own)"
         else:
@@ -628,7 +631,7 @@ def base_table(rows: list) -> tuple:
                     verdict += " at 3 GHz; within 1.5x at some clock in the range"
             body.append([c.what, c.seed, c.hardware, hw_text, f"{g:,.0f}", f"{m:.2f}x",
                          verdict, f"{preset_label(r)} / {r.get('cache') or '-'}",
-                         machine(c.seed, r["profile"]), store.scheme(r),
+                         machine(c.seed, r.point.machine), r.scheme,
                          "" if verdict == "agrees" else base_budget(c, r, hw)])
             shown = True
         if not shown:
@@ -716,10 +719,10 @@ def lines(rows: list) -> list:
     parameters."""
     gem5 = {}
     for r in rows:
-        if r["backend"] != "gem5" or r["arch"] != "x86_64" or not store.default_params(r):
+        if not r.gem5 or r.point.arch != ARCH or not r.default_params:
             continue
         gem5[(r["variant"], r["workload"], r["smap_model"], r["profile"], r["cache"],
-              store.scheme(r))] = r
+              r.scheme)] = r
     out = []
     for c in CLAIMS:
         setups = sorted({k[3:] for k in gem5 if k[2] == c.smap_model})
@@ -735,13 +738,10 @@ def lines(rows: list) -> list:
     return out
 
 
-def _twins(rows: list, smap_model: str, arch: str = "x86_64") -> dict:
-    """(variant, workload) -> the QEMU twin row with plugin counts, at
-    default workload parameters, for gem5 points under `smap_model`."""
-    return {(r["variant"], r["workload"]): r for r in rows
-            if r["backend"] == "qemu" and r["arch"] == arch and r.get("twin_of")
-            and (r["smap_model"] or "") == smap_model and r.get("insns_total")
-            and store.default_params(r)}
+def _twins(rows: list, smap_model: str, arch: str = ARCH) -> dict:
+    """(variant, workload) -> the QEMU twin with plugin counts, at default
+    workload parameters, for gem5 points under `smap_model` (store.twins)."""
+    return store.twins(rows, arch, smap_model)
 
 
 def qemu_ratio(rows: list, claim: Claim) -> float:
@@ -831,13 +831,13 @@ def other_runs(ln: Line, history: list) -> str:
     each row's experiment worked out once."""
     if ln.before is None or not history:
         return ""
-    used = {ln.before["key"], ln.after["key"]}
-    sides = {store.experiment(ln.before): 0, store.experiment(ln.after): 1}
+    used = {ln.before.key, ln.after.key}
+    sides = {ln.before.experiment: 0, ln.after.experiment: 1}
     pairs = {}
     for experiment, r in history:
-        side = sides.get(experiment) if r["key"] not in used else None
+        side = sides.get(experiment) if r.key not in used else None
         if side is not None and _cycles_per_op(r):
-            pairs.setdefault(r["sweep"], [None, None])[side] = r
+            pairs.setdefault(r.sweep, [None, None])[side] = r
     return "; ".join(f"{_cycles_per_op(a) / _cycles_per_op(b):.3f} ({sweep})"
                      for sweep, (b, a) in sorted(pairs.items()) if a and b)
 
@@ -846,9 +846,8 @@ def other_runs(ln: Line, history: list) -> str:
 def table(rows: list, history: list = ()) -> tuple:
     """The claims' table; `history`, every row the newest were picked from,
     gives each line's other runs."""
-    history = [(store.experiment(r), r) for r in sorted(
-        _label([r for r in history if r["backend"] == "gem5"]),
-        key=lambda r: r.get("recorded_at") or "")]
+    history = [(r.experiment, r) for r in sorted(
+        _label([r for r in history if r.gem5]), key=lambda r: r.recorded_at or "")]
     header = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
               "gem5 after/before", "other runs", "QEMU insns after/before",
               "smap_model", "cpu preset", "machine", "warming", "direction", "effect sim/hw",
@@ -865,7 +864,8 @@ def table(rows: list, history: list = ()) -> tuple:
             "-" if sim is None else f"{sim:.3f}", other_runs(ln, history) or "-",
             "-" if qemu_ratio(rows, c) is None else f"{qemu_ratio(rows, c):.3f}",
             c.smap_model, ln.preset,
-            machine(c.seed, ln.preset, (c.before[0], c.after[0])) if ln.before else "-",
+            machine(c.seed, ln.before.point.machine, (c.before[0], c.after[0]))
+            if ln.before else "-",
             ln.warming if ln.before else "-",
             "-" if sim is None else ("agrees" if ln.agrees else "opposite"),
             "-" if m is None else f"{m:.2f}x", ln.verdict,
@@ -911,10 +911,9 @@ def arm_table(rows: list) -> tuple:
     header = ["view", "Arm mechanism", "gem5 before -> after (cycles/op)",
               "gem5 after/before", "QEMU insns after/before", "x86 hardware after/before",
               "direction vs x86 hw", "cpu preset", "warming"]
-    gem5 = {(r["variant"], r["workload"], r["profile"], r["cache"], store.scheme(r)): r
-            for r in rows if r["arch"] == "arm64" and r["backend"] == "gem5"
-            and store.default_params(r)}
-    twins = _twins(rows, "", "arm64")  # Arm has no STAC/CLAC model
+    gem5 = {(r["variant"], r["workload"], r["profile"], r["cache"], r.scheme): r
+            for r in rows if r.point.arch == ARM_ARCH and r.gem5 and r.default_params}
+    twins = _twins(rows, "", ARM_ARCH)  # Arm has no STAC/CLAC model
     claims = {c.id: c for c in CLAIMS}
     body = []
     for v in ARM_VIEWS:
@@ -969,12 +968,14 @@ def _machine_entries(rows: list) -> dict:
     preferred row first, so the first row on a machine is the one kept."""
     rows = store.newest_per_experiment(rows)
     found = {}
+    # The machine of each preset name the tables show, as its runs' records hold it.
+    machines = {r["profile"]: r.point.machine for r in rows if r.gem5}
 
     def note(kind, what, hw, seed, preset, ratio, verdict, generic, era_caches=True,
              fitted=False):
         entry = found.setdefault((kind, what), {"hardware": hw})
-        era = (era_caches and "+" not in preset and "(" not in preset
-               and machine(seed, preset).startswith("era"))
+        era = (era_caches and "+" not in preset and "(" not in preset and preset in machines
+               and machine(seed, machines[preset]).startswith("era"))
         side = "generic" if generic else "era" if era else None
         if side and side not in entry:
             entry[side] = _Cell(float(ratio.rstrip("x")), verdict, fitted)

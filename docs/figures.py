@@ -117,7 +117,7 @@ def gem5_rows(data: Path) -> list:
     """The x86 gem5 rows of the tutorial-gem5 records; UserError when a
     figure's bar has no row (a partial export would draw a zero)."""
     rows = [r for r in sweep_rows(data, GEM5_SWEEP)
-            if r["backend"] == "gem5" and r["arch"] == "x86_64" and r.get("cycles")]
+            if r.gem5 and r.point.arch == "x86_64" and r.get("cycles")]
     need = [(w, v, m) for _, w, names, models in GEM5_FIGURES.values()
             for v in names for m in models]
     need += [("stat-namelen", v, "none") for v in NAMELEN_VARIANTS]
@@ -153,8 +153,8 @@ def teaching_figures(plt, source: Path, docs: Path) -> None:
         bars, labels = [], []
         for w in workloads:
             for v in names:
-                r = next((r for r in rows if r["arch"] == arch and r["workload"] == w
-                          and r["variant"] == v and r["backend"] == "qemu"), None)
+                r = next((r for r in rows if r.point.arch == arch and r["workload"] == w
+                          and r["variant"] == v and r.qemu), None)
                 if r is None:
                     continue
                 labels.append(f"{v}\n{w}" if len(workloads) > 1 else v)

@@ -1,16 +1,28 @@
-"""The scorecard's arithmetic on store-shaped rows whose answer is known."""
+"""The scorecard's arithmetic on typed runs whose answer is known."""
 
+import json
 from pathlib import Path
 
 import pytest
 
-from analysis import scorecard
+from analysis import results, scorecard
 
 
 def _row(variant, workload, cycles, model="smap", ops=100):
-    return {"backend": "gem5", "arch": "x86_64", "params": "{}", "variant": variant,
-            "workload": workload, "smap_model": model, "profile": "x86_64-o3-default",
-            "cache": "classic-l1l2", "cycles": cycles, "ops": ops}
+    """A gem5 run as the store hands it out (results.from_row of its row)."""
+    return results.from_row({"backend": "gem5", "arch": "x86_64", "params": "{}",
+                             "variant": variant, "workload": workload, "smap_model": model,
+                             "profile": "x86_64-o3-default", "cache": "classic-l1l2",
+                             "cycles": cycles, "ops": ops})
+
+
+def _re(run, **columns):
+    """`run` with some of its row's columns, metrics or record replaced."""
+    return results.from_row(dict(run._row, **columns))
+
+
+def _record(cpu_preset, **more):
+    return json.dumps({"provenance": {"simulator": {"cpu_preset": cpu_preset, **more}}})
 
 
 def _line(rows, claim_id):
@@ -39,7 +51,7 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss(monkeypatch):
         "measured: per-call difference gem5 -400 cycles, hardware -1,172 (x0.34); "
         "base (stock/statx-loop) gem5 2,000 cycles, hardware 487 (x4.11)")
     # With O3's serialization stalls in the rows, they are part of it.
-    rows[1].update(serialize_stall_cycles=50_000, serializing_insts=3_200)
+    rows[1] = _re(rows[1], serialize_stall_cycles=50_000, serializing_insts=3_200)
     header, body = scorecard.table(rows)
     cells = dict(zip(header, next(b for b in body if b[0] == ln.claim.what)))
     assert cells["limitation"].endswith(
@@ -67,14 +79,11 @@ def test_the_wrong_model_or_a_missing_side_is_not_simulated():
 
 
 def test_window_costs_pair_each_variant_with_stock_at_the_same_rob():
-    import json
-
     from analysis import metrics
 
     def row(variant, rob, cycles):
         params = {} if rob is None else {"numROBEntries": rob}
-        rec = {"provenance": {"simulator": {"cpu_preset": {"params": params}}}}
-        return dict(_row(variant, "statx-loop", cycles), record=json.dumps(rec))
+        return _re(_row(variant, "statx-loop", cycles), record=_record({"params": params}))
 
     rows = [row("stock", 64, 300_000), row("statx-putuser", 64, 500_000),
             row("stock", None, 200_000), row("statx-putuser", None, 260_000)]
@@ -87,9 +96,9 @@ def test_window_costs_pair_each_variant_with_stock_at_the_same_rob():
 
 def test_cpu_model_view_needs_two_models():
     from analysis import metrics
-    rows = [dict(_row("stock", "statx-loop", 100_000), profile="x86_64-timing"),
-            dict(_row("statx-putuser", "statx-loop", 300_000), profile="x86_64-timing"),
-            dict(_row("stock", "statx-loop", 50_000), profile="x86_64-o3-default")]
+    rows = [_re(_row("stock", "statx-loop", 100_000), profile="x86_64-timing"),
+            _re(_row("statx-putuser", "statx-loop", 300_000), profile="x86_64-timing"),
+            _re(_row("stock", "statx-loop", 50_000), profile="x86_64-o3-default")]
     assert metrics.model_cycles(rows) == {("x86_64", "statx-loop", "smap", "none"): {
         "x86_64-timing": {"stock": 1000.0, "statx-putuser": 3000.0},
         "x86_64-o3-default": {"stock": 500.0}}}
@@ -99,8 +108,8 @@ def test_cpu_model_view_needs_two_models():
 def test_the_qemu_twins_give_the_instruction_ratio():
     twin = dict(backend="qemu", arch="x86_64", params="{}", smap_model="smap",
                 twin_of="classic-l1l2/smap", ops=100)
-    rows = [dict(twin, variant="statx-putuser", workload="statx-loop", insns_total=161_200),
-            dict(twin, variant="stock", workload="statx-loop", insns_total=147_300)]
+    rows = [results.from_row(dict(twin, variant=v, workload="statx-loop", insns_total=n))
+            for v, n in (("statx-putuser", 161_200), ("stock", 147_300))]
     claim = next(c for c in scorecard.CLAIMS if c.id == "statx-copy")
     assert scorecard.qemu_ratio(rows, claim) == pytest.approx(1473 / 1612)
     header, body = scorecard.table(rows)
@@ -113,8 +122,8 @@ def test_the_name_length_line_is_fitted_in_gem5_cycles():
     # Guest times that lie exactly on 500 + 12 n cycles at 2 cycles per
     # guest ns: the fit gives the line back, and a slope of 12 against the
     # seed's 10 is within the 1.5x band.
-    row = dict(_row("dcache-bytecmp", "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
-               **{f"ns_at_len_{n}": (500 + 12 * n) / 2 for n in range(1, 33)})
+    row = _re(_row("dcache-bytecmp", "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
+              **{f"ns_at_len_{n}": (500 + 12 * n) / 2 for n in range(1, 33)})
     base, slope = scorecard.fit_line(row)
     assert base == pytest.approx(500) and slope == pytest.approx(12)
     header, body = scorecard.line_table([row])
@@ -125,8 +134,8 @@ def test_the_name_length_line_is_fitted_in_gem5_cycles():
     assert cells["limitation"] == ""
     # The 8-byte-compare kernel is judged against the seed's 8 per byte:
     # a 10-per-byte line is 1.25x.
-    wordcmp = dict(row, variant="namei-bytewise",
-                   **{f"ns_at_len_{n}": (500 + 10 * n) / 2 for n in range(1, 33)})
+    wordcmp = _re(row, variant="namei-bytewise",
+                  **{f"ns_at_len_{n}": (500 + 10 * n) / 2 for n in range(1, 33)})
     header, body = scorecard.line_table([wordcmp])
     cells = dict(zip(header, next(b for b in body if b[2] == "8 cycles per name byte")))
     assert cells["gem5 (cycles)"] == "500 + 10.0 per byte"
@@ -139,8 +148,8 @@ def test_the_name_length_line_is_fitted_in_gem5_cycles():
 def test_the_8_byte_compare_is_judged_as_a_change_of_slope():
     # Lines of 500 + 12 n (all bytewise) and 500 + 10 n (8-byte compare)
     # cycles: the compare saves 2 per byte, as the seed's 10 -> 8.
-    rows = [dict(_row(v, "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
-                 **{f"ns_at_len_{n}": (500 + k * n) / 2 for n in range(1, 33)})
+    rows = [_re(_row(v, "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
+                **{f"ns_at_len_{n}": (500 + k * n) / 2 for n in range(1, 33)})
             for v, k in (("namei-bytewise-bytecmp", 12), ("namei-bytewise", 10))]
     header, body = scorecard.line_table(rows)
     what = scorecard.SLOPE_CHANGES[0][2]
@@ -157,8 +166,8 @@ def test_a_miss_the_qemu_twins_show_in_instructions_is_the_work(monkeypatch):
     rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",
                                                             "readlink-loop", 97_000)]
     for v, insns in (("stock", 1000), ("symlink-cachedlen", 960)):
-        rows.append(dict(_row(v, "readlink-loop", 0), backend="qemu", twin_of="x",
-                         insns_total=insns * 100, insns_kernel=1, insns_user=1))
+        rows.append(_re(_row(v, "readlink-loop", 0), backend="qemu", twin_of="x",
+                        insns_total=insns * 100, insns_kernel=1, insns_user=1))
     header, body = scorecard.table(rows)
     cells = dict(zip(header, next(b for b in body if b[3].startswith("stock/readlink-loop"))))
     assert cells["verdict"] == "too large"
@@ -169,8 +178,8 @@ def test_a_miss_the_qemu_twins_show_in_instructions_is_the_work(monkeypatch):
 
 def test_the_arm_view_sets_gem5_arm_beside_the_x86_hardware():
     def arm(variant, cycles, backend="gem5", **kw):
-        return dict(_row(variant, "statx-loop", cycles, model=""), arch="arm64",
-                    backend=backend, profile="arm64-o3-default", **kw)
+        return _re(_row(variant, "statx-loop", cycles, model=""), arch="arm64",
+                   backend=backend, profile="arm64-o3-default", **kw)
     rows = [arm("statx-putuser", 150_000), arm("stock", 120_000), arm("pan-toggle", 126_000),
             arm("statx-putuser", 0, "qemu", twin_of="classic-l1l2/-", insns_total=300_000),
             arm("stock", 0, "qemu", twin_of="classic-l1l2/-", insns_total=240_000),
@@ -188,39 +197,55 @@ def test_the_arm_view_sets_gem5_arm_beside_the_x86_hardware():
     assert all(b[-1] == "not simulated" for b in scorecard.arm_table(rows[-1:])[1])
 
 
+def _machine(profile, origin=None):
+    """The machine of a gem5 run on `profile`, its record giving its
+    preset's origin (calibrated_from, fitted_on) or, as older records, not."""
+    more = {} if origin is None else {"cpu_origin": {"calibrated_from": origin[0],
+                                                     "fitted_on": list(origin[1])}}
+    return _re(_row("stock", "statx-loop", 1), profile=profile,
+               record=_record({"name": profile}, **more)).point.machine
+
+
 def test_machine_says_era_and_what_a_preset_was_fitted_on():
     # The statx seed fitted x86_64-o3-calibrated's IprAccess: its statx rows
-    # check the fit; the fstat seed's rows on it are predictions.
+    # check the fit; the fstat seed's rows on it are predictions. Its record
+    # (older than cpu_origin) reads as the preset was when it ran.
     statx = ("statx-putuser", "stock")
-    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-o3-calibrated", statx) == \
+    calibrated = _machine("x86_64-o3-calibrated")
+    assert scorecard.machine("000_ccfae2f7fd7a499e", calibrated, statx) == \
         "generic, fitted here"
     # The same seed's statx against fstat is not what the latency was fitted on.
-    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-o3-calibrated",
-                             ("stock", "stock")) == "generic"
-    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-o3-calibrated") == "generic"
-    assert scorecard.machine("001_5dcad19959904b29", "x86_64-o3-calibrated") == "generic"
-    assert scorecard.machine("000_ccfae2f7fd7a499e", "x86_64-skylake+fetchWidth=8") == "era"
-    assert scorecard.machine("004_19de4fc19931aa23", "x86_64-skylake") == "generic"
-    assert scorecard.machine("000_ccfae2f7fd7a499e", "a-preset-since-removed") == "generic"
+    assert scorecard.machine("000_ccfae2f7fd7a499e", calibrated, ("stock", "stock")) == \
+        "generic"
+    assert scorecard.machine("000_ccfae2f7fd7a499e", calibrated) == "generic"
+    assert scorecard.machine("001_5dcad19959904b29", calibrated) == "generic"
+    assert scorecard.machine("000_ccfae2f7fd7a499e",
+                             _machine("x86_64-skylake+fetchWidth=8")) == "era"
+    assert scorecard.machine("004_19de4fc19931aa23", _machine("x86_64-skylake")) == "generic"
+    assert scorecard.machine("000_ccfae2f7fd7a499e", _machine("a-preset-since-removed")) == \
+        "generic"
+    # A record that says where its preset came from is read as it says,
+    # whatever the preset's file says today.
+    mine = _machine("my-skylake", ("x86_64-skylake", ("000_ccfae2f7fd7a499e",)))
+    assert scorecard.machine("000_ccfae2f7fd7a499e", mine, statx) == "era, fitted here"
+    assert scorecard.machine("004_19de4fc19931aa23", mine) == "generic"
 
 
 def test_a_row_on_a_preset_that_has_since_changed_says_so():
-    import json
     from configs.gem5 import spec
     sky = spec.load_cpu("x86_64-skylake", "x86_64").as_record()
 
     def row(name, params):
-        ran = dict(sky, params=params)
-        return {"profile": name, "record": json.dumps(
-            {"provenance": {"simulator": {"cpu_preset": ran}}})}
+        return _re(_row("stock", "statx-loop", 1), profile=name,
+                   record=_record(dict(sky, params=params)))
     assert scorecard.preset_label(row("x86_64-skylake", sky["params"])) == "x86_64-skylake"
     older = dict(sky["params"], fetchWidth=6, decodeWidth=5)
     assert scorecard.preset_label(row("x86_64-skylake", older)) == \
         "x86_64-skylake (an earlier version)"
     # A latency is part of the machine too (a calibrated preset differs there).
     ran = dict(sky, fu_latency=dict(sky.get("fu_latency", {}), IprAccess=48))
-    assert scorecard.preset_label({"profile": "x86_64-skylake", "record": json.dumps(
-        {"provenance": {"simulator": {"cpu_preset": ran}}})}) == \
+    assert scorecard.preset_label(_re(_row("stock", "statx-loop", 1), profile="x86_64-skylake",
+                                      record=_record(ran))) == \
         "x86_64-skylake (an earlier version)"
     # The overrides in the name are applied before comparing.
     wide = dict(sky["params"], fetchWidth=8)
@@ -229,20 +254,18 @@ def test_a_row_on_a_preset_that_has_since_changed_says_so():
 
 
 def test_a_base_that_misses_says_where_its_cycles_go():
-    import json
     from configs.gem5 import spec
     sky = spec.load_cpu("x86_64-skylake", "x86_64").as_record()
     # 2,000 calls of 1,358 instructions, 3,259 micro-ops (the skylake-frontend
     # sweep's statx, docs/data/skylake-frontend.jsonl.gz): at rename's 4 a
     # cycle the micro-ops alone take 815 cycles, 1.67x the 487 the hardware
     # takes at 3 GHz.
-    row = dict(_row("stock", "statx-loop", 2_696_000, ops=2000),
-               profile="x86_64-skylake", cache="x86_64-skylake",
-               gem5_insts=2_716_000, gem5_ops=6_518_000, serializing_insts=24_000,
-               rename_run_cycles=1_736_000, serialize_stall_cycles=1_424_000,
-               rename_idle_cycles=1_020_000, icache_stall_cycles=1_082_000,
-               rename_unblock_cycles=310_000,
-               record=json.dumps({"provenance": {"simulator": {"cpu_preset": sky}}}))
+    row = _re(_row("stock", "statx-loop", 2_696_000, ops=2000),
+              profile="x86_64-skylake", cache="x86_64-skylake",
+              gem5_insts=2_716_000, gem5_ops=6_518_000, serializing_insts=24_000,
+              rename_run_cycles=1_736_000, serialize_stall_cycles=1_424_000,
+              rename_idle_cycles=1_020_000, icache_stall_cycles=1_082_000,
+              rename_unblock_cycles=310_000, record=_record(sky))
     header, body = scorecard.base_table([row])
     statx = next(b for b in body if b[0].startswith("statx per call"))
     assert statx[6] == "too large"
@@ -252,8 +275,7 @@ def test_a_base_that_misses_says_where_its_cycles_go():
     assert "waiting for 12 serializing micro-ops to drain 712" in cause
     assert "fetch stalled on the L1I 541" in cause
     # gem5's own width where a preset leaves it (the generic core: 8).
-    generic = dict(row, profile="x86_64-o3-default", record=json.dumps(
-        {"provenance": {"simulator": {"cpu_preset": {"params": {}}}}}))
+    generic = _re(row, profile="x86_64-o3-default", record=_record({"params": {}}))
     assert "at rename's 8 a cycle at least 407 cycles" in scorecard.base_budget(
         scorecard.BASE_CLAIMS[1], generic, 487.2)
     # A record without the counts says so instead of guessing.
@@ -264,11 +286,9 @@ def test_a_base_that_misses_says_where_its_cycles_go():
 def test_an_ext4_readlink_row_is_its_own_experiment():
     # The same workload in its ext4 mode (run.fs) is the thread's call: its
     # rows stand for the ext4 claim, never for the tmpfs one, and back.
-    import json
-
     def rl(variant, cycles, fs=None):
         params = {"iterations": "2000"} | ({"fs": fs} if fs else {})
-        return dict(_row(variant, "readlink-loop", cycles, ops=2000), record=json.dumps(
+        return _re(_row(variant, "readlink-loop", cycles, ops=2000), record=json.dumps(
             {"provenance": {"image": {"job": {"params": params}}}}))
     rows = [rl("stock", 2_000_000, "ext4"), rl("symlink-cachedlen", 1_970_000, "ext4")]
     header, body = scorecard.table(rows)
@@ -323,14 +343,15 @@ def test_the_machine_table_sets_each_claim_on_both_machines_from_the_published_d
 
 def test_smap_model_table_and_twin_checksums():
     from analysis import metrics
-    rows = [dict(_row("stock", "statx-loop", 150_000, "none"), checksum="a"),
-            dict(_row("stock", "statx-loop", 170_000, "smap"), checksum="a"),
-            dict(_row("statx-putuser", "statx-loop", 280_000, "smap"), checksum="b"),
-            {"backend": "qemu", "arch": "x86_64", "variant": "stock", "workload": "statx-loop",
-             "params": "{}", "twin_of": "classic-l1l2/smap", "checksum": "a"},
-            {"backend": "qemu", "arch": "x86_64", "variant": "statx-putuser",
-             "workload": "statx-loop", "params": "{}", "twin_of": "classic-l1l2/smap",
-             "checksum": "c"}]
+    rows = [_re(_row("stock", "statx-loop", 150_000, "none"), checksum="a"),
+            _re(_row("stock", "statx-loop", 170_000, "smap"), checksum="a"),
+            _re(_row("statx-putuser", "statx-loop", 280_000, "smap"), checksum="b"),
+            results.from_row({"backend": "qemu", "arch": "x86_64", "variant": "stock",
+                              "workload": "statx-loop", "params": "{}",
+                              "twin_of": "classic-l1l2/smap", "checksum": "a"}),
+            results.from_row({"backend": "qemu", "arch": "x86_64", "variant": "statx-putuser",
+                              "workload": "statx-loop", "params": "{}",
+                              "twin_of": "classic-l1l2/smap", "checksum": "c"})]
     header, body = metrics.smap_model_table(rows)
     assert header[3:] == ["none", "smap"]
     assert body == [["statx-loop", "statx-putuser", "x86_64-o3-default / classic-l1l2", "-",
@@ -339,9 +360,9 @@ def test_smap_model_table_and_twin_checksums():
     # The smap points have twins (statx-putuser's hashed something else);
     # stock under none has none here.
     assert metrics.twin_checksums(rows) == (1, 2)
-    rows.append({"backend": "qemu", "arch": "x86_64", "variant": "stock",
-                 "workload": "statx-loop", "params": "{}", "twin_of": "classic-l1l2/none",
-                 "checksum": "a"})
+    rows.append(results.from_row({"backend": "qemu", "arch": "x86_64", "variant": "stock",
+                                  "workload": "statx-loop", "params": "{}",
+                                  "twin_of": "classic-l1l2/none", "checksum": "a"}))
     assert metrics.twin_checksums(rows) == (2, 3)
 
 
@@ -355,8 +376,8 @@ def test_the_model_table_sets_each_claim_under_every_stac_clac_model():
             _row("stat-unsafe", "fstat-loop", 99_000, "smap"),
             _row("stock", "statx-loop", 150_000, "smap"),
             # Another preset's row, or another cache's, stays out of the table.
-            dict(_row("stat-unsafe", "fstat-loop", 1, "smap"), profile="x86_64-skylake"),
-            dict(_row("stat-unsafe", "fstat-loop", 1, "smap"), cache="x86_64-skylake")]
+            _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), profile="x86_64-skylake"),
+            _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), cache="x86_64-skylake")]
     header, body = scorecard.model_table(rows, "x86_64-o3-default", "classic-l1l2")
     assert header == ["claim (hardware after/before)", "none", "smap"]
     assert body == [["statx (one copy) against fstat (1.109)", "-", "1.364 (its model)"],
@@ -364,8 +385,8 @@ def test_the_model_table_sets_each_claim_under_every_stac_clac_model():
                      "0.880 (its model)", "0.900"]]
     # A stat-namelen kernel's slope under each model it ran (stock has no
     # hardware line; 500 + 12 n cycles at 2 per guest ns).
-    namelen = dict(_row("stock", "stat-namelen", 2_000_000, "smap"), roi_ns=1_000_000,
-                   **{f"ns_at_len_{n}": (500 + 12 * n) / 2 for n in range(1, 33)})
+    namelen = _re(_row("stock", "stat-namelen", 2_000_000, "smap"), roi_ns=1_000_000,
+                  **{f"ns_at_len_{n}": (500 + 12 * n) / 2 for n in range(1, 33)})
     header, body = scorecard.model_table(rows + [namelen], "x86_64-o3-default",
                                           "classic-l1l2")
     assert body[-1] == ["name-length slope, stock (no hardware line; cycles per byte)", "-",
@@ -384,7 +405,7 @@ def test_the_readlink_verdict_on_the_generic_machine_is_two_mispredicts():
     by_sweep = published.by_sweep(Path(__file__).resolve().parent.parent / "docs" / "data")
 
     def per_call(sweep, variant):
-        r = next(r for r in by_sweep[sweep] if r["backend"] == "gem5"
+        r = next(r for r in by_sweep[sweep] if r.gem5
                  and r["workload"] == "readlink-loop" and r["variant"] == variant
                  and r["profile"] == "x86_64-o3-calibrated" and r["smap_model"] == "smap")
         return tuple(round(r[k] / r["ops"], n) for k, n in
@@ -398,15 +419,13 @@ def test_the_readlink_verdict_on_the_generic_machine_is_two_mispredicts():
 def test_other_runs_give_the_same_comparison_from_each_sweep_that_measured_both_sides():
     # Rows with records, as the store's: two sweeps ran readlink's two
     # kernels (the newest pair is the line's); a third ran one side only.
-    import json
-
     from analysis import store
     record = json.dumps({"provenance": {"simulator": {"cpu_preset": {"name": "p"}},
                                         "image": {"job": {"params": {}}}}})
 
     def row(sweep, variant, cycles, at):
-        return dict(_row(variant, "readlink-loop", cycles), record=record, sweep=sweep,
-                    key=f"{sweep}-{variant}", recorded_at=at, warming="none", sampling="none")
+        return _re(_row(variant, "readlink-loop", cycles), record=record, sweep=sweep,
+                   key=f"{sweep}-{variant}", recorded_at=at, warming="none", sampling="none")
     rows = [row("tutorial-gem5", "stock", 148_240, "1"),
             row("tutorial-gem5", "symlink-cachedlen", 143_500, "1"),
             row("lonely", "stock", 150_000, "2"),
