@@ -321,10 +321,11 @@ def twin_of(run: results.Run, runs) -> results.Run:
 
 
 def twins(runs, arch: str, smap_model: str) -> dict:
-    """(variant, workload) -> the counted QEMU twin of the gem5 points
+    """(variant, job name) -> the counted QEMU twin of the gem5 points
     under `smap_model` on `arch`, at default workload parameters (any boot
-    group's: the kernel, image and model are the same)."""
-    return {(r.point.variant, r.point.workload): r for r in runs
+    group's: the kernel, image and model are the same). The job's name is
+    PointView.job_name (readlink-ext4 for readlink-loop on ext4)."""
+    return {(r.point.variant, r.point.job_name): r for r in runs
             if r.qemu and r.point.arch == arch and r.twin_of
             and r.point.smap_model == smap_model and r.get("insns_total")
             and r.default_params}

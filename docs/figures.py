@@ -183,7 +183,7 @@ def teaching_figures(plt, source: Path, docs: Path) -> None:
 
 
 def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
-    from analysis import scorecard
+    from analysis import claims, scorecard
 
     rows = gem5_rows(data)
     out = docs / GEM5_OUT
@@ -228,8 +228,10 @@ def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
         pts = scorecard.cycles_by_length(r)
         ax.plot([n for n, _ in pts], [c for _, c in pts], "o", ms=3,
                 label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
-    ax.plot(lens, [640 + 10 * n for n in lens], "--", color="#aa3333",
-            label="Westmere 2010: 640 + 10 per byte")
+    # The seed's line: its base and slope as the scorecard's claims name them.
+    base = next(b for b in claims.CLAIMS.bases if b.id == "stat-base-westmere")
+    ax.plot(lens, [base.hw_cycles + base.hw_per_byte * n for n in lens], "--", color="#aa3333",
+            label=f"Westmere 2010: {base.hw_cycles:g} + {base.hw_per_byte:g} per byte")
     ax.set_xlabel("name length (bytes)")
     ax.set_ylabel("cycles per stat")
     ax.set_title("gem5 O3: stat against name length", fontsize=10)

@@ -73,8 +73,9 @@ def test_smap_share_is_the_cycles_smap_adds_to_the_function():
             _row("strncpy-unbatched", "none", 10_000, 0, 280_000),
             _row("stock", "smap", 12_000, 3_000, 270_000),
             _row("stock", "none", 10_000, 0, 268_000)]
-    [(preset, cache, share, direct, part, on, off)] = scorecard.function_share(
+    [(run, cache, share, direct, part, on, off)] = scorecard.function_share(
         rows, "strncpy_from_user", "strncpy-unbatched", "lstat-storm")
+    assert run is rows[0] and cache == "classic-l1l2"
     assert (share, direct, part, on, off) == (pytest.approx(2 / 3), 0.5, 0.1, 300, 100)
     header, body = _storm_rows(rows)
     assert [r[header.index("verdict")] for r in body] == ["agrees", "no hardware number"]
