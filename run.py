@@ -327,9 +327,10 @@ def _inputs(args, point) -> tuple:
 
 def _show_qemu(point, image, record) -> None:
     """A QEMU run beside stock's finished run of the same point, if any."""
-    print(table.plain([record] + _finished_stock_run(point, image)), end="")
-    if record.get("counts"):
-        print(table.per_op_counts(record), end="")
+    runs_ = [store.from_record(r) for r in [record] + _finished_stock_run(point, image)]
+    print(table.plain(runs_), end="")
+    if runs_[0].qemu.counts:
+        print(table.per_op_counts(runs_[0]), end="")
     print(f"record: {runs.run_dir(record['key']) / 'record.json'}")
 
 
@@ -525,7 +526,7 @@ def _run_sweep(sw, planned: list, args, quiet: bool = False) -> int:
     failures = [o for o in outcomes if o.error]
     for o in failures:
         print(f"failed: {o.planned.point.label()}: {o.error}", file=sys.stderr)
-    bad = table.mismatches(records)
+    bad = table.mismatches([store.from_record(r) for r in records])
     for row in bad:
         print(f"checksum differs from stock: {'/'.join(row[:3])}", file=sys.stderr)
     return 1 if failures or bad else 0
@@ -707,7 +708,7 @@ def cmd_reproduce(args) -> int:
         if src.arches:
             sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch in src.arches])
         planned = local_executor.plan(sw, args.gem5, dry=True)
-        cost = study_cost.of_records(json.loads(r["record"]) for r in src.rows)
+        cost = study_cost.of_runs(src.rows)
         todo = sum(1 for pl in planned if not (pl.key and runs.finished(pl.key)))
         gem5 = any(pl.point.run.needs_gem5 for pl in planned)
         plans.append((src, sw, planned, cost, todo, gem5))
@@ -799,7 +800,7 @@ def cmd_compare(args) -> int:
     """The published rows beside the user's own runs of the same experiments."""
     pub = published.load(Path(args.records))
     if args.backend:
-        pub = [r for r in pub if r["backend"] == args.backend]
+        pub = [r for r in pub if r.point.backend == args.backend]
     mine = _store_rows(args.results, "run a sweep first (for the published gem5 points: "
                                      "'./run.py sweep configs/sweeps/seeds-era.toml')")
     header, body = compare.table(pub, mine)

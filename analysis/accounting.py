@@ -16,7 +16,6 @@ fetched.
 """
 
 
-from analysis import store
 from analysis.metrics import fmt, per_op
 
 STATES = (("run", "rename_run_cycles"), ("idle", "rename_idle_cycles"),
@@ -25,15 +24,14 @@ STATES = (("run", "rename_run_cycles"), ("idle", "rename_idle_cycles"),
 FRONT = (("icache stall", "icache_stall_cycles"), ("lines fetched", "fetch_cache_lines"))
 
 
-def machine(row: dict) -> str:
+def machine(run) -> str:
     """The CPU preset with the parameters a sweep set on it, and the cache
-    preset: what tells two rows of one kernel and job apart."""
-    cpu = store.cpu_preset(row)
-    return f"{cpu['name']} / {row.get('cache')}"
+    preset: what tells two runs of one kernel and job apart."""
+    return f"{run.point.machine.cpu['name']} / {run.get('cache')}"
 
 
 def rows_with_accounting(rows: list) -> list:
-    return [r for r in rows if r["backend"] == "gem5" and r.get("rename_run_cycles") is not None]
+    return [r for r in rows if r.gem5 and r.get("rename_run_cycles") is not None]
 
 
 def table(rows: list) -> tuple:
@@ -47,7 +45,7 @@ def table(rows: list) -> tuple:
         parts = [r.get(m) for _, m in STATES]
         total = sum(p for p in parts if p is not None)
         body.append([r["arch"], r["variant"], r["workload"], machine(r), r["smap_model"] or "-",
-                     store.scheme(r), fmt(per_op(r, "cycles"), 1)]
+                     r.scheme, fmt(per_op(r, "cycles"), 1)]
                     + [fmt(per_op(r, m), 1) for _, m in STATES]
                     + [f"{total / r['cycles']:.3f}" if r.get("cycles") else "-"]
                     + [fmt(per_op(r, m), 1) for _, m in FRONT])

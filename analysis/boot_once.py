@@ -6,14 +6,12 @@ job's ROI), warming "functional" boots once per kernel and command line
 and hands each job over after the restore. Per arch and scheme this
 counts the boots, the simulated instructions outside the ROIs (boots, and
 the warming each job then runs) and the host time of each phase, read
-from each record's `gem5` block. tests/benchmark.py prints it after a
+from each run's gem5 statistics (results.Gem5Stats). tests/benchmark.py prints it after a
 run; docs/generate.py makes the reference page's table from the
 published records.
 """
 
 from dataclasses import dataclass
-
-from analysis import store
 
 
 @dataclass(frozen=True)
@@ -36,37 +34,33 @@ class Phases:
         return self.boot_s + self.warm_s + self.roi_s
 
 
-def _warming(g: dict) -> dict:
+def _warm_seconds(g) -> float:
+    # The warming block's host seconds per phase; "roi" is the ROI's own.
     # Records from before issue 11 have no warming block: their scheme
     # was a boot per job.
-    return g.get("warming") or {}
+    return sum(v for k, v in g.warming.get("host_seconds", {}).items() if k != "roi")
 
 
-def _warm_seconds(g: dict) -> float:
-    # The warming block's host seconds per phase; "roi" is the ROI's own.
-    return sum(v for k, v in _warming(g).get("host_seconds", {}).items() if k != "roi")
-
-
-def phases(records: list) -> Phases:
-    """One scheme's records summed. A boot shared by several jobs (one
-    checkpoint; every gem5 record names the one it restored) counts once."""
-    boots = {r["gem5"]["checkpoint"]: r["gem5"] for r in records}
+def phases(runs: list) -> Phases:
+    """One scheme's gem5 runs summed. A boot shared by several jobs (one
+    checkpoint; every gem5 run names the one it restored) counts once."""
+    boots = {r.gem5.checkpoint: r.gem5 for r in runs}
     return Phases(
-        points=len(records), boots=len(boots),
-        boot_insts=sum(_warming(g).get("boot_insts") or 0 for g in boots.values()),
-        warm_insts=sum(_warming(r["gem5"]).get("functional_insts", 0)
-                       + _warming(r["gem5"]).get("detailed_insts", 0) for r in records),
-        roi_insts=sum(r["gem5"]["summary"]["insts"] for r in records),
-        boot_s=sum(g["boot_seconds"] for g in boots.values()),
-        warm_s=sum(_warm_seconds(r["gem5"]) for r in records),
-        roi_s=sum(r["gem5"]["roi_seconds"] - _warm_seconds(r["gem5"]) for r in records))
+        points=len(runs), boots=len(boots),
+        boot_insts=sum(g.warming.get("boot_insts") or 0 for g in boots.values()),
+        warm_insts=sum(r.gem5.warming.get("functional_insts", 0)
+                       + r.gem5.warming.get("detailed_insts", 0) for r in runs),
+        roi_insts=sum(r.gem5.summary["insts"] for r in runs),
+        boot_s=sum(g.boot_seconds for g in boots.values()),
+        warm_s=sum(_warm_seconds(r.gem5) for r in runs),
+        roi_s=sum(r.gem5.roi_seconds - _warm_seconds(r.gem5) for r in runs))
 
 
-def by_scheme(records: list) -> dict:
-    """scheme -> Phases, for the schemes the records ran."""
+def by_scheme(runs: list) -> dict:
+    """scheme -> Phases, for the schemes the runs ran."""
     out = {}
-    for r in records:
-        out.setdefault(store.warming_scheme(r), []).append(r)
+    for r in runs:
+        out.setdefault(r.point.warming, []).append(r)
     return {s: phases(rs) for s, rs in sorted(out.items(), key=lambda kv: kv[0] != "none")}
 
 
@@ -114,11 +108,10 @@ def handoffs(records: list) -> list:
     cost beyond that boot (its warming) and its ROI."""
     out = []
     for r in records:
-        if store.warming_scheme(r) == "functional":
-            g = r["gem5"]
-            out.append(f"{r['point']['workload']} "
-                       f"{r['provenance']['image']['job']['params'].get('iterations', '-')} "
-                       f"calls: checkpoint {g['checkpoint']}, warming "
-                       f"{_warming(g).get('functional_insts', 0):,} instructions, ROI "
-                       f"{g['summary']['insts']:,}")
+        if r.point.warming == "functional":
+            g = r.gem5
+            out.append(f"{r.point.workload} {r.point.job_params.get('iterations', '-')} "
+                       f"calls: checkpoint {g.checkpoint}, warming "
+                       f"{g.warming.get('functional_insts', 0):,} instructions, ROI "
+                       f"{g.summary['insts']:,}")
     return out

@@ -15,25 +15,28 @@ binaries, so a difference beyond it is worth a look, not a failure.
 QEMU's user-access counts are exact (the calls' own): they must be equal.
 """
 
-from analysis import store
 from analysis.metrics import fmt, per_op
+from lab import arches
 
 TOLERANCE = 0.01  # docs/warmup.md, "Noise, measured": under 1 %
 
 
-def _label(row: dict) -> str:
-    what = f"{row['arch']}/{row['variant']}/{row['workload']}"
-    if row["backend"] == "gem5":
-        what += f" gem5 {row['profile']}/{row.get('cache')}/{row.get('smap_model')}/" \
-                f"{store.scheme(row)}"
+def _label(run) -> str:
+    what = f"{run['arch']}/{run['variant']}/{run['workload']}"
+    if run.gem5:
+        what += f" gem5 {run['profile']}/{run.get('cache')}/{run.get('smap_model')}/" \
+                f"{run.scheme}"
     else:
-        what += f" qemu {row['profile']}"
+        what += f" qemu {run['profile']}"
     return what
 
 
-# backend -> (metric, digits, tolerance: relative, or 0 for exact)
-_MEASURE = {"gem5": ("cycles", 1, TOLERANCE), "qemu": ("stac", 2, 0)}
-_ARM_QEMU = ("pan_writes", 2, 0)
+def _measure(run) -> tuple:
+    """(metric, digits, tolerance: relative, or 0 for exact): gem5's cycles
+    within the spread, QEMU's user-access count of the arch exactly."""
+    if run.gem5:
+        return "cycles", 1, TOLERANCE
+    return arches.get(run.point.arch).uaccess_metric, 2, 0
 
 
 def table(published: list, mine: list) -> tuple:
@@ -41,17 +44,15 @@ def table(published: list, mine: list) -> tuple:
     same experiment, where the user has one."""
     yours = {}
     for r in mine:
-        yours[store.experiment(r)] = r  # the newest wins: all_rows orders by time
+        yours[r.experiment] = r  # the newest wins: all_rows orders by time
     header = ["experiment", "measure", "published", "yours", "difference", "verdict"]
     body = []
     for p in sorted(published, key=_label):
-        metric, digits, tol = _MEASURE[p["backend"]]
-        if p["backend"] == "qemu" and p["arch"] == "arm64":
-            metric, digits, tol = _ARM_QEMU
+        metric, digits, tol = _measure(p)
         pub = per_op(p, metric)
         if pub is None:
             continue
-        y = yours.get(store.experiment(p))
+        y = yours.get(p.experiment)
         mine_v = per_op(y, metric) if y else None
         if mine_v is None:
             body.append([_label(p), f"{metric}/op", fmt(pub, digits), "-", "-", "not run here"])

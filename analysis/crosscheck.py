@@ -1,8 +1,6 @@
 """The cross-check: gem5's committed instructions beside the QEMU
 plugin's count for the twin run of the same kernel, image and model."""
 
-import json
-
 from analysis.metrics import fmt
 
 
@@ -16,7 +14,7 @@ def cross_check(rows: list) -> tuple:
     # matches gem5's CPU, with the same model (not a label: one QEMU run can
     # be the twin of several gem5 presets and caches).
     twins = {(r["arch"], r["variant"], r["workload"], r["params"], r["smap_model"] or ""): r
-             for r in rows if r["backend"] == "qemu" and r["insns_total"] is not None
+             for r in rows if r.qemu and r["insns_total"] is not None
              and r["profile"] in TWIN_PROFILES}
     # QEMU executes a rep string instruction once per iteration; gem5
     # commits it once. The adjusted column counts each rep instance once.
@@ -24,7 +22,7 @@ def cross_check(rows: list) -> tuple:
               "QEMU insts", "difference (raw)", "QEMU, rep once", "difference", "flags differ"]
     body = []
     for r in rows:
-        if r["backend"] != "gem5":
+        if not r.gem5:
             continue
         twin = twins.get((r["arch"], r["variant"], r["workload"], r["params"],
                           r["smap_model"] or ""))
@@ -46,10 +44,9 @@ def _difference(g, q, flag: bool = True) -> str:
     return text + " (> 0.5 %)" if flag and abs(g - q) / q > 0.005 else text
 
 
-def _flag_difference(a: dict, b: dict) -> str:
+def _flag_difference(a, b) -> str:
     """CPU flags one guest saw and the other did not (same code paths?)."""
-    fa = set(json.loads(a["record"])["guest"]["cpu_flags"].split())
-    fb = set(json.loads(b["record"])["guest"]["cpu_flags"].split())
+    fa, fb = a.cpu_flags, b.cpu_flags
     only_a, only_b = sorted(fa - fb), sorted(fb - fa)
     if not only_a and not only_b:
         return "none"

@@ -91,13 +91,10 @@ ARCHES = arches.NAMES  # the order groups are shown in
 Group = namedtuple("Group", "arch workload params job profile")
 
 
-def _job(row: dict):
-    """The whole job a row's guest ran (every parameter, swept or not), and
-    the script it came from; (None, "") for a row without its record."""
-    if not row.get("record"):
-        return None, ""
-    job = json.loads(row["record"])["provenance"]["image"]["job"]
-    return tuple(sorted(job["params"].items())), job.get("script", "")
+def _job(run):
+    """The whole job a run's guest ran (every parameter, swept or not), and
+    the script it came from; (None, "") where its record says none."""
+    return run.point.job or None, run.point.script
 
 
 def groups(rows: list) -> dict:
@@ -105,7 +102,7 @@ def groups(rows: list) -> dict:
     scripts with the same swept values are two groups), one profile."""
     out = {}
     for r in rows:
-        if r["backend"] != "qemu":
+        if not r.qemu:
             continue
         profile = r["profile"] + (f", smap_model={r['smap_model']}" if r.get("smap_model")
                                   else "")

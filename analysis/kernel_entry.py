@@ -4,16 +4,12 @@ serializing micro-ops and the misc-register readers that waited, on gem5's
 drains ("serialize") and as the SDM describes SYSCALL, SYSRET and SWAPGS
 ("sdm"). docs/machines.md's table is this, from docs/data."""
 
-import json
-
-from analysis import store
-
 SCHEMES = ("serialize", "sdm")
 
 
-def scheme(row: dict) -> str:
-    """The kernel_entry a gem5 row ran with, as its record holds it."""
-    return store.cpu_preset(row).get("kernel_entry", "serialize")
+def scheme(run) -> str:
+    """The kernel_entry a gem5 run ran with, as its record holds it."""
+    return run.point.machine.kernel_entry
 
 
 def _per_call(row: dict, column: str) -> str:
@@ -24,10 +20,10 @@ def _per_call(row: dict, column: str) -> str:
 def markdown(rows: list) -> list:
     """The table's lines, then one line per (variant, workload) whose
     checksums differ between the schemes or from the QEMU twin's."""
-    gem5 = sorted((r for r in rows if r["backend"] == "gem5" and r["status"] == "ok"),
+    gem5 = sorted((r for r in rows if r.gem5 and r.status == "ok"),
                   key=lambda r: (r["variant"] != "stock", r["variant"], r["workload"] != "statx-loop",
                                  SCHEMES.index(scheme(r))))
-    twins = {(r["variant"], r["workload"]): r["checksum"] for r in rows if r["backend"] == "qemu"}
+    twins = {(r["variant"], r["workload"]): r["checksum"] for r in rows if r.qemu}
     out = ["| kernel / workload | kernel_entry | cycles/call | IPC | rename serialize-stall "
            "cycles/call | serializing micro-ops/call | misc readers that waited/call | "
            "gem5 host insts/s |", "|---|---|---|---|---|---|---|---|"]
@@ -46,8 +42,8 @@ def markdown(rows: list) -> list:
     return out
 
 
-def _binary_note(row: dict) -> str:
+def _binary_note(run) -> str:
     """Which gem5 binary ran, where it was not gem5.opt: speeds of two
     binaries are no scheme's effect."""
-    name = store.binary(json.loads(row["record"]))
+    name = run.gem5.binary
     return "" if name == "gem5.opt" else f" ({name})"

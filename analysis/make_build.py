@@ -2,15 +2,13 @@
 batching thread, counted by QEMU against the tree's size and timed by gem5
 with its commit profile."""
 
-import json
-
-from analysis import store
+from lab import arches
 
 FUNCTION = "strncpy_from_user"
 
 
-def _dirs(row: dict) -> int:
-    return int(dict(store.job_params(row))["dirs"])
+def _dirs(run) -> int:
+    return int(run.point.job_params["dirs"])
 
 
 def size_table(rows: list) -> list:
@@ -20,14 +18,13 @@ def size_table(rows: list) -> list:
     out = ["| arch | kernel | dirs | ROI instructions | make's (user) | kernel share | "
            f"{FUNCTION} | its share | user-access instructions |",
            "|---|---|---|---|---|---|---|---|---|"]
-    qemu = [r for r in rows if r["backend"] == "qemu" and r["workload"] == "make-build"
+    qemu = [r for r in rows if r.qemu and r["workload"] == "make-build"
             and r.get("insns_total")]
     for r in sorted(qemu, key=lambda r: (r["arch"], _dirs(r), r["variant"] != "strncpy-unbatched")):
-        counts = json.loads(r["record"])["counts"]
-        fn = (counts.get("symbols") or {}).get(FUNCTION, 0)
+        fn = r.qemu.symbol(FUNCTION)
         total = r["insns_total"]
-        access = (f"stac {r['stac']:,}" if r["arch"] == "x86_64"
-                  else f"LDTR {r['ldtr']:,}, STTR {r['sttr']:,}")
+        access = ", ".join(f"{label} {r[metric]:,}"
+                           for label, metric in arches.get(r.point.arch).uaccess_insns)
         out.append(f"| {r['arch']} | {r['variant']} | {_dirs(r)} | {total:,} | "
                    f"{r['insns_user']:,} | {100 * r['insns_kernel'] / total:.1f} % | {fn:,} | "
                    f"{100 * fn / total:.3f} % | {access} |")
@@ -40,7 +37,7 @@ def gem5_table(rows: list) -> list:
     out = ["| kernel | smap_model | cpu preset / cache | ROI cycles | IPC | "
            f"{FUNCTION} cycles | share of the ROI | on its STAC/CLAC | checksum |",
            "|---|---|---|---|---|---|---|---|---|"]
-    gem5 = [r for r in rows if r["backend"] == "gem5" and r["workload"] == "make-build"
+    gem5 = [r for r in rows if r.gem5 and r["workload"] == "make-build"
             and r.get(f"cycles@{FUNCTION}")]
     for r in sorted(gem5, key=lambda r: (r["variant"] != "strncpy-unbatched",
                                          r["smap_model"] != "smap")):

@@ -4,7 +4,6 @@ symbols that changed most); per gem5 group, cycles and the O3 statistics;
 a mechanism's cost against the out-of-order window; and every run's
 provenance. Plain data: figures.py draws it, render.py writes it out."""
 
-import json
 from collections import defaultdict
 
 from analysis import store
@@ -41,7 +40,7 @@ def groups(rows: list) -> dict:
     """QEMU rows by (arch, workload, params, profile + smap model)."""
     out = defaultdict(list)
     for r in rows:
-        if r["backend"] != "qemu":
+        if not r.qemu:
             continue
         profile = r["profile"] + (f", smap_model={r['smap_model']}" if r["smap_model"] else "")
         out[(r["arch"], r["workload"], r["params"], profile)].append(r)
@@ -87,15 +86,9 @@ def symbol_deltas(conn, sweep: str, members: list, top: int = 8) -> list:
 DEFAULT_ROB = 192  # gem5 v24 BaseO3CPU.numROBEntries, where a preset leaves it
 
 
-def o3_param(row: dict, name: str, default: int) -> int:
-    """An O3 parameter a gem5 run had, from its recorded CPU preset, or
-    gem5's `default` where the preset left it."""
-    return int(store.cpu_preset(row).get("params", {}).get(name, default))
-
-
-def rob_size(row: dict) -> int:
+def rob_size(run) -> int:
     """The ROB size a gem5 run had, from its recorded CPU preset."""
-    return o3_param(row, "numROBEntries", DEFAULT_ROB)
+    return run.point.machine.o3_param("numROBEntries", DEFAULT_ROB)
 
 
 def window_costs(rows: list) -> dict:
@@ -103,14 +96,14 @@ def window_costs(rows: list) -> dict:
     over stock's at the same size, model and cache)]: a mechanism's cost
     against the window that could hide it."""
     base, out = {}, {}
-    gem5 = [r for r in rows if r["backend"] == "gem5" and r.get("cycles") and r.get("record")]
+    gem5 = [r for r in rows if r.gem5 and r.get("cycles")]
     for r in gem5:
         if r["variant"] == "stock":
             base[(r["arch"], r["workload"], r["params"], r["smap_model"], r["cache"],
-                  store.scheme(r), rob_size(r))] = per_op(r, "cycles")
+                  r.scheme, rob_size(r))] = per_op(r, "cycles")
     for r in gem5:
         ref = base.get((r["arch"], r["workload"], r["params"], r["smap_model"], r["cache"],
-                        store.scheme(r), rob_size(r)))
+                        r.scheme, rob_size(r)))
         if r["variant"] != "stock" and ref is not None:
             out.setdefault((r["arch"], r["workload"], r["variant"], r["smap_model"] or "-"),
                            []).append((rob_size(r), per_op(r, "cycles") - ref))
@@ -131,9 +124,9 @@ GEM5_METRICS = {  # title -> (column, digits, per op?)
 def gem5_groups(rows: list) -> dict:
     out = defaultdict(list)
     for r in rows:
-        if r["backend"] == "gem5":
+        if r.gem5:
             out[(r["arch"], r["workload"], r["params"], r["profile"], r["cache"],
-                 store.scheme(r))].append(r)
+                 r.scheme)].append(r)
     for members in out.values():
         members.sort(key=lambda r: (r["smap_model"] or "", r["variant"] != "stock", r["variant"]))
     return dict(sorted(out.items()))
@@ -179,42 +172,21 @@ def _cycles_change(r: dict, ref: dict) -> str:
     return f"{100 * (a / b - 1):+.1f} % ({a - b:+,.0f}/op)"
 
 
-# configs.gem5.spec.twin_profile's values (analysis reads records only).
-
-
 def provenance_rows(rows: list) -> list:
     out = []
     for r in rows:
-        rec = json.loads(r["record"])
-        prov = rec["provenance"]
-        k = prov["kernel"]
-        patches = ", ".join(f"{p['name']} ({p['sha256'][:12]})"
-                            for part in [k["variant"]] + k.get("layers", [])
-                            for p in part["patches"]) or "none"
-        sim = prov["simulator"]
-        if sim.get("name") == "gem5":
-            simulator = (f"gem5 {sim['version']} ({sim['home']})"
-                         + (f" with patch series {sim['patches']}" if sim.get("patches") else "")
-                         + f", CPU preset {sim['cpu_preset']['name']} "
-                         f"{sim['cpu_preset']['params']}"
-                         + (f" FU latency {sim['cpu_preset']['fu_latency']}"
-                            if sim["cpu_preset"].get("fu_latency") else "")
-                         + f", cache {sim['cache_preset']['name']}, smap_model "
-                         f"{sim['smap_model']}")
-        else:
-            simulator = (f"{sim['version']}, profile {sim['profile']['name']} "
-                         f"(-cpu {sim['profile']['cpu']})")
+        prov, k = r.provenance, r.provenance.kernel
+        patches = ", ".join(f"{name} ({sha[:12]})" for name, sha in prov.patches) or "none"
         out.append({
-            "run": r["key"], "point": f"{r['arch']}/{r['variant']}/{r['workload']} "
-                                      f"on {r['backend']}",
+            "run": r.key, "point": f"{r['arch']}/{r['variant']}/{r['workload']} "
+                                   f"on {r.point.backend}",
             "kernel": f"{k['source']['package']} {k['source']['version']} "
                       f"(sha256 {k['source']['sha256'][:16]}), build {k['key']}",
             "patches": patches,
-            "simulator": simulator,
-            "image": f"{prov['image']['key']} ({prov['image']['job']['script']})",
-            "command": " ".join(prov["command"]),
-            "host": f"{prov['host']['name']}; uaccess-lab {prov['uaccess_lab']}; "
-                    f"{prov['started_at']}",
+            "simulator": r.result.describe(r),
+            "image": f"{prov.image_key} ({r.point.script})",
+            "command": " ".join(prov.command),
+            "host": f"{prov.host}; uaccess-lab {prov.lab_version}; {prov.started_at}",
         })
     return out
 
@@ -228,17 +200,17 @@ def smap_model_table(rows: list, arch: str = "x86_64") -> tuple:
     SMAP executed by gem5), with the CPU preset and caches it ran on."""
     cells, models = {}, set()
     for r in rows:
-        if r["backend"] != "gem5" or r["arch"] != arch or not r.get("cycles"):
+        if not r.gem5 or r.point.arch != arch or not r.get("cycles"):
             continue
         model = r["smap_model"] or "none"
         models.add(model)
         # Parameters and warming tell rows of one variant apart, where a
         # sweep varied them.
         label = r["variant"]
-        if not store.default_params(r):
+        if not r.default_params:
             label += f" {r['params']}"
-        if store.scheme(r) != "none":
-            label += f" warming {store.scheme(r)}"
+        if r.scheme != "none":
+            label += f" warming {r.scheme}"
         cells.setdefault((r["workload"], label, r["profile"], r["cache"]),
                          {})[model] = per_op(r, "cycles")
     shown = [m for m in SMAP_MODEL_ORDER if m in models]
@@ -250,17 +222,9 @@ def smap_model_table(rows: list, arch: str = "x86_64") -> tuple:
 
 def twin_checksums(rows: list, arch: str = "x86_64") -> tuple:
     """(gem5 points whose checksum equals their QEMU twin's, gem5 points
-    with a twin): the twin is the QEMU row a gem5 sweep ran beside the
-    point's boot group, labelled "<cache>/<model or ->" in twin_of, of the
-    same kernel, workload and parameters (a model QEMU cannot run, such as
-    serialize, has none)."""
-    twins = {(r["variant"], r["workload"], r.get("params"), r["twin_of"]): r["checksum"]
-             for r in rows
-             if r["backend"] == "qemu" and r["arch"] == arch and r.get("twin_of")}
-    pairs = [(r["checksum"], twins[k]) for r in rows
-             if r["backend"] == "gem5" and r["arch"] == arch
-             and (k := (r["variant"], r["workload"], r.get("params"),
-                        f"{r['cache']}/{r['smap_model'] or '-'}")) in twins]
+    with a twin: store.twin_of)."""
+    pairs = [(r.checksum, twin.checksum) for r in rows if r.gem5 and r.point.arch == arch
+             and (twin := store.twin_of(r, rows)) is not None]
     return sum(1 for mine, twin in pairs if mine == twin), len(pairs)
 
 
@@ -269,8 +233,8 @@ def model_cycles(rows: list) -> dict:
     where a sweep ran more than one CPU model: the CPU-model view."""
     out = {}
     for r in rows:
-        if r["backend"] != "gem5" or not r.get("cycles"):
+        if not r.gem5 or not r.get("cycles"):
             continue
-        key = (r["arch"], r["workload"], r["smap_model"] or "-", store.scheme(r))
+        key = (r["arch"], r["workload"], r["smap_model"] or "-", r.scheme)
         out.setdefault(key, {}).setdefault(r["profile"], {})[r["variant"]] = per_op(r, "cycles")
     return {k: v for k, v in out.items() if len(v) > 1}

@@ -14,8 +14,6 @@ check, not a fit.
 Analysis reads the store; it runs nothing.
 """
 
-from analysis import store
-
 TOLERANCE = 0.10  # issue 44's bound: a probe figure within 10 % of the documented one
 
 # (probe metric, what it is, where the documented figure comes from)
@@ -30,18 +28,13 @@ FIGURES = (
 )
 
 
-def base_preset(profile: str) -> str:
-    """A row's CPU preset name without the sweep's overrides ("+k=v")."""
-    return profile.split("+", 1)[0]
-
-
-def documented(row: dict) -> dict:
-    """probe metric -> documented cycles, from the presets the row ran
+def documented(run) -> dict:
+    """probe metric -> documented cycles, from the presets the run ran
     with (its record), where they give one."""
-    cpu, caches = store.cpu_preset(row), store.cache_preset(row)
+    machine = run.point.machine
     out = {}
     for metric, _, (where, key) in FIGURES:
-        table = caches if where == "cache" else (cpu.get("documented") or {})
+        table = machine.cache if where == "cache" else machine.documented
         if key in table:
             out[metric] = table[key]
     return out
@@ -60,8 +53,10 @@ def table(rows: list) -> tuple:
               "probe/doc", "verdict"]
     body = []
     for r in rows:
-        if (r["backend"] != "gem5" or r["arch"] != "x86_64" or r["workload"] != "probe"
-                or r.get("probe_l1d") is None):
+        # Figures in cycles (gem5's x86; an arch without a user cycle
+        # counter reports nanoseconds, probe_unit says), against cycles.
+        if (not r.gem5 or r["workload"] != "probe" or r.get("probe_l1d") is None
+                or r.reported.get("probe_unit") != "cycles"):
             continue
         doc = documented(r)
         for metric, what, _ in FIGURES:

@@ -12,6 +12,7 @@ A file is gzip'd JSON lines:
            "exported_at", "command", and for a sweep's rows "sweep_file"
            and "sweep_sha256" (the file that made them, as it was)}
   line 2.. one store row each (store.all_rows: its columns and metrics),
+           read back as typed runs (analysis/results.py),
            its record trimmed to what the analysis reads: the run's point,
            result, provenance (kernel, patches, simulator, gem5 series
            hash, preset, warming, host, date, command), the gem5 summary
@@ -34,7 +35,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import store
+from analysis import results, store
 from lab.errors import UserError
 
 SCHEMA = "uaccess-lab/records"
@@ -62,10 +63,8 @@ def _trim(record: dict) -> dict:
     return rec
 
 
-def _row(row: dict) -> dict:
-    out = {k: v for k, v in row.items() if k not in _DROP_COLUMNS}
-    out["record"] = json.dumps(_trim(json.loads(row["record"])), sort_keys=True)
-    return out
+def _row(run) -> dict:
+    return {k: v for k, v in results.as_row(run, _trim).items() if k not in _DROP_COLUMNS}
 
 
 def sweep_source(sweep_file: Path, repo: Path) -> dict:
@@ -80,11 +79,11 @@ def sweep_source(sweep_file: Path, repo: Path) -> dict:
     return {"sweep_file": shown, "sweep_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
-def export(rows: list, sweep: str, path: Path, command: str, source: dict = None) -> Path:
-    """Write one sweep's finished rows to `path` (atomically); `source`:
+def export(runs: list, sweep: str, path: Path, command: str, source: dict = None) -> Path:
+    """Write one sweep's finished runs to `path` (atomically); `source`:
     sweep_source() of the sweep file that made them (none for a
-    calibration's rows)."""
-    rows = sorted((_row(r) for r in rows if r.get("status") == "ok"), key=lambda r: r["key"])
+    calibration's runs)."""
+    rows = sorted((_row(r) for r in runs if r.status == "ok"), key=lambda r: r["key"])
     header = {"schema": SCHEMA, "version": VERSION, "sweep": sweep, "rows": len(rows),
               "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "command": command, **(source or {})}
@@ -104,8 +103,8 @@ def other_arches(path: Path, rows: list) -> list:
     exporting it must not drop the other arch's published half."""
     if not path.exists():
         return []
-    arches = {r["arch"] for r in rows}
-    return [r for r in load_file(path)[1] if r["arch"] not in arches]
+    arches = {r.point.arch for r in rows}
+    return [r for r in load_file(path)[1] if r.point.arch not in arches]
 
 
 def arch_flags(published_arches: set, sweep_arches) -> str:
@@ -160,19 +159,18 @@ def load_file(path: Path) -> tuple:
     if header.get("rows") != len(body):
         raise _bad(path, f"the header says {header.get('rows')} rows, the file has "
                          f"{len(body)} (truncated?)", header)
-    rows = []
+    runs = []
     for n, line in enumerate(body, start=2):
         try:
             row = json.loads(line)
             missing = [c for c in REQUIRED if c not in row] if isinstance(row, dict) else ["all"]
             if not missing:
-                json.loads(row["record"])
+                runs.append(results.from_row(row))
         except (json.JSONDecodeError, TypeError):
             raise _bad(path, f"line {n} is not a JSON row", header) from None
         if missing:
             raise _bad(path, f"line {n} lacks {', '.join(missing)}", header)
-        rows.append(row)
-    return header, rows
+    return header, runs
 
 
 def files(where: Path) -> list:

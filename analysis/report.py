@@ -100,7 +100,7 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             sections.append(("Where gem5's cycles go, per op: rename's states and the "
                              "front end's instruction-cache stalls (analysis/accounting.py)",
                              header, body, [], None))
-        if any(r["backend"] == "gem5" for r in rows):
+        if any(r.gem5 for r in rows):
             judged = store.newest_per_experiment(rows)
             sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
                              "(analysis/scorecard.py)", *scorecard.table(judged, rows), [], None))
@@ -111,7 +111,7 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             sections.append(("Scorecard: a function's share of a whole workload "
                              "(gem5 commit profiles)",
                              *scorecard.workload_share_table(judged), [], None))
-            if any(r["backend"] == "gem5" and r["arch"] == "arm64" for r in rows):
+            if any(r.gem5 and r.point.arch == scorecard.ARM_ARCH for r in rows):
                 sections.append(("Scorecard on Arm: the seeds' changes where Arm has the "
                                  "mechanism (no Arm hardware number)",
                                  *scorecard.arm_table(rows), [], None))

@@ -10,10 +10,7 @@ host time against the full run's. Target (issue 12): at most 10 % of the
 ROI in detail with at most 2 % error in cycles per op.
 """
 
-import json
 from collections import defaultdict
-
-from analysis import store
 
 TARGET_SHARE = 0.10
 TARGET_ERROR = 0.02
@@ -22,16 +19,16 @@ COUNTERS = (("cycles", "cycles/op"), ("l1d_misses", "L1D misses/op"),
 
 
 def pairs(rows: list) -> list:
-    """[(sampled record, full record)] with both in `rows`; a point's
+    """[(sampled run, full run)] with both in `rows`; a point's
     lengths in the order of their ROI's instructions."""
     by = defaultdict(dict)
     for r in rows:
-        if r["backend"] != "gem5" or r.get("warming") != "functional" or not r.get("record"):
+        if not r.gem5 or r.point.warming != "functional":
             continue
         key = (r["arch"], r["workload"], r["variant"], r["smap_model"], r["profile"],
-               r["cache"], store.job_params(r))
-        by[key][r.get("sampling") or "none"] = json.loads(r["record"])
-    found = [(k[:-1], w["none"]["gem5"]["summary"]["insts"], w["simpoint"], w["none"])
+               r["cache"], r.point.job)
+        by[key][r.point.sampling or "none"] = r
+    found = [(k[:-1], w["none"].gem5.summary["insts"], w["simpoint"], w["none"])
              for k, w in by.items() if "simpoint" in w and "none" in w]
     return [(sampled, full) for *_, sampled, full in sorted(found, key=lambda f: f[:2])]
 
@@ -39,10 +36,10 @@ def pairs(rows: list) -> list:
 def compare(sampled: dict, full: dict) -> dict:
     """The estimate against the full ROI: error per counter, detailed
     share, host seconds, and the measured facts that bound the error."""
-    s, f = sampled["gem5"]["summary"], full["gem5"]["summary"]
-    info = sampled["gem5"]["sampling"]
-    ops_s, ops_f = sampled["result"]["ops"], full["result"]["ops"]
-    out = {"point": sampled["point"], "k": info["k"], "intervals": info["intervals"],
+    s, f = sampled.gem5.summary, full.gem5.summary
+    info = sampled.gem5.sampling
+    ops_s, ops_f = sampled.ops, full.ops
+    out = {"point": sampled.point, "k": info["k"], "intervals": info["intervals"],
            "interval": info["settings"]["interval"], "roi_insts": info["roi_insts"],
            "full_insts": f["insts"],
            "detailed_share": info["detailed_insts"] / info["roi_insts"]}
@@ -74,13 +71,13 @@ def compare(sampled: dict, full: dict) -> dict:
         if every:  # its sampling error alone, against the same measured intervals
             out["reference"]["sampling"] = ref["summary"]["cycles"] / every["summary"]["cycles"] - 1
     hs = info["host_seconds"]
-    full_roi = (full["gem5"].get("warming") or {}).get("host_seconds", {}).get("roi")
-    out["host"] = {"full_process": full["gem5"]["roi_seconds"], "full_roi": full_roi,
+    full_roi = full.gem5.warming.get("host_seconds", {}).get("roi")
+    out["host"] = {"full_process": full.gem5.roi_seconds, "full_roi": full_roi,
                    "sampling_wall": hs["wall"], "sampling_total": round(sum(
                        v for k, v in hs.items() if k != "wall"), 1),
                    "intervals": hs["intervals"], "steps": hs,
                    # Host seconds compare methods only on one binary.
-                   "binaries": (store.binary(full), store.binary(sampled))}
+                   "binaries": (full.gem5.binary, sampled.gem5.binary)}
     return out
 
 
@@ -116,7 +113,7 @@ def table(rows: list) -> tuple:
         cyc = c.get("cycles")
         l1d = c.get("l1d_misses")
         h = c["host"]
-        body.append([p["arch"], p["variant"], p["workload"], p["profile"],
+        body.append([p.arch, p.variant, p.workload, p.profile,
                      f"{c['k']} / {c['intervals']}", f"{100 * c['detailed_share']:.1f} %",
                      f"{cyc[0]:,.0f}" if cyc else "-", f"{cyc[1]:,.0f}" if cyc else "-",
                      f"{100 * cyc[2]:+.2f} %" if cyc else "-",
@@ -142,7 +139,7 @@ def diagnosis_table(rows: list) -> tuple:
         if not d:
             continue
         p = c["point"]
-        label = f"{p['arch']}/{p['variant']}/{p['workload']} {p['profile']}"
+        label = f"{p.arch}/{p.variant}/{p.workload} {p.profile}"
         for n, w in enumerate(d["what_if_max_k"]):
             body.append([label if n == 0 else "",
                          f"{d['cpi_range'][0]:.2f} to {d['cpi_range'][1]:.2f}" if n == 0 else "",
@@ -171,7 +168,7 @@ def warmup_table(row_sets: list) -> tuple:
                 body.append(["full ROI", "-", "100 %", f"{c['cycles'][1]:,.0f}", "-", "-",
                              f"{c['l1d_misses'][1]:.1f}", f"{c['branch_mispredicts'][1]:.1f}"])
                 full_shown = True
-            st = sampled["gem5"]["sampling"]["settings"]
+            st = sampled.gem5.sampling["settings"]
             body.append([
                 f"{st['functional_warmup']:,} / {st['detailed_warmup']:,}", str(c["k"]),
                 f"{100 * c['detailed_share']:.1f} %", f"{c['cycles'][0]:,.0f}",
@@ -191,7 +188,7 @@ def reference_sampling_lines(rows: list) -> list:
         c = compare(sampled, full)
         ref = c.get("reference") or {}
         if "split" in c and "sampling" in ref:
-            out.append(f"{c['point']['arch']} at {c['interval']:,}-instruction intervals, "
+            out.append(f"{c['point'].arch} at {c['interval']:,}-instruction intervals, "
                        f"against all {c['intervals']} intervals measured: ours (k={c['k']}) "
                        f"{100 * c['split']['sampling']:+.2f} %, the SimPoint 3.2 binary's "
                        f"(k={ref['k']}) {100 * ref['sampling']:+.2f} %, both on the same "
@@ -213,7 +210,7 @@ def step_table(rows: list) -> tuple:
         c = compare(sampled, full)
         h, st, p = c["host"], c["host"]["steps"], c["point"]
         roi_part = st["bbv"] + st["checkpoints"] + st["intervals"]
-        body.append([f"{p['arch']}/{p['variant']}/{p['workload']} {p['profile']}",
+        body.append([f"{p.arch}/{p.variant}/{p.workload} {p.profile}",
                      f"{c['roi_insts']:,}",
                      f"{h['full_process'] - h['full_roi']:,.0f} / {h['full_roi']:,.0f} / "
                      f"{h['full_process']:,.0f}",
@@ -279,7 +276,7 @@ def cost_table(rows: list) -> tuple:
         c = compare(sampled, full)
         m = cost_model(c)
         p = c["point"]
-        label = f"{p['arch']}/{p['variant']}/{p['workload']} {p['profile']}"
+        label = f"{p.arch}/{p.variant}/{p.workload} {p.profile}"
         for i, n in enumerate((m["roi_insts"],) + PROJECTED_LENGTHS):
             f, s = ((c["host"]["full_process"], c["host"]["sampling_total"]) if i == 0
                     else projected(m, n))
@@ -305,7 +302,7 @@ def cost_line(c: dict) -> str:
     m = cost_model(c)
     p = c["point"]
     pays, five = m["pays_from"], m["five_x_from"]
-    return (f"{p['arch']}/{p['workload']}, a {m['roi_insts'] / 1e6:,.0f}M-instruction ROI: "
+    return (f"{p.arch}/{p.workload}, a {m['roi_insts'] / 1e6:,.0f}M-instruction ROI: "
             f"the full run costs {m['full_fixed']:,.0f} s plus "
             f"{1e6 * m['full_per_insn']:.2f} s per million ROI instructions (O3), SimPoint "
             f"{m['simpoint_fixed']:,.0f} s plus {1e6 * m['simpoint_per_insn']:.2f} s per "
@@ -371,9 +368,9 @@ def interval_table(full: dict, sampled: list) -> tuple:
     against its full run's record, the full run first."""
     header = ["interval", "intervals", "k", "detailed share", "cycles/op", "error",
               "vectors + checkpoints + points, s"]
-    f = full["gem5"]["summary"]
-    body = [["full ROI", "-", "-", "100 %", f"{f['cycles'] / full['result']['ops']:,.1f}", "-",
-             f"{full['gem5']['roi_seconds']:,.0f} (the ROI process, warming included)"]]
+    f = full.gem5.summary
+    body = [["full ROI", "-", "-", "100 %", f"{f['cycles'] / full.ops:,.1f}", "-",
+             f"{full.gem5.roi_seconds:,.0f} (the ROI process, warming included)"]]
     for c in sorted((compare(s, full) for s in sampled), key=lambda c: c["interval"]):
         steps = c["host"]["steps"]
         body.append([f"{c['interval']:,}", str(c["intervals"]), str(c["k"]),

@@ -18,7 +18,10 @@ Tables (schema version in SQLite's user_version):
   plans    the run keys each sweep expanded to last.
 The store reads records only: the run stage hands it parsed results
 (gem5's statistics are in record["gem5"]["summary"]), never a simulator
-file.
+file. What it hands out are typed runs (analysis/results.py: the point's
+view and the backend's result, each record read once), and a few named
+selectors over them (newest per experiment, by experiment, the twin of a
+gem5 run); no reader outside parses a record.
 """
 
 import json
@@ -27,6 +30,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+from analysis import results
 from lab import cache
 from workloads import script
 
@@ -64,18 +68,9 @@ CREATE TABLE IF NOT EXISTS symbols (
 );
 """
 
-COLUMNS = ("sweep", "key", "status", "arch", "variant", "workload", "backend", "profile",
-           "params", "cache", "smap_model", "twin_of", "warming", "sampling", "ops", "errors", "checksum",
-           "kernel_version", "simulator", "simulator_version", "error", "log", "record",
-           "recorded_at")
-# Metrics every row reads as a key (None where the run has none), so the
-# report can ask for any of them; a run may carry others too.
-KNOWN_METRICS = (
-    "roi_ns", "boot_s", "insns_total", "insns_user", "insns_kernel", "stac", "clac", "lfence",
-    "rep_executions", "rep_iterations", "rep_cmps_iterations", "rep_movs_iterations",
-    "rep_stos_iterations", "pan_writes", "ldtr", "sttr", "cycles", "gem5_insts", "gem5_ops",
-    "ipc", "branch_mispredicts", "squashed_insts", "l1d_misses", "l1i_misses", "l2_misses",
-    "smap_faults")
+# The runs table's columns, and the metrics every row reads as a key
+# (results.py, which reads rows into typed runs, keeps both).
+COLUMNS, KNOWN_METRICS = results.COLUMNS, results.KNOWN_METRICS
 # Version-0 columns that were metrics, and those that were versions.
 _V0_METRICS = tuple(m for m in KNOWN_METRICS if m != "smap_faults")
 
@@ -247,112 +242,93 @@ def _insert(conn, row: dict, metrics: dict, symbols: dict) -> None:
                          [(row["sweep"], row["key"], s, n) for s, n in symbols.items()])
 
 
+def row_of(sweep: str, record: dict, params: dict = None, twin_of: str = None) -> dict:
+    """The store's row of a finished record: its columns (twin_of, the
+    point's, from the sweep that ran it; warming and sampling read from
+    the record, once) and every metric it carries."""
+    res, prov, point = record["result"], record["provenance"], record["point"]
+    simulator = prov["simulator"]
+    return dict(sweep=sweep, key=record["key"], status="ok",
+                params=json.dumps(params or {}, sort_keys=True),
+                ops=res["ops"], errors=res["errors"], checksum=res["checksum"],
+                kernel_version=prov["kernel"]["source"]["version"],
+                simulator=simulator.get("name", "qemu"),
+                simulator_version=simulator.get("version"),
+                cache=point.get("cache"), smap_model=point.get("smap_model"),
+                twin_of=twin_of, warming=results.warming_of(record),
+                sampling=results.sampling_of(record),
+                record=json.dumps(record, sort_keys=True),
+                recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")})
+
+
 def add_record(conn, sweep: str, record: dict, params: dict = None,
                twin_of: str = None) -> None:
     """A finished point."""
-    res, prov, point = record["result"], record["provenance"], record["point"]
-    counts = record.get("counts") or {}
-    simulator = prov["simulator"]
-    row = dict(sweep=sweep, key=record["key"], status="ok",
-               params=json.dumps(params or {}, sort_keys=True),
-               ops=res["ops"], errors=res["errors"], checksum=res["checksum"],
-               kernel_version=prov["kernel"]["source"]["version"],
-               simulator=simulator.get("name", "qemu"),
-               simulator_version=simulator.get("version"),
-               cache=point.get("cache"), smap_model=point.get("smap_model"),
-               twin_of=twin_of, warming=warming_scheme(record), sampling=_sampling(record),
-               record=json.dumps(record, sort_keys=True),
-               recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               **{k: point[k] for k in ("arch", "variant", "workload", "backend", "profile")})
-    _insert(conn, row, record_metrics(record), counts.get("symbols", {}))
+    _insert(conn, row_of(sweep, record, params, twin_of), record_metrics(record),
+            (record.get("counts") or {}).get("symbols", {}))
 
 
-def binary(record: dict) -> str:
-    """The gem5 binary a gem5 record's ROI ran (gem5.opt, gem5.fast, or
-    SimPoint's "gem5.fast+gem5.opt" mix); records from before gem5.fast
-    was ever used did not say, and ran gem5.opt."""
-    return record["provenance"]["simulator"].get("binary", "gem5.opt")
+def from_record(record: dict, sweep: str = "", params: dict = None,
+                twin_of: str = None) -> results.Run:
+    """A finished record straight from the run stage, typed as the store
+    would hand it out (a run just made, before or without a store)."""
+    return results.from_row(dict(row_of(sweep, record, params, twin_of),
+                                 **record_metrics(record)))
 
 
-def warming_scheme(record: dict):
-    """A gem5 record's warming scheme (records before issue 11: none);
-    None for a QEMU record."""
-    g = record.get("gem5")
-    return None if g is None else (g.get("warming") or {}).get("scheme", "none")
+# -- named selectors ----------------------------------------------------------
 
-
-def _sampling(record: dict):
-    """A gem5 record's sampling: simpoint where its summary is an estimate."""
-    g = record.get("gem5")
-    return None if g is None else (g.get("sampling") or {}).get("method", "none")
-
-
-def scheme(row) -> str:
-    """How a gem5 row measured its ROI, for tables that must not mix
-    them: the warming scheme, and "+simpoint" where it was sampled."""
-    warming = row.get("warming") or "none"
-    return warming + ("+simpoint" if row.get("sampling") == "simpoint" else "")
-
-
-def cpu_preset(row: dict) -> dict:
-    """The CPU preset a gem5 row ran on, as its record holds it (every
-    parameter it had, whatever the preset's file says today)."""
-    return json.loads(row["record"])["provenance"]["simulator"]["cpu_preset"]
-
-
-def cache_preset(row: dict) -> dict:
-    """The cache preset a gem5 row ran with, as its record holds it."""
-    return json.loads(row["record"])["provenance"]["simulator"].get("cache_preset") or {}
-
-
-def uop_profile(row: dict):
-    """A gem5 row's micro-op profile (configs/gem5/uop_profile.py), or None
-    where its run made none."""
-    return (json.loads(row["record"]).get("gem5") or {}).get("uop_profile")
-
-
-def experiment(row: dict) -> tuple:
-    """What a row measured, whatever its run key: two runs of one job on
-    one machine (their keys differ where an input that does not change the
-    work did, such as an image rebuilt from edited sources) are one
-    experiment."""
-    record = json.loads(row["record"])
-    sim = record["provenance"]["simulator"]
-    return (row["arch"], row["variant"], row["workload"], _job_params(record),
-            row["backend"], row.get("profile"), json.dumps(sim.get("cpu_preset"), sort_keys=True),
-            row.get("cache"), row.get("smap_model"), row.get("warming"), row.get("sampling"))
-
-
-def newest_per_experiment(rows: list) -> list:
-    """One row per experiment, the most recently recorded: a table that
-    judges experiments shows each once, as its last run gave it. A run
-    with a gem5 commit profile stays over a later one without, where both
-    measured the same cycles: the profile does not change the timing
-    (strncpy-smap's storm and the seeds' are the same cycles), and the
-    share tables need it."""
+def newest_per_experiment(runs) -> list:
+    """One run per experiment (results.Run.experiment), the most recently
+    recorded: a table that judges experiments shows each once, as its last
+    run gave it. A run with a gem5 commit profile stays over a later one
+    without, where both measured the same cycles: the profile does not
+    change the timing (strncpy-smap's storm and the seeds' are the same
+    cycles), and the share tables need it."""
     out = {}
-    for r in sorted(rows, key=lambda r: r.get("recorded_at") or ""):
-        e = experiment(r)
-        kept = out.get(e)
+    for r in sorted(runs, key=lambda r: r.recorded_at or ""):
+        kept = out.get(r.experiment)
         if kept and _profiled(kept) and not _profiled(r) and kept.get("cycles") == r.get("cycles"):
             continue
-        out[e] = r
+        out[r.experiment] = r
     return list(out.values())
 
 
-def _profiled(row: dict) -> bool:
-    """Whether a row holds a commit profile's cycles per function."""
-    return any(k.startswith("cycles@") for k in row)
+def by_experiment(runs) -> dict:
+    """experiment -> its runs, oldest first."""
+    out = {}
+    for r in sorted(runs, key=lambda r: r.recorded_at or ""):
+        out.setdefault(r.experiment, []).append(r)
+    return out
 
 
-def job_params(row: dict) -> tuple:
-    """The whole job a row's guest ran (every parameter, swept or not), as
-    a key: two runs of the same job match whatever their sweep swept."""
-    return _job_params(json.loads(row["record"]))
+def _profiled(run) -> bool:
+    """Whether a run holds a commit profile's cycles per function."""
+    return any(k.startswith("cycles@") for k in run)
 
 
-def _job_params(record: dict) -> tuple:
-    return tuple(sorted(record["provenance"]["image"]["job"]["params"].items()))
+def twin_of(run: results.Run, runs) -> results.Run:
+    """The QEMU twin a gem5 sweep ran beside a gem5 run's boot group (the
+    same kernel, workload and parameters, labelled "<cache>/<model or ->"
+    in its twin_of), or None: a model QEMU cannot run, such as serialize,
+    has none."""
+    label = f"{run['cache']}/{run['smap_model'] or '-'}"
+    return next((r for r in runs if r.qemu and r.twin_of == label
+                 and (r.point.arch, r.point.variant, r.point.workload, r.get("params"))
+                 == (run.point.arch, run.point.variant, run.point.workload, run.get("params"))),
+                None)
+
+
+def twins(runs, arch: str, smap_model: str) -> dict:
+    """(variant, job name) -> the counted QEMU twin of the gem5 points
+    under `smap_model` on `arch`, at default workload parameters (any boot
+    group's: the kernel, image and model are the same). The job's name is
+    PointView.job_name (readlink-ext4 for readlink-loop on ext4)."""
+    return {(r.point.variant, r.point.job_name): r for r in runs
+            if r.qemu and r.point.arch == arch and r.twin_of
+            and r.point.smap_model == smap_model and r.get("insns_total")
+            and r.default_params}
 
 
 def add_failure(conn, sweep: str, key: str, point: dict, error: str, log: str,
@@ -400,34 +376,29 @@ def _with_metrics(conn, runs: list, sweep: str = None) -> list:
 
 
 def rows(conn, sweep: str, status: str = "ok") -> list:
+    """A sweep's runs (results.Run), by arch, workload, params, variant."""
     cur = conn.execute("SELECT * FROM runs WHERE sweep=? AND status=? "
                        "ORDER BY arch, workload, params, variant", (sweep, status))
-    return _with_metrics(conn, cur.fetchall(), sweep)
+    return [results.from_row(r) for r in _with_metrics(conn, cur.fetchall(), sweep)]
 
 
 def all_rows(conn, status: str = "ok") -> list:
-    """Every sweep's rows, one per run key (a run in two sweeps is one run)."""
+    """Every sweep's runs, one per run key (a run in two sweeps is one run)."""
     cur = conn.execute("SELECT * FROM runs WHERE status=? ORDER BY recorded_at", (status,))
-    return one_per_key(_with_metrics(conn, cur.fetchall()))
+    return one_per_key(results.from_row(r) for r in _with_metrics(conn, cur.fetchall()))
 
 
-def default_params(row) -> bool:
-    """Whether a row ran its workload's default parameters (no param axis
-    of its sweep set one)."""
-    return row.get("params") in (None, "", "{}")
-
-
-def one_per_key(rows) -> list:
-    """One row per run key, the last of each unless an earlier one has the
+def one_per_key(runs) -> list:
+    """One run per run key, the last of each unless an earlier one has the
     workload's default parameters: a sweep whose axis names a default value
     (warmup-functional's run.warmup = 200) ran the same run as a sweep
-    that names none, and the tables that read default-parameter rows
+    that names none, and the tables that read default-parameter runs
     (the scorecard's) must find it whichever sweep came last."""
     out = {}
-    for r in rows:
-        kept = out.get(r["key"])
-        if kept is None or default_params(r) or not default_params(kept):
-            out[r["key"]] = r
+    for r in runs:
+        kept = out.get(r.key)
+        if kept is None or r.default_params or not kept.default_params:
+            out[r.key] = r
     return list(out.values())
 
 

@@ -1,10 +1,11 @@
 """What a set of runs cost, and what running them again would take.
 
-From finished records (the run cache's or the published ones in
-docs/data): the host seconds of every phase (gem5 boots, functional and
-detailed warming, O3 ROIs, QEMU boot-to-result), the simulated
-instructions, and the wall time of the same work scheduled on a local
-pool of W cores and on a Slurm cluster of N nodes.
+From finished runs (results.Run: the run cache's records typed by
+store.from_record, or the published ones in docs/data): the host seconds
+of every phase (gem5 boots, functional and detailed warming, O3 ROIs,
+QEMU boot-to-result), the simulated instructions, and the wall time of
+the same work scheduled on a local pool of W cores and on a Slurm
+cluster of N nodes.
 
 The schedule is list scheduling in record order: each gem5 boot group's
 first point (its boot and its ROI) before the group's other points, which
@@ -47,30 +48,30 @@ class Cost:
     rest: list = field(default_factory=list)
     boots: dict = field(default_factory=dict)  # checkpoint key -> boot seconds
 
-    def add(self, record: dict) -> None:
-        """One finished record (gem5 or QEMU)."""
+    def add(self, run) -> None:
+        """One finished run (gem5 or QEMU)."""
         self.points += 1
-        g = record.get("gem5")
+        g = run.gem5
         if not g:
-            seconds = record.get("boot_to_result_seconds") or 0.0
+            seconds = run.boot_seconds or 0.0
             self.host["QEMU (boot to result)"] += seconds
             self.insts["QEMU (boot to result)"] += (
-                (record.get("counts") or {}).get("insns") or {}).get("total", 0)
+                run.qemu.counts.get("insns") or {}).get("total", 0)
             self.rest.append((seconds, None))
             return
-        roi = g.get("roi_seconds") or 0.0
+        roi = g.roi_seconds or 0.0
         self.host["ROI (gem5)"] += roi
-        self.insts["ROI (gem5)"] += (g.get("summary") or {}).get("insts") or 0
-        w = g.get("warming") or {}
+        self.insts["ROI (gem5)"] += g.summary.get("insts") or 0
+        w = g.warming
         for phase in ("functional", "detailed"):
             self.insts[f"{phase} warming"] += w.get(f"{phase}_insts") or 0
             self.host[f"{phase} warming"] += (w.get("host_seconds") or {}).get(phase, 0)
-        sampled = (g.get("sampling") or {}).get("host_seconds")
+        sampled = g.sampling.get("host_seconds")
         if sampled:  # SimPoint: its steps' processes, not one ROI
             roi = sum(v for k, v in sampled.items() if k != "wall")
-        key = g.get("checkpoint")
+        key = g.checkpoint
         if key not in self.boots:
-            self.boots[key] = g.get("boot_seconds") or 0.0
+            self.boots[key] = g.boot_seconds or 0.0
             self.host["boot"] += self.boots[key]
             self.insts["boot"] += w.get("boot_insts") or 0
             self.firsts.append((self.boots[key] + roi, key))
@@ -96,8 +97,8 @@ class Cost:
         return total
 
 
-def of_records(records) -> Cost:
+def of_runs(runs) -> Cost:
     cost = Cost()
-    for rec in records:
-        cost.add(rec)
+    for run in runs:
+        cost.add(run)
     return cost

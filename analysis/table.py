@@ -12,57 +12,54 @@ HEADER = ("arch", "variant", "workload", "ops", "errors", "roi ms",
           "ns/op", "boot+run s", "checksum", "same as stock")
 
 
-def checksum_verdict(record: dict, stock: dict) -> str:
+def checksum_verdict(run, stock) -> str:
     if stock is None:
         return "no stock run"
-    if record is stock:
+    if run is stock:
         return "(reference)"
-    return "yes" if record["result"]["checksum"] == stock["result"]["checksum"] else "NO"
+    return "yes" if run.checksum == stock.checksum else "NO"
 
 
-def _same_point(r: dict) -> tuple:
+def _same_point(r) -> tuple:
     """What must match for a variant to be compared with stock: the job
     (every parameter; under gem5's boot-once scheme one image serves every
     job, so the image key does not say it), the simulator setting, the
     model."""
-    p, job = r["point"], r["provenance"]["image"]["job"]
-    return (p["arch"], p["workload"], tuple(sorted(job["params"].items())), p["backend"],
-            p["profile"], p.get("smap_model", ""))
+    p = r.point
+    return (p.arch, p.workload, p.job, type(r.result), p.profile, p.smap_model)
 
 
-def rows(records: list) -> list:
-    stock_by = {_same_point(r): r for r in records if r["point"]["variant"] == "stock"}
+def rows(runs: list) -> list:
+    """runs: finished runs (store.from_record of a run stage's records)."""
+    stock_by = {_same_point(r): r for r in runs if r.point.variant == "stock"}
     out = []
-    for r in sorted(records, key=lambda r: (r["point"]["arch"], r["point"]["workload"],
-                                            r["point"]["variant"] != "stock",
-                                            r["point"]["variant"])):
-        p, res = r["point"], r["result"]
-        ops = res["ops"]
-        out.append((p["arch"], p["variant"], p["workload"], str(ops), str(res["errors"]),
-                    f"{res['roi_ns'] / 1e6:.1f}",
-                    f"{res['roi_ns'] / ops:.0f}" if ops else "-",
-                    f"{r['boot_to_result_seconds']:.1f}", res["checksum"],
+    for r in sorted(runs, key=lambda r: (r.point.arch, r.point.workload,
+                                         r.point.variant != "stock", r.point.variant)):
+        p, ops, roi_ns = r.point, r.ops, r["roi_ns"]
+        out.append((p.arch, p.variant, p.workload, str(ops), str(r["errors"]),
+                    f"{roi_ns / 1e6:.1f}", f"{roi_ns / ops:.0f}" if ops else "-",
+                    f"{r.boot_seconds:.1f}", r.checksum,
                     checksum_verdict(r, stock_by.get(_same_point(r)))))
     return out
 
 
-def mismatches(records: list) -> list:
-    return [row for row in rows(records) if row[-1] == "NO"]
+def mismatches(runs: list) -> list:
+    return [row for row in rows(runs) if row[-1] == "NO"]
 
 
-def plain(records: list) -> str:
-    table = [HEADER] + rows(records)
+def plain(runs: list) -> str:
+    table = [HEADER] + rows(runs)
     widths = [max(len(row[i]) for row in table) for i in range(len(HEADER))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
                      for row in table) + "\n"
 
 
-def per_op_counts(record: dict) -> str:
-    """The plugin's counts of one run, per op: what a student checks an
-    exercise against (the report has them for whole sweeps). User-access
+def per_op_counts(run) -> str:
+    """The plugin's counts of one QEMU run, per op: what a student checks
+    an exercise against (the report has them for whole sweeps). User-access
     counts are the calls' own (the ROI's interrupts taken out)."""
-    counts = store.calls_own(record["counts"], record["result"].get("workload", ""))
-    ops = record["result"]["ops"] or 1
+    counts = store.calls_own(dict(run.qemu.counts), run.reported.get("workload", ""))
+    ops = run.ops or 1
     items = [("kernel insns", counts.get("insns", {}).get("kernel"))]
     if "x86" in counts:
         x86 = counts["x86"]

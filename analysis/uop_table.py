@@ -12,8 +12,6 @@ per instruction come from and what each patch of the series takes off.
 import tomllib
 from pathlib import Path
 
-from analysis import store
-
 SKYLAKE = Path(__file__).resolve().with_name("skylake_uops.toml")
 WORKLOADS = ("statx-loop", "fstat-loop", "lstat-storm")
 LABELS = {"statx-loop": "statx", "fstat-loop": "fstat", "lstat-storm": "storm op"}
@@ -31,10 +29,10 @@ def profiles(rows: list) -> dict:
     micro-op profile, the newest of each."""
     out = {}
     for r in sorted(rows, key=lambda r: r.get("recorded_at") or ""):
-        prof = store.uop_profile(r) if r.get("backend") == "gem5" else None
+        prof = r.gem5.uop_profile if r.gem5 else None
         if not prof or r.get("variant") != "stock" or r.get("workload") not in WORKLOADS:
             continue
-        uops = store.cpu_preset(r).get("uops", "gem5")
+        uops = r.point.machine.uops
         out[(r["workload"], uops)] = (prof, r["ops"])
     return out
 

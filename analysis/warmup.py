@@ -11,10 +11,9 @@ TOLERANCE, the study's default; and, against the cold scheme (warming
 the cold-start error the earlier numbers carried.
 """
 
-import json
 from collections import defaultdict
 
-from analysis import render, store
+from analysis import render
 
 TOLERANCE = 0.01  # "more warming moves cycles per op by less than 1 %"
 LENGTHS = {"run.warmup": "functional warm-up (calls, atomic core)",
@@ -25,8 +24,8 @@ LENGTHS = {"run.warmup": "functional warm-up (calls, atomic core)",
            "run.passes": "ROI length (storm passes)"}
 
 
-def _params(row: dict) -> dict:
-    return json.loads(row.get("params") or "{}")
+def _params(run) -> dict:
+    return dict(run.point.params)
 
 
 def _cycles_per_op(row: dict):
@@ -39,7 +38,7 @@ def series(rows: list) -> dict:
     out = defaultdict(list)
     for r in rows:
         p = _params(r)
-        if r["backend"] != "gem5" or store.scheme(r) != "functional" or len(p) != 1:
+        if not r.gem5 or r.scheme != "functional" or len(p) != 1:
             continue
         (name, value), = p.items()
         c = _cycles_per_op(r)
@@ -64,10 +63,10 @@ def cold_start(rows: list) -> list:
     same job, preset and cache are both in `rows`."""
     by = defaultdict(dict)
     for r in rows:
-        if r["backend"] != "gem5" or not _cycles_per_op(r) or not r.get("record"):
+        if not r.gem5 or not _cycles_per_op(r):
             continue
         by[(r["arch"], r["workload"], r["variant"], r["smap_model"] or "-", r["profile"],
-            r["cache"], store.job_params(r))][store.scheme(r)] = _cycles_per_op(r)
+            r["cache"], r.point.job)][r.scheme] = _cycles_per_op(r)
     out = []
     for (arch, workload, variant, model, *_), w in sorted(by.items()):
         if "none" in w and "functional" in w:
@@ -100,11 +99,10 @@ def cold_table(cold: list, digits: int = 0) -> tuple:
 def _misses(rows: list, variant: str, scheme: str) -> str:
     """L1D / L2 misses in the ROI of `variant`'s cold run's job, run under
     `scheme` (the cold sweep's job is the study's default)."""
-    cold = [r for r in rows if r["backend"] == "gem5" and r["variant"] == variant
-            and store.scheme(r) == "none" and r.get("record")]
-    found = [r for r in rows if cold and r["backend"] == "gem5" and r["variant"] == variant
-             and store.scheme(r) == scheme and r.get("l1d_misses") is not None
-             and store.job_params(r) == store.job_params(cold[0])]
+    cold = [r for r in rows if r.gem5 and r["variant"] == variant and r.scheme == "none"]
+    found = [r for r in rows if cold and r.gem5 and r["variant"] == variant
+             and r.scheme == scheme and r.get("l1d_misses") is not None
+             and r.point.job == cold[0].point.job]
     return f"{found[0]['l1d_misses']:,} / {found[0]['l2_misses']:,}" if found else "-"
 
 
@@ -112,7 +110,7 @@ def markdown(rows: list, arch: str, cold: bool = True) -> list:
     """docs/warmup.md's tables for `arch`, from the warm-up sweeps' rows:
     cycles per op at each length, then (with `cold`) the cold scheme's
     error, with the ROI's cache misses under each scheme."""
-    mine = [r for r in rows if r["arch"] == arch]
+    mine = [r for r in rows if r.point.arch == arch]
     tables = [table(mine, 1)]
     if cold:
         cold_header, cold_body = cold_table(cold_start(mine), 1)
@@ -138,16 +136,16 @@ def cost_lines(rows: list, arch: str) -> list:
     Host seconds are as each process ran, beside whatever shared the cores."""
     boots, phases = {"functional": {}, "none": {}}, defaultdict(list)
     # A run that several sweeps share (the default job's) is one run.
-    for r in {r["key"]: r for r in rows}.values():
-        if r["arch"] != arch or r["backend"] != "gem5" or not r.get("record"):
+    for r in {r.key: r for r in rows}.values():
+        if r.point.arch != arch or not r.gem5:
             continue
-        g = json.loads(r["record"])["gem5"]
-        w, scheme = g.get("warming") or {}, store.scheme(r)
+        g = r.gem5
+        w, scheme = g.warming, r.scheme
         if scheme in boots and w.get("boot_insts"):
-            boots[scheme][g["checkpoint"]] = (w["boot_insts"], g["boot_seconds"])
+            boots[scheme][g.checkpoint] = (w["boot_insts"], g.boot_seconds)
         if scheme != "functional" or "host_seconds" not in w:
             continue
-        job = json.loads(r["record"])["provenance"]["image"]["job"]["params"]
+        job = r.point.job_params
         phases["functional"].append((w["functional_insts"], w["host_seconds"]["functional"]))
         if int(job.get("detailed_warmup", 0)):
             phases[("detailed", int(job["detailed_warmup"]))].append(
@@ -179,10 +177,10 @@ def cost_lines(rows: list, arch: str) -> list:
     return out or [f"No published {arch} warm-up records."]
 
 
-def _settle_ms(row: dict):
+def _settle_ms(run):
     """The guest milliseconds the job slept between warm-up and ROI, as
     the record's job ran it (its default included)."""
-    return dict(store.job_params(row)).get("settle_ms")
+    return run.point.job_params.get("settle_ms")
 
 
 def settle_table(rows: list, arch: str = "x86_64") -> tuple:
@@ -193,8 +191,8 @@ def settle_table(rows: list, arch: str = "x86_64") -> tuple:
     by = {}
     for r in rows:
         p = _params(r)
-        if (r["arch"] != arch or r["backend"] != "gem5" or r["workload"] != "lstat-storm"
-                or store.scheme(r) != "functional" or not r.get("record")
+        if (r.point.arch != arch or not r.gem5 or r["workload"] != "lstat-storm"
+                or r.scheme != "functional"
                 or set(p) - {"run.warm_passes", "run.settle_ms"}
                 or int(p.get("run.warm_passes", -1)) not in (1, 2)):
             continue

@@ -44,7 +44,7 @@ def by_step(rows: list) -> dict:
     """{step: {workload: row}}, the newest row of each."""
     out = {}
     for r in sorted(store.newest_per_experiment(rows), key=lambda r: r.get("recorded_at") or ""):
-        step = step_of(r.get("profile")) if r.get("backend") == "gem5" else None
+        step = step_of(r.get("profile")) if r.gem5 else None
         if step and r.get("variant") == "stock":
             out.setdefault(step, {})[r["workload"]] = r
     return out

@@ -460,6 +460,10 @@ def _gem5_simulator(group: gem5_spec.BootGroup, cpu, binary: str, **more) -> dic
     gem5 = group.gem5
     return {"name": "gem5", "version": gem5.version, "home": str(gem5.home), "binary": binary,
             "patches": gem5.identity(group.arch).get("patches"), "cpu_preset": cpu.as_record(),
+            # Where the preset's values came from (not in its key: as_record
+            # leaves it out), so analysis reads a run's machine from its record.
+            "cpu_origin": {"calibrated_from": cpu.calibrated_from,
+                           "fitted_on": list(cpu.fitted_on)},
             "cache_preset": group.cache.as_record(), "smap_model": group.smap_model, **more}
 
 

@@ -117,7 +117,7 @@ def gem5_rows(data: Path) -> list:
     """The x86 gem5 rows of the tutorial-gem5 records; UserError when a
     figure's bar has no row (a partial export would draw a zero)."""
     rows = [r for r in sweep_rows(data, GEM5_SWEEP)
-            if r["backend"] == "gem5" and r["arch"] == "x86_64" and r.get("cycles")]
+            if r.gem5 and r.point.arch == "x86_64" and r.get("cycles")]
     need = [(w, v, m) for _, w, names, models in GEM5_FIGURES.values()
             for v in names for m in models]
     need += [("stat-namelen", v, "none") for v in NAMELEN_VARIANTS]
@@ -153,8 +153,8 @@ def teaching_figures(plt, source: Path, docs: Path) -> None:
         bars, labels = [], []
         for w in workloads:
             for v in names:
-                r = next((r for r in rows if r["arch"] == arch and r["workload"] == w
-                          and r["variant"] == v and r["backend"] == "qemu"), None)
+                r = next((r for r in rows if r.point.arch == arch and r["workload"] == w
+                          and r["variant"] == v and r.qemu), None)
                 if r is None:
                     continue
                 labels.append(f"{v}\n{w}" if len(workloads) > 1 else v)
@@ -183,7 +183,7 @@ def teaching_figures(plt, source: Path, docs: Path) -> None:
 
 
 def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
-    from analysis import scorecard
+    from analysis import claims, scorecard
 
     rows = gem5_rows(data)
     out = docs / GEM5_OUT
@@ -228,8 +228,10 @@ def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
         pts = scorecard.cycles_by_length(r)
         ax.plot([n for n, _ in pts], [c for _, c in pts], "o", ms=3,
                 label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
-    ax.plot(lens, [640 + 10 * n for n in lens], "--", color="#aa3333",
-            label="Westmere 2010: 640 + 10 per byte")
+    # The seed's line: its base and slope as the scorecard's claims name them.
+    base = next(b for b in claims.CLAIMS.bases if b.id == "stat-base-westmere")
+    ax.plot(lens, [base.hw_cycles + base.hw_per_byte * n for n in lens], "--", color="#aa3333",
+            label=f"Westmere 2010: {base.hw_cycles:g} + {base.hw_per_byte:g} per byte")
     ax.set_xlabel("name length (bytes)")
     ax.set_ylabel("cycles per stat")
     ax.set_title("gem5 O3: stat against name length", fontsize=10)

@@ -14,7 +14,6 @@ print the same numbers.
 """
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -23,8 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis import (boot_once, figures, findings, kernel_entry, make_build,  # noqa: E402
-                      metrics, probe, published, render, scorecard, simpoint_vs_full,
-                      store, uop_table, warmup, x86_core)
+                      metrics, probe, published, render, results, scorecard,
+                      simpoint_vs_full, store, uop_table, warmup, x86_core)
 from lab.errors import UserError  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -121,7 +120,7 @@ def verdict_first(lines: list) -> list:
 
 def scorecard_page(by_sweep: dict) -> str:
     rows = store.one_per_key(r for rs in by_sweep.values() for r in rs)
-    gem5 = [r for r in rows if r["backend"] == "gem5"]
+    gem5 = [r for r in rows if r.gem5]
     out = [BANNER, "", "# Scorecard", "",
            "Each seed thread's hardware number beside the simulated one, from the "
            "published records. The same tables on any machine, no simulator needed:", "",
@@ -245,7 +244,7 @@ def _warmup(by_sweep: dict, arch: str, sweeps: tuple = WARMUP_SWEEPS) -> list:
     # Not one row per key: the default job's run is in every sweep, and
     # each sweep's row says which length it varied there.
     rows = [r for s in sweeps for r in by_sweep.get(s, [])]
-    if not any(r["arch"] == arch for r in rows):
+    if not any(r.point.arch == arch for r in rows):
         return _not_published(arch, sweeps)
     return warmup.markdown(rows, arch, cold=sweeps == WARMUP_SWEEPS)
 
@@ -261,7 +260,7 @@ def _warmup_settle(by_sweep: dict) -> list:
 def _smap_models(by_sweep: dict, arch: str) -> list:
     """tutorial-gem5's cycles per op under each STAC/CLAC model."""
     rows = by_sweep.get("tutorial-gem5", [])
-    if not any(r["arch"] == arch for r in rows):
+    if not any(r.point.arch == arch for r in rows):
         return _not_published(arch, ("tutorial-gem5",))
     same, pairs = metrics.twin_checksums(rows, arch)
     return render.md_table(*metrics.smap_model_table(rows, arch)).splitlines() + [
@@ -270,7 +269,7 @@ def _smap_models(by_sweep: dict, arch: str) -> list:
 
 def _warmup_cost(by_sweep: dict, arch: str) -> list:
     rows = [r for s in WARMUP_SWEEPS for r in by_sweep.get(s, [])]
-    if not any(r["arch"] == arch for r in rows):
+    if not any(r.point.arch == arch for r in rows):
         return _not_published(arch, WARMUP_SWEEPS)
     return warmup.cost_lines(rows, arch)
 
@@ -278,7 +277,7 @@ def _warmup_cost(by_sweep: dict, arch: str) -> list:
 def _simpoint(by_sweep: dict, arch: str) -> list:
     """The SimPoint sweep's estimate beside its full run, and, where every
     interval was measured, the error's split and each max_k's estimate."""
-    rows = [r for r in by_sweep.get("simpoint", []) if r["arch"] == arch]
+    rows = [r for r in by_sweep.get("simpoint", []) if r.point.arch == arch]
     if not rows:
         return _not_published(arch, ("simpoint",))
     out = render.md_table(*simpoint_vs_full.table(rows)).splitlines()
@@ -317,7 +316,7 @@ def _simpoint_warmup(by_sweep: dict) -> list:
     """The published x86 point under each warm-up (simpoint.toml's and the
     two warm-up sweeps'), and where every interval was measured with the
     longer detailed warm-up, each max_k's estimate."""
-    sets = [[r for r in by_sweep.get(s, []) if r["arch"] == "x86_64"]
+    sets = [[r for r in by_sweep.get(s, []) if r.point.arch == "x86_64"]
             for s in ("simpoint",) + SIMPOINT_WARMUP_SWEEPS]
     if not all(sets[1:]):
         return _not_published("x86_64", SIMPOINT_WARMUP_SWEEPS)
@@ -333,7 +332,7 @@ def _simpoint_length(by_sweep: dict, arch: str) -> list:
     projected to longer ROIs, and the shortest pair's projection checked
     against the longer ones."""
     rows = [r for s in ("simpoint-length", "simpoint-long") for r in by_sweep.get(s, [])
-            if r["arch"] == arch]
+            if r.point.arch == arch]
     if not rows:
         return _not_published(arch, ("simpoint-length",))
     header, checked = simpoint_vs_full.projection_check(rows)
@@ -347,7 +346,7 @@ def _simpoint_length(by_sweep: dict, arch: str) -> list:
 def _calibrations(by_sweep: dict) -> list:
     """Each published calibrate command's fit, from its runs' records."""
     from configs import calibrate  # the fit is calibrate's own, as it printed it
-    runs = {s: [json.loads(r["record"]) for r in rows] for s, rows in by_sweep.items()
+    runs = {s: [results.record_of(r) for r in rows] for s, rows in by_sweep.items()
             if s.startswith("calibrate-")}
     if not runs:
         return ["No calibration published yet: run `./run.py calibrate ...` and "
@@ -359,8 +358,8 @@ def _seeds_models(by_sweep: dict) -> list:
     """The seeds sweep's claims under every STAC/CLAC model, one table per
     CPU preset and caches its x86 points ran on (seeds.toml names one)."""
     rows = store.newest_per_experiment(r for r in by_sweep.get("seeds", [])
-                                       if r["arch"] == "x86_64")
-    setups = sorted({(r["profile"], r["cache"]) for r in rows if r["backend"] == "gem5"})
+                                       if r.point.arch == scorecard.ARCH)
+    setups = sorted({(r["profile"], r["cache"]) for r in rows if r.gem5})
     if not setups:
         return _not_published("x86_64", ("seeds",))
     out = []
@@ -374,8 +373,8 @@ def _boot_once(by_sweep: dict) -> list:
     """gem5-boot-once's points per arch under both schemes."""
     by_arch = {}
     for r in by_sweep.get("gem5-boot-once", []):
-        if r["backend"] == "gem5":
-            by_arch.setdefault(r["arch"], []).append(json.loads(r["record"]))
+        if r.gem5:
+            by_arch.setdefault(r.point.arch, []).append(r)
     if not by_arch:
         return _not_published("x86_64 or arm64", ("gem5-boot-once",))
     return (render.md_table(*boot_once.table(by_arch)).splitlines() + [""]

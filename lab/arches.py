@@ -49,6 +49,8 @@ class Arch:
     gem5_boot_args: tuple  # the board's own kernel arguments (each arch's, with its reason)
     # The analysis (analysis/)
     uaccess_counts: tuple  # the user-access counts its tables show (analysis/findings' names)
+    uaccess_metric: str    # the guard's exact count per call a reproduction must match
+    uaccess_insns: tuple   # (label, metric): the user-access instructions a table shows
 
     @property
     def image_name(self) -> str:
@@ -106,6 +108,7 @@ X86_64 = Arch(
     # check_timer's spin until the PIT has ticked through the IO-APIC.
     gem5_boot_args=("lapic_timer_period=750000", "no_timer_check"),
     uaccess_counts=("stac/clac", "rep iters"),
+    uaccess_metric="stac", uaccess_insns=(("stac", "stac"),),
 )
 
 ARM64 = Arch(
@@ -132,6 +135,7 @@ ARM64 = Arch(
     # the same entry code; the twin (qemu-profiles/arm64-gem5) boots with it too.
     gem5_boot_args=("ssbd=force-off",),
     uaccess_counts=("PAN writes", "LDTR", "STTR"),
+    uaccess_metric="pan_writes", uaccess_insns=(("LDTR", "ldtr"), ("STTR", "sttr")),
 )
 
 # In the order tables and reports show them.

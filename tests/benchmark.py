@@ -282,13 +282,13 @@ def boot_once(arches) -> None:
 
 
 def _boot_once_figures(arch, outcomes, wall) -> None:
-    from analysis import boot_once, render
+    from analysis import boot_once, render, store
 
     failed = [o for o in outcomes if o.error]
     if failed:
         print(f"{arch}: {len(failed)} of {len(outcomes)} points failed: {failed[0].error}")
     print(f"{arch}: {len(outcomes)} gem5 points, {wall:.0f} s now (cached points cost nothing)")
-    records = {arch: [o.record for o in outcomes if o.record]}
+    records = {arch: [store.from_record(o.record) for o in outcomes if o.record]}
     print(render.md_table(*boot_once.table(records)))
     for line in boot_once.falls(records) + boot_once.handoffs(records[arch]):
         print(line)
@@ -302,7 +302,7 @@ def simpoint_interval() -> None:
     size (max_k 6, measure_all off: what `./run.py run --sampling simpoint
     --simpoint-interval N --simpoint-max-k 6` runs), against the whole ROI;
     run or read from the cache."""
-    from analysis import render, simpoint_vs_full
+    from analysis import render, simpoint_vs_full, store
     from configs import local_executor, sweep
     from configs.gem5 import locate
     from lab.errors import UserError
@@ -334,6 +334,7 @@ def simpoint_interval() -> None:
     print(f"full ROI: {whole['gem5']['summary']['insts']:,} instructions; the set-up to the "
           f"ROI, shared by every size: "
           f"{parts[0]['gem5']['sampling']['host_seconds']['roi_start']:,.0f} s")
+    whole, parts = store.from_record(whole), [store.from_record(r) for r in parts]
     print(render.md_table(*simpoint_vs_full.interval_table(whole, parts)))
     header, body = simpoint_vs_full.reference_table(whole, parts)
     if body:
@@ -345,7 +346,7 @@ def simpoint_interval() -> None:
 def simpoint_speed(arches) -> None:
     """configs/sweeps/simpoint.toml per arch: the full detailed ROI against
     SimPoint's estimate of it, in host time and simulated instructions."""
-    from analysis import simpoint_vs_full
+    from analysis import simpoint_vs_full, store
 
     for arch, outcomes, wall in _per_arch("simpoint.toml", arches):
         failed = [o for o in outcomes if o.error]
@@ -354,7 +355,8 @@ def simpoint_speed(arches) -> None:
             continue
         by = {("simpoint" if o.record["gem5"].get("sampling") else "none"): o.record
               for o in outcomes}
-        c = simpoint_vs_full.compare(by["simpoint"], by["none"])
+        c = simpoint_vs_full.compare(store.from_record(by["simpoint"]),
+                                     store.from_record(by["none"]))
         h = c["host"]
         info = by["simpoint"]["gem5"]["sampling"]
         print(f"{arch} {by['none']['point']['workload']} ({wall:.0f} s now; cached steps cost "
@@ -410,7 +412,7 @@ def kernel_entry(repeat: int = 0) -> None:
             if all(both):
                 c = [r["gem5"]["summary"]["cycles"] / r["result"]["ops"] for r in both]
                 h = [r["gem5"]["summary"]["host_inst_rate"] for r in both]
-                binaries = {store.binary(r) for r in both}
+                binaries = {store.from_record(r).gem5.binary for r in both}
                 same = both[0]["result"]["checksum"] == both[1]["result"]["checksum"]
                 speed = (f"simulator speed {100 * (h[1] / h[0] - 1):+.1f} % (target >= -5 %; "
                          f"the two records' runs, whenever each ran, on {binaries.pop()})"
@@ -561,13 +563,13 @@ def slurm_overhead() -> None:
 def study_cost(sweep_files: list) -> None:
     """What a study costs, read from its records (see the module's doc;
     the model is analysis/study_cost.py, which ./run.py reproduce uses)."""
-    from analysis import study_cost as cost_model
+    from analysis import store, study_cost as cost_model
     from configs import local_executor, runs, sweep
     for path in sweep_files:
         sw = sweep.load(path)
         planned = local_executor.plan(sw, dry=True)
         records = [r for r in (runs.finished(pl.key) for pl in planned if pl.key) if r]
-        cost = cost_model.of_records(records)
+        cost = cost_model.of_runs(store.from_record(r) for r in records)
         print(f"{sw.name} ({path}): {len(planned)} points, {len(planned) - len(records)} not "
               f"run yet; {len(cost.boots)} gem5 boots")
         for phase in cost_model.PHASES:

@@ -1,19 +1,26 @@
 """The boot-once scheme's accounting (analysis/boot_once.py) on records
-whose answer is known."""
+whose answer is known, typed as the store hands them out."""
 
-from analysis import boot_once
+from analysis import boot_once, store
 
 
 def _record(checkpoint, scheme, boot_insts, functional=0, roi_insts=1_000,
-            boot_s=100.0, roi_s=20.0, warm_s=0.0):
+            boot_s=100.0, roi_s=20.0, warm_s=0.0, warming_block=True):
     warming = {"scheme": scheme, "boot_insts": boot_insts, "functional_insts": functional,
                "detailed_insts": 0}
     if scheme == "functional":
         warming["host_seconds"] = {"functional": warm_s, "roi": roi_s - warm_s}
-    return {"gem5": {"checkpoint": checkpoint, "boot_seconds": boot_s, "roi_seconds": roi_s,
-                     "summary": {"insts": roi_insts}, "warming": warming},
-            "point": {"workload": "statx-loop"},
-            "provenance": {"image": {"job": {"params": {"iterations": 500}}}}}
+    record = {"key": checkpoint, "result": {"ops": 500, "errors": 0, "checksum": "x"},
+              "gem5": {"checkpoint": checkpoint, "boot_seconds": boot_s, "roi_seconds": roi_s,
+                       "summary": {"insts": roi_insts}, "warming": warming},
+              "point": {"arch": "x86_64", "variant": "stock", "workload": "statx-loop",
+                        "backend": "gem5", "profile": "p"},
+              "provenance": {"image": {"job": {"params": {"iterations": 500}}},
+                             "kernel": {"source": {"version": "6.1"}},
+                             "simulator": {"name": "gem5"}}}
+    if not warming_block:
+        del record["gem5"]["warming"]
+    return store.from_record(record)
 
 
 def test_a_shared_boot_counts_once_and_each_job_its_warming():
@@ -41,6 +48,5 @@ def test_a_shared_boot_counts_once_and_each_job_its_warming():
         "statx-loop 500 calls: checkpoint c, warming 20 instructions, ROI 1,000",
         "statx-loop 500 calls: checkpoint c, warming 25 instructions, ROI 1,000"]
     # A record from before the warming block (a boot per job) still counts.
-    old = _record("d", "none", 0)
-    del old["gem5"]["warming"]
+    old = _record("d", "none", 0, warming_block=False)
     assert boot_once.by_scheme([old])["none"].boots == 1

@@ -4,7 +4,7 @@ test_gem5_real). Every count here is exact: the rule is arithmetic."""
 
 import pytest
 
-from analysis import scorecard, store
+from analysis import results, scorecard, store
 from configs.gem5 import commit_profile
 from lab.symbols import USER, SymbolMap
 
@@ -58,12 +58,14 @@ def test_a_profile_becomes_metrics_per_function(profile):
     assert m["insts@path_lookup"] == 1
 
 
-def _row(variant, model, fn_cycles, toggles, cycles, ops=100):
-    return {"backend": "gem5", "arch": "x86_64", "variant": variant,
-            "workload": "lstat-storm", "smap_model": model, "profile": "x86_64-o3-calibrated",
-            "cache": "classic-l1l2", "params": "{}", "ops": ops, "cycles": cycles,
-            "cycles@strncpy_from_user": fn_cycles,
-            "toggle_cycles@strncpy_from_user": toggles}
+def _row(variant, model, fn_cycles, toggles, cycles, ops=100, **more):
+    """A profiled gem5 run as the store hands it out."""
+    return results.from_row(dict({
+        "backend": "gem5", "arch": "x86_64", "variant": variant,
+        "workload": "lstat-storm", "smap_model": model, "profile": "x86_64-o3-calibrated",
+        "cache": "classic-l1l2", "params": "{}", "ops": ops, "cycles": cycles,
+        "cycles@strncpy_from_user": fn_cycles,
+        "toggle_cycles@strncpy_from_user": toggles}, **more))
 
 
 def test_smap_share_is_the_cycles_smap_adds_to_the_function():
@@ -71,8 +73,9 @@ def test_smap_share_is_the_cycles_smap_adds_to_the_function():
             _row("strncpy-unbatched", "none", 10_000, 0, 280_000),
             _row("stock", "smap", 12_000, 3_000, 270_000),
             _row("stock", "none", 10_000, 0, 268_000)]
-    [(preset, cache, share, direct, part, on, off)] = scorecard.function_share(
+    [(run, cache, share, direct, part, on, off)] = scorecard.function_share(
         rows, "strncpy_from_user", "strncpy-unbatched", "lstat-storm")
+    assert run is rows[0] and cache == "classic-l1l2"
     assert (share, direct, part, on, off) == (pytest.approx(2 / 3), 0.5, 0.1, 300, 100)
     header, body = _storm_rows(rows)
     assert [r[header.index("verdict")] for r in body] == ["agrees", "no hardware number"]
@@ -117,12 +120,13 @@ def test_a_functions_share_of_a_whole_workload_is_judged_against_the_seed():
     # The 2015 thread's first number: strncpy_from_user at about 1.5 % of
     # a make -j, before batching. The share is the function's cycles over
     # the whole ROI's (every process of the build).
-    row = dict(_row("strncpy-unbatched", "smap", 15_000, 6_000, 1_000_000, ops=1),
+    row = _row("strncpy-unbatched", "smap", 15_000, 6_000, 1_000_000, ops=1,
                workload="make-build")
     header, body = scorecard.workload_share_table([row])
     assert [(r[header.index("gem5")], r[header.index("sim/hw")], r[header.index("verdict")])
             for r in body] == [("1.50%", "1.00x", "agrees")]
-    header, body = scorecard.workload_share_table([dict(row, cycles=3_000_000)])
+    header, body = scorecard.workload_share_table([_row(
+        "strncpy-unbatched", "smap", 15_000, 6_000, 3_000_000, ops=1, workload="make-build")])
     assert body[0][header.index("verdict")] == "too small"
     header, body = scorecard.workload_share_table([])
     assert body[0][header.index("verdict")] == "not simulated"

@@ -33,9 +33,9 @@ def test_published_data_has_the_default_study_with_provenance():
     header, rows = published.load_file(DATA / "default.jsonl.gz")
     assert header["sweep"] == "default" and header["rows"] == len(rows) == 100
     for r in rows:
-        prov = json.loads(r["record"])["provenance"]
-        assert prov["kernel"]["source"]["package"] == "linux-source-6.1"
-        assert prov["command"] and prov["started_at"] and prov["host"]["name"]
+        prov = r.provenance
+        assert prov.kernel["source"]["package"] == "linux-source-6.1"
+        assert prov.command and prov.started_at and prov.host
         assert r["simulator_version"] and r["checksum"]
     # Exact counts survive the export: stock statx runs 2 stac per call.
     stock = [r for r in rows if (r["arch"], r["variant"], r["workload"])
@@ -48,8 +48,7 @@ def test_the_symlink_chapters_counts_are_in_the_published_data():
     # (77 instructions for the test tree's link) and none with the cached
     # length; the records keep that symbol's count (SYMBOLS_KEPT).
     _, rows = published.load_file(DATA / "default.jsonl.gz")
-    strlen = {r["variant"]: json.loads(r["record"])["counts"]["symbols"].get("strlen", 0)
-              / r["ops"] for r in rows if (r["arch"], r["workload"]) == ("x86_64",
+    strlen = {r["variant"]: r.qemu.symbol("strlen") / r["ops"] for r in rows if (r["arch"], r["workload"]) == ("x86_64",
                                                                           "readlink-loop")}
     assert (strlen["stock"], strlen["symlink-cachedlen"]) == (77.0, 0)
 
@@ -96,7 +95,7 @@ def test_export_round_trip_is_exact_and_byte_stable(tmp_path):
     assert [(r["stac"], r["insns_kernel"]) for r in back] == [(20, 4000), (280, 4000)]
     # Trimmed: only the per-symbol counts a published table reads, no
     # console log.
-    assert json.loads(back[0]["record"])["counts"]["symbols"] == {"strncpy_from_user": 70}
+    assert dict(back[0].qemu.counts["symbols"]) == {"strncpy_from_user": 70}
     assert "log" not in back[0]
     # The same rows give the same bytes but for the export time.
     b = published.export(list(reversed(rows)), "s", tmp_path / "b.jsonl.gz", "cmd")
@@ -227,8 +226,7 @@ def test_the_tutorial_gem5_figures_come_from_published_data(tmp_path):
     # The smap chapter's numbers (docs/tutorial/smap.md).
     assert (round(smap["stock"]), round(smap["statx-putuser"])) == (1685, 2844)
     header, kept = published.load_file(figures.GEM5_DATA)
-    partial = [r for r in kept if not (r["workload"] == "readlink-loop"
-                                       and r["backend"] == "gem5")]
+    partial = [r for r in kept if not (r["workload"] == "readlink-loop" and r.gem5)]
     bad = tmp_path / "partial.jsonl.gz"
     published.export(partial, header["sweep"], bad, header["command"])
     with pytest.raises(UserError, match="lacks 4 of the figures' gem5 points"):

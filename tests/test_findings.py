@@ -7,7 +7,12 @@ claims' exact counts), so every cell and line is asserted exactly."""
 import json
 import re
 
-from analysis import findings, render, report, store
+from analysis import findings, render, report, results, store
+
+
+def _typed(rows: list) -> list:
+    """Store-shaped rows as the store hands them out (typed runs)."""
+    return [results.from_row(r) for r in rows]
 
 
 def _row(arch, variant, workload, ops=1000, params=None, job=None, script=None,
@@ -58,7 +63,7 @@ def arm_statx():
 
 
 def test_counts_table_has_exact_counts_and_changes_and_names_what_is_as_stock():
-    (group, members), = findings.groups(statx_x86()).items()
+    (group, members), = findings.groups(_typed(statx_x86())).items()
     header, body, same = findings.counts_table("x86_64", members)
     assert header == ["variant", "insns", "kernel insns", "stac/clac", "rep iters", "= stock"]
     assert body == [
@@ -89,14 +94,14 @@ def test_instructions_are_the_calls_own_and_changes_agree_with_the_counts_shown(
                  insns_kernel=1225.9, irq=0.3, stac=2, clac=2, rep_iterations=84, **X86),
             _row("x86_64", "nosmap", "fstat-loop", insns_total=1310.9, insns_kernel=1226.9,
                  irq=0.9, stac=0, clac=0, rep_iterations=84, **X86)]
-    (_, members), = findings.groups(rows).items()
+    (_, members), = findings.groups(_typed(rows)).items()
     header, body, same = findings.counts_table("x86_64", members)
     assert same == ["dcache-bytecmp"]
     assert [row[:3] for row in body] == [
         ["stock", ("1,310", ""), ("1,226", "")],
         ["nosmap", ("1,310", ""), ("1,226", "")],
         ["symlink-cachedlen", ("1,309", "-1"), ("1,225", "-1")]]
-    assert findings.findings(rows)[0].what == (
+    assert findings.findings(_typed(rows))[0].what == (
         "nosmap: stac/clac 2 -> 0 (-2), kernel insns 1,226 (same): "
         "SMAP never enabled, every site a NOP")
 
@@ -104,10 +109,10 @@ def test_instructions_are_the_calls_own_and_changes_agree_with_the_counts_shown(
 def test_a_variant_that_returns_something_else_is_never_hidden():
     rows = statx_x86()
     rows[3]["checksum"] = "other"
-    (_, members), = findings.groups(rows).items()
+    (_, members), = findings.groups(_typed(rows)).items()
     header, body, same = findings.counts_table("x86_64", members)
     assert same == [] and [r[-1] for r in body if r[0] == "stat-putuser"] == ["NO"]
-    assert [f.what for f in findings.findings(rows)] == [
+    assert [f.what for f in findings.findings(_typed(rows))] == [
         "nosmap: stac/clac 2 -> 0 (-2), kernel insns 1,287 (same): "
         "SMAP never enabled, every site a NOP",
         "statx-putuser: stac/clac 2 -> 28 (+26): one window per field of struct statx"]
@@ -125,7 +130,7 @@ def test_findings_are_read_off_the_counts_per_mechanism():
              insns_kernel=1810, stac=2, clac=2, rep_iterations=25, roi_ns=5200,
              lfence=1, rep_cmps_iterations=25),
     ]
-    lines = [f"{f.where}: {f.what}" for f in findings.findings(rows)]
+    lines = [f"{f.where}: {f.what}" for f in findings.findings(_typed(rows))]
     # In the order of the groups' tables; within a group, the rules'.
     assert lines == [
         "x86_64 readlink-loop: symlink-cachedlen: kernel insns 700 -> 662 (-38): "
@@ -157,7 +162,7 @@ def test_fractional_counts_and_unequal_stac_clac_are_shown_as_they_are():
         _row("x86_64", "nosmap", "lstat-storm", ops=400, insns_total=3000, insns_kernel=2800,
              stac=0, clac=0.25, rep_iterations=60, roi_ns=8800, **X86),
     ]
-    assert [f.what for f in findings.findings(rows)] == [
+    assert [f.what for f in findings.findings(_typed(rows))] == [
         "nosmap: stac 2 -> 0, clac 2 -> 0.25, kernel insns 2,800 (same): "
         "SMAP never enabled, every site a NOP",
         "strncpy-unbatched: stac/clac 2 -> 5.50 (+3.50), lfence 1 -> 0 (-1): "
@@ -171,14 +176,14 @@ def test_rows_name_the_parameters_or_the_script_that_tell_them_apart():
     mine = [_row("arm64", v, "statx-loop", job={"iterations": "7"}, script="/x/mine.toml",
                  insns_total=1300, insns_kernel=1100, pan_writes=p, ldtr=1, sttr=32,
                  roi_ns=6000) for v, p in (("stock", 0), ("pan-toggle", 4))]
-    grouped = findings.groups(short + long + arm_statx() + mine)
+    grouped = findings.groups(_typed(short + long + arm_statx() + mine))
     assert [findings.where(g, grouped) for g in grouped] == [
         "x86_64 statx-loop (run.iterations=2000)", "x86_64 statx-loop (run.iterations=500)",
         "arm64 statx-loop (statx-loop.toml)", "arm64 statx-loop (mine.toml)"]
     assert [findings.title(g, grouped) for g in grouped][2:] == [
         "arm64 / statx-loop (statx-loop.toml) / arm64-pan",
         "arm64 / statx-loop (mine.toml) / arm64-pan"]
-    wheres = [f.where for f in findings.findings(short + long + arm_statx() + mine)]
+    wheres = [f.where for f in findings.findings(_typed(short + long + arm_statx() + mine))]
     assert wheres.count("x86_64 statx-loop (run.iterations=500)") == 2
     assert "arm64 statx-loop (mine.toml)" in wheres
 
@@ -190,7 +195,7 @@ def test_make_run_text_counts_then_findings_then_tcg_time_last():
             for v, c in (("stock", 2000), ("statx-putuser", 2600))]
     arm = arm_statx()
     arm[1]["errors"] = 3
-    out = findings.text(statx_x86() + arm + gem5)
+    out = findings.text(_typed(statx_x86() + arm + gem5))
     assert max(len(line) for line in out.splitlines()) <= findings.WIDTH
     counts = out.index("x86_64 statx-loop, 1,000 calls")
     found = out.index("Findings, per call, stock -> variant:")
@@ -219,7 +224,7 @@ def test_tcg_time_spreads_groups_over_tables_that_fit_the_width():
         rows += [_row("x86_64", v, "statx-loop", params={"run.iterations": str(1000 + n)},
                       job={"iterations": str(1000 + n)}, roi_ns=ns)
                  for v, ns in (("stock", 4400), ("statx-putuser", 5100))]
-    tables = findings.times(rows)
+    tables = findings.times(_typed(rows))
     assert len(tables) > 1 and sum(len(h) - 1 for _, h, _ in tables) == 8
     for arch, header, body in tables:
         assert max(len(line) for line in findings.aligned(header, body).splitlines()) \
@@ -296,7 +301,7 @@ def test_cycle_accounting_per_op_and_the_share_it_covers():
            "rename_run_cycles": 400, "rename_idle_cycles": 300, "rename_block_cycles": 50,
            "serialize_stall_cycles": 200, "rename_squash_cycles": 30,
            "rename_unblock_cycles": 10, "icache_stall_cycles": 120, "fetch_cache_lines": 60}
-    header, body = accounting.table([row, dict(row, backend="qemu")])
+    header, body = accounting.table(_typed([row, dict(row, backend="qemu")]))
     assert len(body) == 1
     cells = dict(zip(header, body[0]))
     assert cells["machine (CPU / caches)"] == "x86_64-skylake+fetchWidth=8 / x86_64-skylake"

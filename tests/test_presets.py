@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import probe
+from analysis import probe, results
 from configs import sweep
 from configs.gem5 import spec
 from lab.errors import UserError
@@ -266,11 +266,12 @@ def _probe_row(documented=None, **figures):
     # The presets as the run's record holds them: what it ran with.
     cpu = {"documented": documented or {"mispredict": 16, "add": 1, "mem": 195}}
     cache = {"l1d_latency": 4, "l2_latency": 12, "l3_latency": 42}
-    record = {"provenance": {"simulator": {"cpu_preset": cpu, "cache_preset": cache}}}
+    record = {"provenance": {"simulator": {"cpu_preset": cpu, "cache_preset": cache}},
+              "result": {"probe_unit": "cycles"}}
     row = {"backend": "gem5", "arch": "x86_64", "workload": "probe",
            "profile": "x86_64-skylake+kernel_entry=serialize", "cache": "x86_64-skylake",
            "record": json.dumps(record)}
-    return dict(row, **figures)
+    return results.from_row(dict(row, **figures))
 
 
 def test_probe_table_sets_figures_beside_the_sources():
@@ -287,7 +288,8 @@ def test_probe_table_sets_figures_beside_the_sources():
     rows = probe.table([_probe_row({"syscall": 164}, probe_l1d=4.0, probe_syscall=246.0)])[1]
     assert {r[2]: r for r in rows}["empty system call (getppid)"][4:] == [
         "164", "1.50", "misses: +50% off the documented figure"]
-    assert probe.table([dict(_probe_row(probe_l1d=4.0), backend="qemu")])[1] == []
+    qemu = _probe_row(probe_l1d=4.0)
+    assert probe.table([results.from_row(dict(qemu._row, backend="qemu"))])[1] == []
 
 
 def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):

@@ -113,21 +113,26 @@ def _record(sampled: bool, cycles: int, ops: int = 100) -> dict:
                            "simulator": {"name": "gem5", "version": "24"}}}
 
 
+def _run(record):
+    """One record as the store would hand it out."""
+    return store.from_record(record, "t")
+
+
 def _rows(*records):
-    """Store rows as store.rows() gives them, through a real store."""
+    """Typed runs as store.rows() gives them, through a real store."""
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         conn = store.connect(Path(tmp) / "r.sqlite")
         for r in records:
             store.add_record(conn, "t", r)
-        out = [dict(row) for row in store.rows(conn, "t")]
+        out = store.rows(conn, "t")
         conn.close()
     return out
 
 
 def test_the_report_puts_each_estimate_beside_its_full_run():
     rows = _rows(_record(True, 101_000), _record(False, 100_000))
-    assert sorted(store.scheme(r) for r in rows) == ["functional", "functional+simpoint"]
+    assert sorted(r.scheme for r in rows) == ["functional", "functional+simpoint"]
     (c,) = [simpoint_vs_full.compare(s, f) for s, f in simpoint_vs_full.pairs(rows)]
     assert c["cycles"] == (1010.0, 1000.0, pytest.approx(0.01))
     assert c["detailed_share"] == pytest.approx(0.048)
@@ -137,7 +142,7 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     header, body = simpoint_vs_full.table(rows)
     assert body[0][header.index("error")] == "+1.00 %"
     # 3 % off: named, with its size.
-    c2 = simpoint_vs_full.compare(_record(True, 103_000), _record(False, 100_000))
+    c2 = simpoint_vs_full.compare(_run(_record(True, 103_000)), _run(_record(False, 100_000)))
     assert simpoint_vs_full.verdict(c2) == "misses: error 3.00 % > 2 %"
     assert body[0][header.index("SimPoint 3.2 binary (k, labels agreeing, error)")] == \
         "not found (SIMPOINT_HOME)"
@@ -146,7 +151,7 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     with_ref["gem5"]["sampling"]["reference"] = {
         "k": 3, "label_agreement": 0.9, "detailed_insts": 1_800,
         "summary": {"cycles": 98_000}}
-    c3 = simpoint_vs_full.compare(with_ref, _record(False, 100_000))
+    c3 = simpoint_vs_full.compare(_run(with_ref), _run(_record(False, 100_000)))
     assert c3["reference"] == {"k": 3, "label_agreement": 0.9, "cycles_per_op": 980.0,
                                "error": pytest.approx(-0.02),
                                "detailed_share": pytest.approx(0.036)}
@@ -156,7 +161,7 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     # sampling adds (SimPoint against all intervals) and the rest.
     checked = _record(True, 103_000)
     checked["gem5"]["sampling"]["all_intervals"] = {"summary": {"cycles": 101_000}}
-    c4 = simpoint_vs_full.compare(checked, _record(False, 100_000))
+    c4 = simpoint_vs_full.compare(_run(checked), _run(_record(False, 100_000)))
     assert c4["split"] == {"all_intervals": pytest.approx(0.01),
                            "sampling": pytest.approx(103 / 101 - 1)}
     # Where every interval was measured, the diagnosis: each max_k's error.
@@ -200,8 +205,8 @@ def test_the_cost_model_splits_each_scheme_into_fixed_and_per_instruction_time()
     # ROI on O3 (50,000 instructions); SimPoint's set-up 20, clustering 1
     # and intervals 40 are fixed, its vectors 10 and checkpoints 12 grow
     # with the ROI.
-    m = simpoint_vs_full.cost_model(simpoint_vs_full.compare(_record(True, 101_000),
-                                                           _record(False, 100_000)))
+    m = simpoint_vs_full.cost_model(simpoint_vs_full.compare(_run(_record(True, 101_000)),
+                                                           _run(_record(False, 100_000))))
     assert (m["full_fixed"], m["simpoint_fixed"]) == (50.0, 61.0)
     assert m["full_per_insn"] == 250.0 / 50_000
     assert m["simpoint_per_insn"] == 22.0 / 50_000
@@ -216,7 +221,7 @@ def test_the_cost_model_splits_each_scheme_into_fixed_and_per_instruction_time()
     assert round(m["one_pass_limit"], 6) == round(0.005 / 0.0002, 6)
     assert round(m["one_pass_five_x_from"], 3) == round((5 * 61 - 50) / (0.005 - 5 * 0.0002), 3)
     assert "it would tend to 25.00x" in simpoint_vs_full.cost_line(
-        simpoint_vs_full.compare(_record(True, 101_000), _record(False, 100_000)))
+        simpoint_vs_full.compare(_run(_record(True, 101_000)), _run(_record(False, 100_000))))
 
 
 def test_the_projection_is_checked_against_a_longer_measured_pair():
@@ -246,7 +251,8 @@ def test_the_interval_table_sets_each_size_beside_the_full_run():
     # full run first.
     small, large = _record(True, 101_000), _record(True, 98_000)
     small["gem5"]["sampling"]["settings"] = sampling.Settings(interval=250).as_record()
-    header, body = simpoint_vs_full.interval_table(_record(False, 100_000), [large, small])
+    header, body = simpoint_vs_full.interval_table(_run(_record(False, 100_000)),
+                                                   [_run(large), _run(small)])
     assert header[0] == "interval" and header[-1] == "vectors + checkpoints + points, s"
     assert body == [["full ROI", "-", "-", "100 %", "1,000.0", "-",
                      "300 (the ROI process, warming included)"],
@@ -261,11 +267,13 @@ def test_the_reference_table_sets_ours_beside_the_reference_binarys_choice():
         "k": 3, "label_agreement": 0.875, "detailed_insts": 3_600,
         "summary": {"cycles": 99_500, "insts": 50_000}}
     without["gem5"]["sampling"]["settings"] = sampling.Settings(interval=250).as_record()
-    header, body = simpoint_vs_full.reference_table(_record(False, 100_000), [with_ref, without])
+    header, body = simpoint_vs_full.reference_table(_run(_record(False, 100_000)),
+                                                    [_run(with_ref), _run(without)])
     assert header == ["interval", "k", "Rand index", "detailed share", "cycles/op", "error"]
     assert body == [["500", "2 / 3", "0.88", "4.8 % / 7.2 %", "1,010.0 / 995.0",
                      "+1.00 % / -0.50 %"]]
-    assert simpoint_vs_full.reference_table(_record(False, 100_000), [without]) == (header, [])
+    assert simpoint_vs_full.reference_table(_run(_record(False, 100_000)),
+                                            [_run(without)]) == (header, [])
 
 
 def test_the_step_table_splits_both_schemes_host_seconds():

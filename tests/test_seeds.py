@@ -10,12 +10,12 @@ import os
 import re
 import subprocess
 import tomllib
-from dataclasses import fields, is_dataclass
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from analysis import scorecard
+from analysis import claims
 from configs import calibration_targets
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,22 +67,20 @@ def _printed(text: str) -> list:
 
 def _cited() -> list:
     """(where, seed id, [(value, tolerance)]) for every citation of a seed:
-    the scorecard's claim tables (any module-level tuple of claims with a
-    seed), its pending ones, the calibration targets and the era presets."""
+    the scorecard's claims (analysis/claims.toml, each number looked up by
+    name among its seed's, and the numbers its hardware text prints), its
+    pending ones, the calibration targets and the era presets."""
     out = []
-    for table in vars(scorecard).values():
-        if not (isinstance(table, tuple) and table
-                and all(is_dataclass(c) and hasattr(c, "seed") for c in table)):
-            continue
-        for c in table:
-            nums = _printed(c.hardware)
-            for f in fields(c):
-                v = getattr(c, f.name)
-                for x in (v if isinstance(v, tuple) else (v,)):
-                    if isinstance(x, (int, float)) and not isinstance(x, bool):
-                        nums.append((x, 0.0))
-            out.append((c.id, c.seed, nums))
-    for seed, what, _ in scorecard.PENDING:
+    c = claims.CLAIMS
+    for claim in c.effects + c.lines + c.shares + c.workload_shares + c.bases:
+        nums = _printed(claim.hardware)
+        for f in fields(claim):
+            v = getattr(claim, f.name)
+            for x in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(x, (int, float)) and not isinstance(x, bool):
+                    nums.append((x, 0.0))
+        out.append((claim.id, claim.seed, nums))
+    for seed, what, _ in c.pending:
         out.append((what, seed, []))
     for m in calibration_targets.MECHANISMS.values():
         out.append((f"calibrate:{m.name}", m.seed_id, _printed(m.hardware) + [(m.target, 0.0)]))
@@ -91,7 +89,7 @@ def _cited() -> list:
 
 def test_every_seed_the_scorecard_cites_is_in_the_seeds_file():
     seeds = _seeds()
-    cited = {sid for _, sid, _ in _cited()} | set(scorecard.ERA_PRESET)
+    cited = {sid for _, sid, _ in _cited()} | set(claims.CLAIMS.era_preset)
     assert cited - set(seeds) == set()
     assert all(SEED_ID.fullmatch(s) for s in seeds)
 

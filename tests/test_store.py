@@ -1,4 +1,5 @@
-"""The results store: rows land whole, pandas-shaped, and two concurrent
+"""The results store: rows land whole, pandas-shaped, come back as typed
+runs (the point's view beside one backend's result), and two concurrent
 writer processes on one file lose nothing."""
 
 import json
@@ -7,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from analysis import store
+from analysis import results, store
 
 
 def _record(key, variant="stock", checksum="00000000000000aa", stac=10):
@@ -34,7 +35,12 @@ def test_record_round_trip(tmp_path):
     ok = store.rows(conn, "s")
     assert len(ok) == 1 and ok[0]["stac"] == 10 and ok[0]["rep_movs_iterations"] == 30
     assert ok[0]["insns_kernel"] == 4000 and json.loads(ok[0]["params"]) == {"tree.depth": "2"}
-    assert json.loads(ok[0]["record"])["key"] == "k1"
+    assert ok[0].key == "k1" and ok[0].qemu.symbol("cp_statx") == 900 and ok[0].gem5 is None
+    # The record is read once, into the run's typed fields; its row gives
+    # no "record" or "backend" to read around them.
+    assert ok[0].point.backend == "qemu" and "record" not in ok[0] and "backend" not in ok[0]
+    with pytest.raises(KeyError, match="typed fields"):
+        ok[0]["backend"]
     assert store.symbols(conn, "s", "k1") == {"cp_statx": 900, "vfs_statx": 300}
     failed = store.rows(conn, "s", "failed")
     assert failed[0]["error"] == "timed out" and failed[0]["log"] == "/x/console.log"
@@ -180,9 +186,11 @@ def test_a_run_in_two_sweeps_is_one_row_with_the_default_parameters_if_either_ha
     # warmup-functional names run.warmup = 200, the script's default, so its
     # run is seeds' run under another label; the scorecard reads rows with
     # default parameters and must find it in either order.
-    named = {"key": "k", "params": '{"run.warmup": "200"}', "sweep": "warmup-functional"}
-    plain = {"key": "k", "params": "{}", "sweep": "seeds"}
-    other = {"key": "j", "params": '{"run.warmup": "0"}', "sweep": "warmup-functional"}
+    named = results.from_row({"key": "k", "params": '{"run.warmup": "200"}',
+                              "sweep": "warmup-functional"})
+    plain = results.from_row({"key": "k", "params": "{}", "sweep": "seeds"})
+    other = results.from_row({"key": "j", "params": '{"run.warmup": "0"}',
+                              "sweep": "warmup-functional"})
     for order in ([named, plain, other], [plain, named, other]):
         rows = store.one_per_key(order)
         assert sorted((r["key"], r["sweep"]) for r in rows) == [("j", "warmup-functional"),
@@ -201,9 +209,58 @@ def test_a_later_run_without_a_commit_profile_keeps_the_profiled_one_of_the_same
              "backend": "gem5", "profile": "p", "cache": "c", "smap_model": "smap",
              "warming": "none", "sampling": "none", "record": record, "recorded_at": at,
              "cycles": cycles}
-        return dict(r, **{"cycles@strncpy_from_user": 400}) if profiled else r
+        return results.from_row(dict(r, **{"cycles@strncpy_from_user": 400}) if profiled else r)
     profiled = row("2026-11-26T15:30", 4_540_034, True)
     same = row("2026-11-26T16:33", 4_540_034, False)
     assert store.newest_per_experiment([same, profiled]) == [profiled]
     other = row("2026-11-26T16:33", 4_600_000, False)
     assert store.newest_per_experiment([profiled, other]) == [other]
+
+
+def test_a_gem5_run_is_typed_with_its_machine_as_recorded(tmp_path):
+    # The CPU preset's values and where they came from are the record's,
+    # whatever the preset files say today.
+    db = tmp_path / "r.sqlite"
+    rec = _record("g1")
+    rec["point"].update(backend="gem5", profile="x86_64-westmere-calibrated", cache="w",
+                        smap_model="none")
+    rec["provenance"]["simulator"].update(
+        name="gem5", binary="gem5.fast",
+        cpu_preset={"name": "x86_64-westmere-calibrated", "params": {"numROBEntries": 128},
+                    "documented": {"add": 1}},
+        cpu_origin={"calibrated_from": "x86_64-westmere", "fitted_on": ["004_x"]},
+        cache_preset={"name": "w", "l1d_latency": 4})
+    rec["gem5"] = {"summary": {"cycles": 5000, "insts": 900}, "checkpoint": "c1",
+                   "warming": {"scheme": "functional", "boot_insts": 7}}
+    del rec["counts"]
+    store.ingest_one(db, store.add_record, "s", rec)
+    (run,) = store.rows(store.connect(db), "s")
+    assert run.qemu is None and run.gem5.binary == "gem5.fast" and run.gem5.checkpoint == "c1"
+    assert run.point.warming == "functional" and run.scheme == "functional"
+    m = run.point.machine
+    assert (m.base, m.fitted_on, m.o3_param("numROBEntries", 192), m.o3_param("x", 3)) == \
+        ("x86_64-westmere", ("004_x",), 128, 3)
+    assert (m.documented["add"], m.cache["l1d_latency"], m.cache_name) == (1, 4, "w")
+    # A record from before cpu_origin: a calibrated preset's origin as it
+    # was then (results.ORIGIN_BEFORE_RECORDED), never today's file.
+    del rec["provenance"]["simulator"]["cpu_origin"]
+    old = store.from_record(rec, "s")
+    assert old.point.machine.base == "x86_64-westmere"
+    assert old.point.machine.fitted_on == ("004_19de4fc19931aa23",)
+    assert old.experiment == run.experiment
+
+
+def test_the_twin_of_a_gem5_run_is_the_qemu_run_of_its_boot_group(tmp_path):
+    def rec(key, backend, profile):
+        r = _record(key)
+        r["point"].update(backend=backend, profile=profile, cache="c", smap_model="smap")
+        return r
+    db = tmp_path / "r.sqlite"
+    store.ingest_one(db, store.add_record, "s", rec("q", "qemu", "x86_64-gem5-smap"),
+                     twin_of="c/smap")
+    store.ingest_one(db, store.add_record, "s", rec("u", "qemu", "x86_64-smap"))
+    store.ingest_one(db, store.add_record, "s", rec("g", "gem5", "x86_64-o3-default"))
+    runs = {r.key: r for r in store.rows(store.connect(db), "s")}
+    assert store.twin_of(runs["g"], runs.values()) is runs["q"]
+    assert runs["q"].twin_of == "c/smap" and runs["u"].twin_of is None
+    assert store.twins(runs.values(), "x86_64", "smap") == {("stock", "statx-loop"): runs["q"]}

@@ -110,11 +110,12 @@ def test_the_roi_is_the_switched_in_core_and_the_json_must_agree(tmp_path):
 
 
 def _row(variant, warming, params, cycles, ops=1000, job_warmup=200):
+    from analysis import results
     job = {"iterations": "2000", "warmup": str(job_warmup), "detailed_warmup": "0"}
-    return {"backend": "gem5", "arch": "x86_64", "workload": "statx-loop", "variant": variant,
+    return results.from_row({"backend": "gem5", "arch": "x86_64", "workload": "statx-loop", "variant": variant,
             "smap_model": "smap", "profile": "x86_64-o3-calibrated", "cache": "classic-l1l2",
             "warming": warming, "params": json.dumps(params), "cycles": cycles, "ops": ops,
-            "record": json.dumps({"provenance": {"image": {"job": {"params": job}}}})}
+            "record": json.dumps({"provenance": {"image": {"job": {"params": job}}}})})
 
 
 def test_the_default_is_where_more_warming_stops_moving_cycles():
@@ -134,16 +135,17 @@ def test_the_default_is_where_more_warming_stops_moving_cycles():
 
 
 def test_variants_are_compared_with_stock_of_the_same_job_not_the_same_image():
-    from analysis import table
+    from analysis import store, table
 
     def rec(variant, iterations, checksum):
-        return {"point": {"arch": "x86_64", "variant": variant, "workload": "statx-loop",
-                          "backend": "gem5", "profile": "x86_64-o3-default",
-                          "smap_model": "none"},
-                "provenance": {"image": {"key": "handoff", "job": {
-                    "workload": "statx-loop", "params": {"iterations": str(iterations)}}}},
-                "result": {"ops": iterations, "errors": 0, "roi_ns": 1000, "checksum": checksum},
-                "boot_to_result_seconds": 1.0}
+        return store.from_record({
+            "key": f"{variant}-{iterations}", "boot_to_result_seconds": 1.0,
+            "point": {"arch": "x86_64", "variant": variant, "workload": "statx-loop",
+                      "backend": "gem5", "profile": "x86_64-o3-default", "smap_model": "none"},
+            "provenance": {"image": {"key": "handoff", "job": {
+                "workload": "statx-loop", "params": {"iterations": str(iterations)}}},
+                "kernel": {"source": {"version": "6.1"}}, "simulator": {"name": "gem5"}},
+            "result": {"ops": iterations, "errors": 0, "roi_ns": 1000, "checksum": checksum}})
     # One handoff image for both ROI lengths; the checksums differ by job.
     records = [rec("stock", 250, "a"), rec("stock", 500, "b"),
                rec("statx-putuser", 250, "a"), rec("statx-putuser", 500, "b")]
@@ -152,7 +154,7 @@ def test_variants_are_compared_with_stock_of_the_same_job_not_the_same_image():
 
 
 def test_the_cost_lines_count_each_boot_and_each_run_once():
-    from analysis import warmup
+    from analysis import results, warmup
 
     def row(key, scheme, ckpt, boot, iterations=2000, detailed=0, roi_s=30.0, funct=1_650_000):
         warming = {"scheme": scheme, "boot_insts": boot[0]}
@@ -162,8 +164,8 @@ def test_the_cost_lines_count_each_boot_and_each_run_once():
         rec = {"gem5": {"warming": warming, "boot_seconds": boot[1], "checkpoint": ckpt},
                "provenance": {"image": {"job": {"params": {
                    "iterations": str(iterations), "detailed_warmup": str(detailed)}}}}}
-        return {"key": key, "arch": "x86_64", "backend": "gem5", "warming": scheme,
-                "record": json.dumps(rec)}
+        return results.from_row({"key": key, "arch": "x86_64", "backend": "gem5",
+                                 "warming": scheme, "record": json.dumps(rec)})
 
     rows = [row("a", "functional", "c1", (53_144_253, 219.7)),
             row("a", "functional", "c1", (53_144_253, 219.7)),  # the same run, another sweep

@@ -1,0 +1,123 @@
+"""How the scorecard judges a run, whatever its claim's kind: the verdict
+of a simulated number against the hardware's, the machine the run stands
+for (the seed's era's or the generic one, and whether the run only checks
+a latency fitted on it), the labels the tables show, and Judged, one
+scored row as every kind gives it (the machine table is made of them).
+
+The machine is the run's record's (results.Machine): an edited or
+recalibrated preset does not change how a published run is judged.
+"""
+
+from dataclasses import dataclass
+
+from analysis import claims
+from configs import calibration_targets
+from configs.gem5 import spec as gem5_spec
+from lab.errors import UserError
+
+MISS = claims.CLAIMS.miss  # an effect off by more than this factor, either way, is a miss
+EARLIER = "(an earlier version)"
+# What ./run.py calibrate fits a latency on (configs/calibration_targets.py):
+# the seed, and the two kernels whose difference is the target.
+FITTED_ON = {(m.seed_id, m.before, m.after) for m in calibration_targets.MECHANISMS.values()}
+
+
+def verdict(m: float) -> str:
+    """A simulated number over the hardware's, judged."""
+    return "agrees" if 1 / MISS <= m <= MISS else "too large" if m > MISS else "too small"
+
+
+def cycles_per_op(run) -> float:
+    if not run or not run.get("cycles") or not run.get("ops"):
+        return None
+    return run["cycles"] / run["ops"]
+
+
+def gem5_runs(rows: list, arch: str = claims.CLAIMS.arch, default_params: bool = True) -> list:
+    """The gem5 runs of `arch` (the seeds': x86), at their workloads'
+    default parameters unless `default_params` is False."""
+    return [r for r in rows if r.gem5 and r.point.arch == arch
+            and (r.default_params or not default_params)]
+
+
+def model_of(run) -> str:
+    """A run's STAC/CLAC model as claims name it (none where it has none)."""
+    return run.point.smap_model or "none"
+
+
+def machine(seed: str, m, variants: tuple = None) -> str:
+    """"era" where a run ran on the seed's own preset (or one calibrated
+    from it), else "generic"; and ", fitted here" where the run compares
+    the two kernels (`variants`, before and after) a latency of its preset
+    was fitted on, so the run checks the fit rather than predicts. `m`:
+    the run's machine (results.Machine), as its record holds it."""
+    out = "era" if m.base == claims.CLAIMS.era_preset.get(seed) else "generic"
+    here = variants and seed in m.fitted_on and (seed, *variants) in FITTED_ON
+    return out + (", fitted here" if here else "")
+
+
+def setup(run) -> str:
+    """A gem5 run's CPU preset, and its warming scheme where it warmed."""
+    w = run.scheme
+    return run["profile"] + ("" if w == "none" else f" (warming {w})")
+
+
+def _override(text: str) -> tuple:
+    """("fetchWidth", 8) from a preset name's "+fetchWidth=8"."""
+    k, _, v = text.partition("=")
+    return k, int(v) if v.isdigit() else v
+
+
+def preset_label(run) -> str:
+    """A gem5 run's CPU preset as the tables show it: its name, and
+    "(an earlier version)" where the preset it ran on has since changed
+    (x86_64-skylake's front end did), so two rows of one name with
+    different cycles say why. The run's record holds the settings it ran
+    with; the name alone does not. The one comparison with today's preset
+    files: whether a run's preset is still today's is a question about
+    today, which no record can answer."""
+    name = run["profile"]
+    try:
+        ran = run.point.machine.cpu
+        base, *over = name.split("+")
+        now = gem5_spec.with_params(gem5_spec.load_cpu(base, "x86_64"),
+                                    [_override(o) for o in over])
+    except (KeyError, TypeError, ValueError, UserError):
+        return name  # a calibration's point, an Arm run, or a preset since removed
+    now_record = now.as_record()
+    same = all(ran.get(f) == now_record.get(f) for f in gem5_spec.CpuPreset.MACHINE_FIELDS)
+    return name if same else f"{name} {EARLIER}"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One row of any kind's table: its claim, the machine it ran on as the
+    table shows it, the simulated number over the hardware's (None where
+    the row is not scored: not simulated, or no hardware number), the
+    verdict and the table's cells. `generic`: the run stands for the
+    generic machine; `era`: for the seed's own; `fitted`: it compares the
+    kernels a latency of its preset was fitted on (a check, not a
+    prediction). The machine table is made of these."""
+    kind: str             # effect | share | base: the machine table's
+    claim: object
+    preset: str
+    ratio: float
+    verdict: str
+    generic: bool
+    era: bool
+    fitted: bool
+    cells: list
+
+
+def era_machine(seed: str, run, preset: str, era_caches: bool = True) -> bool:
+    """Whether a row stands for its seed's own machine: its era's preset
+    (or one calibrated from it) with no parameter a sweep set, a preset
+    that has not changed since, and (`era_caches`) its era's caches."""
+    return (era_caches and "+" not in preset and "(" not in preset
+            and machine(seed, run.point.machine).startswith("era"))
+
+
+def on_generic(preset: str, cache: str = "") -> bool:
+    """Whether a row stands for the generic machine (a cache of "" is a
+    table that does not split caches)."""
+    return preset == claims.CLAIMS.generic_preset and cache in ("", claims.CLAIMS.generic_cache)

@@ -1,0 +1,219 @@
+"""The scorecard's effects: a time before and after a kernel change, as
+gem5 after/before in cycles per operation, under the STAC/CLAC model that
+matches the seed's hardware, on every machine that ran both sides; and
+the Arm views, the same changes on gem5 Arm beside the x86 hardware's.
+
+Every ratio is after/before, so < 1 is a speed-up. A claim's verdict says
+whether the direction agrees and how the size of the effect (ratio - 1)
+compares; a miss names its cause where one was measured (analysis/
+causes.py), "not measured yet" where none was: never a guess.
+"""
+
+from dataclasses import dataclass
+
+from analysis import causes, claims, store
+from analysis.judging import (MISS, Judged, cycles_per_op, era_machine, gem5_runs, machine,
+                              on_generic)
+
+
+@dataclass
+class Pair:
+    """One effect claim's two gem5 runs on one machine (CPU preset, cache,
+    warming), or none (before and after None: not simulated)."""
+    claim: object
+    preset: str
+    cache: str
+    before: object
+    after: object
+    warming: str = "none"  # gem5's warming scheme of both sides
+
+    @property
+    def sim_ratio(self) -> float:
+        b, a = cycles_per_op(self.before), cycles_per_op(self.after)
+        return a / b if a and b else None
+
+    @property
+    def agrees(self) -> bool:
+        s, h = self.sim_ratio, self.claim.hw_ratio
+        return s is not None and (s < 1) == (h < 1)
+
+    @property
+    def magnitude(self) -> float:
+        """Simulated effect over the hardware's: 1 is a perfect match."""
+        s = self.sim_ratio
+        return None if s is None else (s - 1) / (self.claim.hw_ratio - 1)
+
+    @property
+    def verdict(self) -> str:
+        m = self.magnitude
+        if m is None:
+            return "not simulated"
+        if not self.agrees:
+            return "wrong direction"
+        if 1 / MISS <= m <= MISS:
+            return "agrees"
+        return "too large" if m > MISS else "too small"
+
+
+def pairs(rows: list) -> list:
+    """One pair per effect claim and (CPU preset, cache, warming) that has
+    both sides in gem5, with the claim's STAC/CLAC model and default
+    workload parameters; a claim with none, one pair of no runs."""
+    gem5 = {}
+    for r in gem5_runs(rows):
+        gem5[(r.point.variant, r.point.job_name, r["smap_model"], r["profile"], r["cache"],
+              r.scheme)] = r
+    out = []
+    for c in claims.CLAIMS.effects:
+        setups = sorted({k[3:] for k in gem5 if k[2] == c.smap_model})
+        found = False
+        for setup in setups:
+            before = gem5.get((*c.before, c.smap_model, *setup))
+            after = gem5.get((*c.after, c.smap_model, *setup))
+            if before and after:
+                out.append(Pair(c, setup[0], setup[1], before, after, setup[2]))
+                found = True
+        if not found:
+            out.append(Pair(c, "-", "-", None, None))
+    return out
+
+
+def insn_ratio(twins: dict, before: tuple, after: tuple) -> float:
+    b, a = twins.get(before), twins.get(after)
+    if not b or not a:
+        return None
+    return (a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
+
+
+def qemu_ratio(rows: list, claim) -> float:
+    """The same comparison in instructions, from the QEMU twins of the
+    claim's gem5 points (same kernel, image and model; counted by the
+    plugin): not time, but the work each kernel did."""
+    return insn_ratio(store.twins(rows, claims.CLAIMS.arch, claim.smap_model), claim.before,
+                      claim.after)
+
+
+def other_runs(pair: Pair, history: list) -> str:
+    """The same comparison as each other sweep that measured both of its
+    sides gave it (that sweep's latest run of each), as gem5's
+    after/before. gem5 is deterministic: the same inputs give the same
+    cycles. Where the kernels' instructions are the same and the cycles
+    are not, an input that does not change the work did (a rebuilt image,
+    a kernel rebuilt with a hunk this call does not run), and moved the
+    code layout the branch predictor sees; a small effect must stand
+    clear of that spread. `history`: gem5 runs, oldest first."""
+    if pair.before is None or not history:
+        return ""
+    used = {pair.before.key, pair.after.key}
+    sides = {pair.before.experiment: 0, pair.after.experiment: 1}
+    by_sweep = {}
+    for r in history:
+        side = sides.get(r.experiment) if r.key not in used else None
+        if side is not None and cycles_per_op(r):
+            by_sweep.setdefault(r.sweep, [None, None])[side] = r
+    return "; ".join(f"{cycles_per_op(a) / cycles_per_op(b):.3f} ({sweep})"
+                     for sweep, (b, a) in sorted(by_sweep.items()) if a and b)
+
+
+def _cause(pair: Pair, rows: list, q: float) -> str:
+    """Why a pair misses: the claim's own measured cause, else the generic
+    ones, else "not measured yet"."""
+    return (causes.measured(pair.claim.cause, rows, pair=pair, q=q)
+            or causes.dilution(pair, rows) or causes.work_difference(pair, q)
+            or "not measured yet")
+
+
+HEADER = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
+          "gem5 after/before", "other runs", "QEMU insns after/before", "smap_model",
+          "cpu preset", "machine", "warming", "direction", "effect sim/hw", "verdict",
+          "limitation"]
+
+
+def judged(rows: list, history: list = ()) -> list:
+    """One Judged per pair; `history`, every run the newest were picked
+    from, gives each line's other runs."""
+    history = sorted((r for r in history if r.gem5), key=lambda r: r.recorded_at or "")
+    out = []
+    for p in pairs(rows):
+        c, sim, m, q = p.claim, p.sim_ratio, p.magnitude, qemu_ratio(rows, p.claim)
+        missing = p.verdict in ("too large", "too small", "wrong direction")
+        where = machine(c.seed, p.before.point.machine, (c.before[0], c.after[0])) \
+            if p.before else "-"
+        cells = [c.what, c.seed, c.hardware, f"{'/'.join(c.before)} -> {'/'.join(c.after)}",
+                 f"{c.hw_ratio:.3f}", "-" if sim is None else f"{sim:.3f}",
+                 other_runs(p, history) or "-", "-" if q is None else f"{q:.3f}",
+                 c.smap_model, p.preset, where, p.warming if p.before else "-",
+                 "-" if sim is None else ("agrees" if p.agrees else "opposite"),
+                 "-" if m is None else f"{m:.2f}x", p.verdict,
+                 _cause(p, rows, q) if missing else ""]
+        out.append(Judged("effect", c, p.preset, m, p.verdict,
+                          p.before is not None and on_generic(p.preset),
+                          p.before is not None and era_machine(c.seed, p.before, p.preset),
+                          "fitted here" in where, cells))
+    return out
+
+
+def table(rows: list, history: list = ()) -> tuple:
+    """(header, body): the effects, then the seed numbers not compared yet."""
+    body = [j.cells for j in judged(rows, history)]
+    for seed, what, why in claims.CLAIMS.pending:
+        body.append([what, seed, "", "", "", "-", "-", "-", "", "", "", "", "", "", "pending",
+                     why])
+    return HEADER, body
+
+
+# -- Arm -------------------------------------------------------------------------
+
+def _counts(twin):
+    """A QEMU twin's Arm counts per call, the calls' own."""
+    if twin is None:
+        return None
+    arm = store.calls_own(dict(twin.qemu.counts), twin.point.workload).get("arm64") or {}
+    names = ("sttr", "ldtr", "pan_set_0", "pan_set_1")
+    per = {n: causes.Figure((arm.get(n) or 0) / twin.ops) for n in names}
+    per["pan_writes"] = causes.Figure(twin.per_op("pan_writes") or 0)
+    return per
+
+
+def mechanism(view, twins: dict) -> str:
+    """An Arm view's mechanism with its QEMU twins' counts, or its name
+    where no twin counted both kernels."""
+    b, a = _counts(twins.get(view.before)), _counts(twins.get(view.after))
+    if b is None or a is None:
+        return view.name
+    saved = {k: causes.Figure(b[k] - a[k]) for k in b}
+    return causes.fill(view.mechanism, before=causes.Side(b), after=causes.Side(a),
+                       saved=causes.Side(saved))
+
+
+def arm_table(rows: list) -> tuple:
+    """One line per Arm view and (CPU preset, cache, warming) with both
+    sides in gem5 Arm, default workload parameters."""
+    header = ["view", "Arm mechanism", "gem5 before -> after (cycles/op)",
+              "gem5 after/before", "QEMU insns after/before", "x86 hardware after/before",
+              "direction vs x86 hw", "cpu preset", "warming"]
+    gem5 = {(r.point.variant, r.point.job_name, r["profile"], r["cache"], r.scheme): r
+            for r in gem5_runs(rows, claims.CLAIMS.arm_arch)}
+    twins = store.twins(rows, claims.CLAIMS.arm_arch, "")  # Arm has no STAC/CLAC model
+    body = []
+    for v in claims.CLAIMS.arm_views:
+        hw = v.mirrors.hw_ratio if v.mirrors else None
+        q = insn_ratio(twins, v.before, v.after)
+        what = mechanism(v, twins)
+        found = False
+        for setup in sorted({k[2:] for k in gem5}):
+            gb = cycles_per_op(gem5.get((*v.before, *setup)))
+            ga = cycles_per_op(gem5.get((*v.after, *setup)))
+            if not gb or not ga:
+                continue
+            found = True
+            sim = ga / gb
+            body.append([v.what, what, f"{gb:,.0f} -> {ga:,.0f}", f"{sim:.3f}",
+                         "-" if q is None else f"{q:.3f}", "-" if hw is None else f"{hw:.3f}",
+                         "-" if hw is None else ("agrees" if (sim < 1) == (hw < 1)
+                                                 else "opposite"),
+                         setup[0], setup[2]])
+        if not found:
+            body.append([v.what, what, "-", "-", "-" if q is None else f"{q:.3f}",
+                         "-" if hw is None else f"{hw:.3f}", "-", "-", "not simulated"])
+    return header, body
