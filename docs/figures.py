@@ -240,6 +240,61 @@ def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
     fig.savefig(out / "namelen-cycles.png", dpi=110)
     plt.close(fig)
     print(f"figure: {_shown(out / 'namelen-cycles.png')}")
+    x86_core_figure(plt, data, docs)
+
+
+# Rename's states, whose cycles add up to a call's (src/cpu/o3/rename.cc):
+# the stacked bars of x86-core-steps.png, bottom up.
+RENAME_STATES = (("rename_run_cycles", "renaming"), ("rename_idle_cycles", "idle (front end)"),
+                 ("serialize_stall_cycles", "serialize stall"),
+                 ("rename_unblock_cycles", "unblocking"), ("rename_block_cycles", "blocked"),
+                 ("rename_squash_cycles", "squashing"))
+
+
+def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
+    """Where a statx's cycles go on the Skylake machine at each step of
+    our gem5 series (the x86-core sweep), against the hardware's call:
+    the 2017 seed's 162.4 ns at gem5's 3 GHz. Nothing drawn where the
+    records hold no x86-core rows."""
+    from analysis import claims, x86_core
+    from configs.gem5 import spec
+
+    # A published file of another sweep: its folder holds x86-core's.
+    source = data.parent if data.is_file() and not _is_store(data) else data
+    try:
+        steps = x86_core.by_step(sweep_rows(source, "x86-core"))
+    except UserError:
+        return
+    drawn = [(label, steps[label]["statx-loop"]) for label, _ in x86_core.STEPS
+             if "statx-loop" in steps.get(label, {})]
+    if not drawn:
+        return
+    base = next(b for b in claims.CLAIMS.bases if b.id == "statx-base-2017")
+    hw = base.hw_cycles or base.hw_ns * float(spec.CLOCK.removesuffix("GHz"))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    bottoms = [0.0] * len(drawn)
+    for metric, name in RENAME_STATES:
+        ys = [(r.get(metric) or 0) / r["ops"] for _, r in drawn]
+        ax.bar(range(len(drawn)), ys, 0.6, bottom=bottoms, label=name)
+        bottoms = [b + y for b, y in zip(bottoms, ys)]
+    for i, (_, r) in enumerate(drawn):
+        ax.annotate(f"{r['cycles'] / r['ops']:,.0f}", (i, bottoms[i]), ha="center",
+                    va="bottom", fontsize=8)
+    ax.axhline(hw, color="#aa3333", ls="--", lw=1)
+    ax.annotate(f"hardware: {hw:,.0f} ({base.what})", (len(drawn) - 0.5, hw), ha="right",
+                va="bottom", fontsize=8, color="#aa3333")
+    ax.set_xticks(range(len(drawn)))
+    ax.set_xticklabels([label.replace(", ", ",\n") for label, _ in drawn], fontsize=7)
+    ax.set_ylabel("cycles per statx (rename's states)")
+    ax.set_title("gem5 O3, Skylake preset: a statx at each step of the series", fontsize=10)
+    ax.set_ylim(0, max(bottoms) * 1.3)
+    ax.legend(fontsize=7, loc="upper center", ncol=3, frameon=False)
+    fig.tight_layout()
+    out = docs / GEM5_OUT
+    out.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out / "x86-core-steps.png", dpi=110)
+    plt.close(fig)
+    print(f"figure: {_shown(out / 'x86-core-steps.png')}")
 
 
 def warmup_figures(source: Path, docs: Path = DOCS, tables: bool = True) -> None:

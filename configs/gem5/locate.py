@@ -73,7 +73,7 @@ class SeriesState:
     def describe(self) -> str:
         if self.built and self.applied:
             return (f"uaccess-lab gem5 series {series_id()} (SMAP, rep start-up, kernel entry, "
-                    f"fused micro-ops, micro-op queue) applied and built")
+                    f"fused micro-ops, micro-op queue, STAC/CLAC at commit, fetch-ahead) applied and built")
         if self.built:
             return "binary built with the series, but the source no longer carries it"
         if self.applied:
