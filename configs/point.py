@@ -15,14 +15,15 @@ the whole ROI.
 from dataclasses import dataclass
 
 from configs.gem5 import spec as gem5_spec
-from configs.qemu import backend as qemu
+from configs.qemu import process as qemu_process
+from configs.qemu import profile as qemu_profile
 from lab import arches
 from lab.errors import UserError
 
 
 @dataclass(frozen=True)
 class QemuSettings:
-    profile: object          # configs.qemu.backend.Profile, of the point's arch
+    profile: object          # configs.qemu.profile.Profile, of the point's arch
     plugin: bool = False     # count the ROI with the TCG plugin
     bbv_interval: int = 0    # > 0: also write SimPoint basic-block vectors
     twin_of: str = ""        # a gem5 boot group's cross-check twin: "<cache>/<model or ->"
@@ -136,13 +137,13 @@ RECORD_KEYS = ("arch", "variant", "workload", "backend", "profile", "cache", "sm
 
 
 def qemu_point(arch: str, variant: str, job, profile: str = "",
-               timeout: float = qemu.DEFAULT_TIMEOUT,
+               timeout: float = qemu_process.DEFAULT_TIMEOUT,
                plugin: bool = False, bbv_interval: int = 0, smap_model: str = "",
                layers: tuple = (), twin_of: str = "", params: tuple = ()) -> Point:
     """A QEMU point; `profile` "" (or "default") is the arch's default."""
     arch = arches.check(arch)
     name = arches.get(arch).qemu_profile if profile in ("", "default") else profile
-    prof = qemu.load_profile(name)
+    prof = qemu_profile.load_profile(name)
     if prof.arch != arch:
         raise UserError(f"profile '{prof.name}' is for {prof.arch}, not {arch}")
     # A profile whose CPU is a gem5 model's twin (SMAP executed) selects

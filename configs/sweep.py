@@ -57,12 +57,13 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from configs import runs
+from configs import backends as backends_mod
 from configs import point as run_point
 from configs.point import check_gem5_rules, gem5_point, qemu_point
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
-from configs.qemu import backend as qemu
+from configs.qemu import process as qemu_process
+from configs.qemu import profile as qemu_profile
 from kernels import variants
 from lab import arches, inputs, tomlfile
 from lab.errors import UserError
@@ -71,7 +72,7 @@ from workloads import script
 SWEEP_DIR = Path(__file__).resolve().parent / "sweeps"
 AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cache",
         "smap_model", "warming", "sampling")
-FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": qemu.DEFAULT_TIMEOUT,
+FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": qemu_process.DEFAULT_TIMEOUT,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False,
@@ -182,10 +183,10 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
         path, f"{where}.variant", _list_of_strings(path, f"{where}.variant", variant_values),
         variants.names())
     backends = _choose(path, f"{where}.backend", _list_of_strings(
-        path, f"{where}.backend", axes.get("backend", fixed["backend"])), runs.BACKENDS)
+        path, f"{where}.backend", axes.get("backend", fixed["backend"])), backends_mod.BACKENDS)
     profiles = _choose(path, f"{where}.profile", _list_of_strings(
         path, f"{where}.profile", axes.get("profile", fixed["profile"])),
-        ["default"] + qemu.profile_names())
+        ["default"] + qemu_profile.profile_names())
     workloads = _workloads(path, _list_of_strings(path, f"{where}.workload",
                                                   axes.get("workload", ["lstat-storm"])))
     presets = _list_of_strings(path, f"{where}.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
@@ -249,7 +250,7 @@ def _qemu_points(path, common, profiles, skipped, fixed) -> list:
     for profile in profiles:
         arch = common["arch"]
         prof = arches.get(arch).qemu_profile if profile == "default" else profile
-        if qemu.load_profile(prof).arch != arch:
+        if qemu_profile.load_profile(prof).arch != arch:
             skipped.append((f"{arch}/{common['variant']}/{common['job'].workload}",
                             f"profile {prof} is for another arch"))
             continue
