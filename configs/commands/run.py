@@ -23,6 +23,7 @@ from configs.qemu import profile as qemu_profile
 from configs.qemu.backend import QemuResult
 from kernels import build as kbuild
 from kernels.commands import kernel_args
+from lab import inputs
 from lab.cli import SECONDS, command
 from lab.errors import UserError
 from lab.symbols import SymbolMap
@@ -121,20 +122,19 @@ def cmd_run(args) -> int:
 
 def _qemu_point(args, job):
     """The command line's QEMU point (its profile and arch checked)."""
-    if args.commit_profile:
-        raise UserError("--commit-profile is for gem5 (--backend gem5): QEMU's plugin counts "
-                        "instructions per function, not cycles")
-    if args.uop_profile:
-        raise UserError("--uop-profile is for gem5 (--backend gem5): QEMU has no micro-ops")
+    inputs.only_for(args.commit_profile, "--commit-profile", "gem5 (--backend gem5)",
+                    "QEMU's plugin counts instructions per function, not cycles")
+    inputs.only_for(args.uop_profile, "--uop-profile", "gem5 (--backend gem5)",
+                    "QEMU has no micro-ops")
     return run_point.qemu_point(args.arch, args.variant, job, args.profile,
                                 args.timeout or qemu_process.DEFAULT_TIMEOUT, args.plugin)
 
 
 def _gem5_point(args, job):
     """The command line's gem5 point, checked whole before anything is built."""
-    if getattr(args, "br_kernel", False):
-        raise UserError("--br-kernel is for the QEMU backend: gem5 runs its own kernel "
-                        "layers (kernels/layers), which the Buildroot fragment does not carry")
+    inputs.only_for(getattr(args, "br_kernel", False), "--br-kernel", "the QEMU backend",
+                    "gem5 runs its own kernel layers (kernels/layers), which the Buildroot "
+                    "fragment does not carry")
     simpoint = None
     if gem5_sampling.check_sampling(getattr(args, "sampling", "none")) == "simpoint":
         simpoint = gem5_sampling.Settings(
@@ -148,7 +148,8 @@ def _gem5_point(args, job):
                          if getattr(args, name, None)),
         commit_profile=bool(getattr(args, "commit_profile", False)),
         uop_profile=bool(getattr(args, "uop_profile", False)),
-        warming=getattr(args, "warming", "none"), simpoint=simpoint, cli=True)
+        warming=getattr(args, "warming", "none"), simpoint=simpoint,
+        spelling=run_point.FLAGS)
 
 
 # The point --backend names, made from the flags.
