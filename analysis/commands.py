@@ -44,9 +44,8 @@ def register(sub) -> None:
 def cmd_report(args) -> int:
     """From the store alone: no compiler, kernel source or simulator needed."""
     name = sweep.load(args.file).name
-    db = Path(args.results) / flags.STORE_NAME
-    if not db.is_file():
-        raise UserError(f"no results store at {db}: run './run.py sweep {args.file}' first")
+    db = inputs.existing_file(Path(args.results) / flags.STORE_NAME, "results store",
+                              f"run './run.py sweep {args.file}' first")
     path = report.write(db, name, Path(args.results) / name)
     print(f"report: {path}")
     return 0
@@ -54,9 +53,7 @@ def cmd_report(args) -> int:
 
 def _store_rows(results: str, hint: str) -> list:
     """Every finished row of the store under --results."""
-    db = Path(results) / flags.STORE_NAME
-    if not db.is_file():
-        raise UserError(f"no results store at {db}: {hint}")
+    db = inputs.existing_file(Path(results) / flags.STORE_NAME, "results store", hint)
     conn = store.connect(db)
     try:
         return store.all_rows(conn)
@@ -100,9 +97,8 @@ def cmd_export(args) -> int:
             # again, and says so where it has changed since.
             sources[sw.name] = published.sweep_source(Path(f), flags.REPO)
     inputs.output_dir(args.to, "--to", write=True)
-    db = Path(args.results) / flags.STORE_NAME
-    if not db.is_file():
-        raise UserError(f"no results store at {db}: run the sweeps first")
+    db = inputs.existing_file(Path(args.results) / flags.STORE_NAME, "results store",
+                              "run the sweeps first")
     conn = store.connect(db)
     try:
         chosen = {}

@@ -102,14 +102,14 @@ def plan(arch: str, job, route: str = "debian", handoff: bool = False,
     variant of an arch shares one output directory (and its host tools),
     the kernel being rebuilt when the variant changes."""
     arches.check(arch)
-    if job is not None and job.needs_ext4():
-        raise UserError(f"{job.origin}: run.fs \"ext4\" needs the assembler's image (it "
-                        f"carries /ext4.img); the Buildroot builder does not: leave "
-                        f"--builder buildroot out")
-    if job is not None and job.needs_make_tree():
-        raise UserError(f"{job.origin}: make-build needs the assembler's image (it carries "
-                        f"GNU make built from Debian's source and the tree it builds); the "
-                        f"Buildroot builder does not: leave --builder buildroot out")
+    if job is not None:
+        inputs.needs(job.needs_ext4(), f'{job.origin}: run.fs "ext4"',
+                     "the assembler's image (it carries /ext4.img); the Buildroot builder "
+                     "does not: leave --builder buildroot out")
+        inputs.needs(job.needs_make_tree(), f"{job.origin}: make-build",
+                     "the assembler's image (it carries GNU make built from Debian's source "
+                     "and the tree it builds); the Buildroot builder does not: leave "
+                     "--builder buildroot out")
     check_toolchain(route)
     for tool in ("make", "rsync", "readelf", "cpio", "file", "bc", "unzip"):
         tools.require(tool)

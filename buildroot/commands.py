@@ -6,7 +6,7 @@ builder flags (image_args) and the image from the builder chosen
 from buildroot import assemble, buildroot_image
 from kernels import build as kbuild
 from kernels import variants
-from lab import arches
+from lab import arches, inputs
 from lab.cli import command
 from lab.errors import UserError
 from workloads import script
@@ -64,8 +64,8 @@ def check_builder(args) -> None:
     if not hasattr(args, "builder"):
         return  # commands without --builder use the assembler
     buildroot_image.check_toolchain(args.br_toolchain)
-    if getattr(args, "br_kernel", False) and args.builder != "buildroot":
-        raise UserError("--br-kernel needs --builder buildroot")
+    inputs.needs(getattr(args, "br_kernel", False) and args.builder != "buildroot",
+                 "--br-kernel", "--builder buildroot")
 
 
 def cmd_build_image(args) -> int:

@@ -60,15 +60,11 @@ def load_profile(name: str) -> Profile:
     fields = {f.name: f for f in dataclasses.fields(Profile) if f.name != "name"}
     for key, value in inputs.known_keys(data, fields, str(path)).items():
         inputs.text(value, f"{path}: {key}")
-    missing = [k for k, f in fields.items()
-               if k not in data and f.default is dataclasses.MISSING]
-    if missing:
-        raise UserError(f"{path}: missing {missing[0]!r} (a profile sets "
-                        f"{', '.join(k for k, f in fields.items() if f.default is dataclasses.MISSING)})")
+    required = [k for k, f in fields.items() if f.default is dataclasses.MISSING]
+    inputs.required_keys(data, required, str(path), f"a profile sets {', '.join(required)}")
     inputs.one_of(data["arch"], arches.NAMES, f"{path}: arch")
-    if not _MEMORY.match(data["memory"]):
-        raise UserError(f"{path}: memory must be a size for QEMU's -m such as \"512M\" or "
-                        f"\"1G\", got {data['memory']!r}")
+    inputs.matches(data["memory"], _MEMORY, f"{path}: memory",
+                   'a size for QEMU\'s -m such as "512M" or "1G"')
     mib, host = memory_mib(data["memory"]), _host_memory_mib()
     if mib > host:  # a typo (1000G for 1000M): the host cannot back it
         raise UserError(f"{path}: memory {data['memory']} is more than this host's "
