@@ -49,8 +49,7 @@ def cmd_calibrate(args) -> int:
         except (ValueError, UserError):
             raise UserError(f"--latencies takes whole numbers of cycles >= 1, like 1,16,48; "
                             f"got {args.latencies!r}") from None
-        if len(latencies) < 2:
-            raise UserError("--latencies needs two or more different values >= 1")
+        inputs.needs(len(latencies) < 2, "--latencies", "two or more different values >= 1")
         if latencies[-1] > gem5_spec.MAX_LATENCY:
             raise UserError(f"--latencies: {latencies[-1]} cycles is more than a DRAM access "
                             f"(at most {gem5_spec.MAX_LATENCY}): measure latencies a "
