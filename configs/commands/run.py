@@ -143,8 +143,8 @@ def _gem5_point(args, job):
     return run_point.gem5_point(
         args.arch, args.variant, job, getattr(args, "cpu_preset", None) or "default",
         args.cache, args.smap_model, args.timeout or gem5_spec.DEFAULT_TIMEOUT,
-        cpu_params=tuple((name, getattr(args, name)) for name in ("kernel_entry", "stac_clac",
-                                                             "uops")
+        cpu_params=tuple((name, getattr(args, name))
+                         for name in ("kernel_entry", "stac_clac", "uops")
                          if getattr(args, name, None)),
         commit_profile=bool(getattr(args, "commit_profile", False)),
         uop_profile=bool(getattr(args, "uop_profile", False)),
