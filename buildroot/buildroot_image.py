@@ -126,14 +126,14 @@ def plan(arch: str, job, route: str = "debian", handoff: bool = False,
         base["host_sources_recipe"] = host_sources.RECIPE_VERSION
         base["fakeroot"] = host_sources.fakeroot_version()
     work_key = cache.content_key(base)
-    inputs = dict(base, sources=assemble.sources_digest(),
-                  job_conf=None if handoff else job.job_conf())
+    keyed = dict(base, sources=assemble.sources_digest(),
+                 job_conf=None if handoff else job.job_conf())
     if variant:
         config = kernel_fragment.resolved_config(arch, variant)
-        inputs["kernel"] = kernel_fragment.inputs(arch, variant, config)
+        keyed["kernel"] = kernel_fragment.inputs(arch, variant, config)
     if job.needs_kernel_tree():
-        inputs["kernel_tree_paths"] = linux_source.pinned().sha256
-    return cache.content_key(inputs), inputs, work_key
+        keyed["kernel_tree_paths"] = linux_source.pinned().sha256
+    return cache.content_key(keyed), keyed, work_key
 
 
 def build_image(arch: str, job, route: str = "debian",
