@@ -29,3 +29,9 @@ def command(sub, name: str, handler, cache: bool = False, **kwargs) -> argparse.
     sp = sub.add_parser(name, **kwargs)
     sp.set_defaults(handler=handler, uses_cache=cache)
     return sp
+
+
+def switches(sp: argparse.ArgumentParser, *flags: tuple) -> None:
+    """Each (flag, help) of `flags` an on/off switch of `sp`, off unless given."""
+    for flag, help_text in flags:
+        sp.add_argument(flag, action="store_true", help=help_text)

@@ -24,7 +24,7 @@ from configs.qemu.backend import QemuResult
 from kernels import build as kbuild
 from kernels.commands import kernel_args
 from lab import inputs
-from lab.cli import SECONDS, command
+from lab.cli import SECONDS, command, switches
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 
@@ -70,12 +70,10 @@ def register(sub) -> None:
     sp.add_argument("--warming", default="functional", choices=gem5_spec.WARMING,
                     help="gem5: functional (default: boot once, hand the job over, warm the "
                          "caches on the atomic core) or none (the ROI checkpoint, cold caches)")
-    sp.add_argument("--commit-profile", action="store_true",
-                    help="gem5: charge the ROI's cycles to kernel functions (needs patch "
-                         "0007 of configs/gem5-patches)")
-    sp.add_argument("--uop-profile", action="store_true",
-                    help="x86 gem5: count the ROI's instructions and micro-ops form by form "
-                         "(configs/gem5/uop_profile.py)")
+    switches(sp, ("--commit-profile", "gem5: charge the ROI's cycles to kernel functions "
+                                      "(needs patch 0007 of configs/gem5-patches)"),
+             ("--uop-profile", "x86 gem5: count the ROI's instructions and micro-ops form by "
+                               "form (configs/gem5/uop_profile.py)"))
     sp.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
                     help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
                          "simulation points, weighted; needs --warming functional)")
@@ -90,8 +88,7 @@ def register(sub) -> None:
     sp.add_argument("--simpoint-measure-all", action="store_true",
                     help="with --sampling simpoint: validate by measuring every interval "
                          "too (splits the error into sampling's and the rest)")
-    sp.add_argument("--force", action="store_true", help="rerun even if finished")
-    sp.add_argument("--json", action="store_true", help="print the whole record")
+    switches(sp, ("--force", "rerun even if finished"), ("--json", "print the whole record"))
 
     sp = command(sub, "crosscheck", cmd_crosscheck, cache=True,
                  help="gem5 against QEMU for one point, symbol by symbol (replays the ROI "
