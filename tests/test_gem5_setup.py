@@ -98,6 +98,18 @@ def test_source_and_series_for_real(tmp_path):
     assert len(log) == len(locate.series_patches()) + 1
     # A rerun finds both steps done and does nothing.
     assert [done for _, _, done in s.steps()] == [True, True]
+    # The repo's series changed since (here its last patch stands for an
+    # earlier edition of it): set-up goes back to gem5's source and applies
+    # this edition, rather than failing to apply it on top of the other.
+    git = lambda *a: subprocess.run(["git", *a], cwd=s.dest, capture_output=True, text=True,
+                                    check=True, env=dict(os.environ, **gem5_setup.COMMITTER))
+    git("reset", "--quiet", "--hard", "HEAD~1")
+    (s.dest / "README.md").write_text("an earlier edition of the series\n")
+    git("commit", "--quiet", "-am", "an earlier edition")
+    assert not locate.source_carries_series(s.dest)
+    gem5_setup.apply_series(s, say=lines.append)
+    assert locate.source_carries_series(s.dest)
+    assert git("log", "--format=%s").stdout.splitlines() == log
 
 
 SCONSTRUCT = """

@@ -107,6 +107,18 @@ def source_carries_series(home: Path) -> bool:
     return True
 
 
+def series_sources_mtime(home: Path) -> float:
+    """The newest modification time of the files the series touches in
+    `home` (0 where none is there). A binary older than that was built
+    before this edition of the series was applied: its marks say "a
+    series", not "this one", so it counts as not built."""
+    touched = set()
+    for p in series_patches():
+        touched.update(re.findall(r"^diff --git a/(\S+) b/", p.read_text(), re.M))
+    times = [(home / f).stat().st_mtime for f in touched if (home / f).is_file()]
+    return max(times, default=0.0)
+
+
 @functools.lru_cache(maxsize=None)
 def _binary_has_mark(path: str, size: int, mtime_ns: int) -> bool:
     # size and mtime key the cache: a rebuilt binary is looked at again.
@@ -181,7 +193,8 @@ class Gem5:
         if not arches.get(arch).gem5_series or not b.is_file():
             return False
         st = b.stat()
-        return _binary_has_mark(str(b), st.st_size, st.st_mtime_ns)
+        return (_binary_has_mark(str(b), st.st_size, st.st_mtime_ns)
+                and st.st_mtime >= series_sources_mtime(self.home))
 
     def series(self, arch: str) -> SeriesState:
         """Whether this tree and its `arch` binary carry our patch series."""

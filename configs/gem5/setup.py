@@ -194,6 +194,17 @@ def apply_series(setup: Setup, say) -> None:
     if (setup.dest / ".git" / "rebase-apply").exists():
         say("an interrupted git am: starting the series again")
         _git(["am", "--abort"], cwd=setup.dest, check=False)
+    # A tree that carries an earlier edition of the series (the repo's
+    # patches changed since the last set-up): back to the gem5 source
+    # commit the source step made, then this edition on top. Only tracked
+    # files move, and those with the same content as before keep scons'
+    # objects (it compares content, not times), so the rebuild is what the
+    # new edition changed.
+    base = _git(["rev-list", "--max-parents=0", "HEAD"], cwd=setup.dest).stdout.split()
+    head = _git(["rev-parse", "HEAD"], cwd=setup.dest).stdout.strip()
+    if len(base) == 1 and head != base[0]:
+        say("the tree carries an earlier edition of the series: back to gem5's source first")
+        _git(["reset", "--quiet", "--hard", base[0]], cwd=setup.dest)
     patches = [str(p) for p in locate.series_patches()]
     say(f"applying {len(patches)} patches")
     proc = _git(["am", "--quiet", *patches], cwd=setup.dest, check=False, env=COMMITTER)
