@@ -2,7 +2,7 @@
 against the QEMU plugin's per-symbol counts of the same point.
 
 gem5's stats say how many instructions the ROI committed; they do not say
-where. A replay of the ROI with gem5's Exec trace (configs/gem5/backend.py
+where. A replay of the ROI with gem5's Exec trace (configs/gem5/process.py
 trace_roi) gives every committed instruction's PC. Attributed to kernel
 symbols with the booted kernel's System.map, by the same rule the plugin
 uses, the two simulators can be compared function by function, which is

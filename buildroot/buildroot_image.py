@@ -102,14 +102,14 @@ def plan(arch: str, job, route: str = "debian", handoff: bool = False,
     variant of an arch shares one output directory (and its host tools),
     the kernel being rebuilt when the variant changes."""
     arches.check(arch)
-    if job is not None and job.needs_ext4():
-        raise UserError(f"{job.origin}: run.fs \"ext4\" needs the assembler's image (it "
-                        f"carries /ext4.img); the Buildroot builder does not: leave "
-                        f"--builder buildroot out")
-    if job is not None and job.needs_make_tree():
-        raise UserError(f"{job.origin}: make-build needs the assembler's image (it carries "
-                        f"GNU make built from Debian's source and the tree it builds); the "
-                        f"Buildroot builder does not: leave --builder buildroot out")
+    if job is not None:
+        inputs.needs(job.needs_ext4(), f'{job.origin}: run.fs "ext4"',
+                     "the assembler's image (it carries /ext4.img); the Buildroot builder "
+                     "does not: leave --builder buildroot out")
+        inputs.needs(job.needs_make_tree(), f"{job.origin}: make-build",
+                     "the assembler's image (it carries GNU make built from Debian's source "
+                     "and the tree it builds); the Buildroot builder does not: leave "
+                     "--builder buildroot out")
     check_toolchain(route)
     for tool in ("make", "rsync", "readelf", "cpio", "file", "bc", "unzip"):
         tools.require(tool)
@@ -126,14 +126,14 @@ def plan(arch: str, job, route: str = "debian", handoff: bool = False,
         base["host_sources_recipe"] = host_sources.RECIPE_VERSION
         base["fakeroot"] = host_sources.fakeroot_version()
     work_key = cache.content_key(base)
-    inputs = dict(base, sources=assemble.sources_digest(),
-                  job_conf=None if handoff else job.job_conf())
+    keyed = dict(base, sources=assemble.sources_digest(),
+                 job_conf=None if handoff else job.job_conf())
     if variant:
         config = kernel_fragment.resolved_config(arch, variant)
-        inputs["kernel"] = kernel_fragment.inputs(arch, variant, config)
+        keyed["kernel"] = kernel_fragment.inputs(arch, variant, config)
     if job.needs_kernel_tree():
-        inputs["kernel_tree_paths"] = linux_source.pinned().sha256
-    return cache.content_key(inputs), inputs, work_key
+        keyed["kernel_tree_paths"] = linux_source.pinned().sha256
+    return cache.content_key(keyed), keyed, work_key
 
 
 def build_image(arch: str, job, route: str = "debian",

@@ -8,19 +8,23 @@ Data (read by the code, never imported):
 
 Code:
   point.py         one run point (Point: QemuSettings | Gem5Settings), built
-                   and checked once from a sweep file (sweep.py) or the
-                   command line (run.py)
-  runs.py          the backend interface: QemuBackend and Gem5Backend each give
-                   a point's key and run it to a record (runs.backend_for)
+                   and checked once, its rules with its constructor, from a
+                   sweep file (sweep.py) or the command line (commands/run.py)
+  backends.py      the backend interface (Backend: require, key, run, result)
+                   and the one place a point's backend is chosen (backend_for)
+  runs.py          what the backends share: a run's directory, its record
   local_executor.py  a sweep's plan and its local worker pool;
   slurm/           the same points as Slurm job arrays (slurm_executor.py) and
                    a one-machine cluster (single-node.sh)
-  qemu/            the QEMU process (backend.py), the TCG plugin's build and
-                   its C source (plugin/, one file per job)
-  gem5/            the gem5 side: host code (spec, locate, setup, backend: the
+  qemu/            the QEMU backend (backend.py: QemuBackend), its process
+                   (process.py) and CPU profiles (profile.py), the TCG plugin's
+                   build and its C source (plugin/, one file per job)
+  gem5/            the gem5 backend (backend.py: Gem5Backend) and the rest of
+                   the gem5 side: host code (spec, locate, setup, process: the
                    gem5 process, stats, commit_profile, sampling: SimPoint's
                    steps on gem5) and the scripts gem5 itself runs (fs_roi.py,
                    fs_simpoint.py, three_level_caches.py)
+  commands/        run.py's commands of this stage, one module per group
   simpoint_method.py  SimPoint 3.2's method (numpy, scikit-learn)
   calibrate.py, calibration_targets.py  fitting the series' latencies to the seeds
   console.py       the @@UACCESS console protocol both backends read

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 from buildroot import assemble
 from configs import calibration_targets as targets
+from configs import backends
 from configs import point as run_point
-from configs import runs
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
 from lab import fit as fit_line
@@ -104,7 +104,7 @@ def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: 
         point = run_point.gem5_point("x86_64", variant, job, cache=cache.name,
                                      smap_model=m.smap_model, timeout=timeout,
                                      made=with_latency(cpu, m.op_class, latency))
-        return runs.Gem5Backend(gem5).run(point, kernels[variant], image)
+        return backends.backend_for(point, gem5).run(point, kernels[variant], image)
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:

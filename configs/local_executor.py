@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from buildroot import assemble
-from configs import runs
+from configs import backends, runs
 from configs.gem5 import locate as gem5_locate
 from kernels import build as kbuild
 from kernels import variants
@@ -35,7 +35,7 @@ class Planned:
     image: object          # assemble.ImageArtifact (may not be built yet)
     key: str               # run key: the backend's key of the point
     done: bool             # a finished run exists
-    backend: object = None  # runs.QemuBackend | runs.Gem5Backend: the one that keyed it
+    backend: object = None  # configs.backends.Backend: the one that keyed it
     needs: str = ""        # a dry run's point that cannot be keyed: what it needs
 
     def boot_group(self) -> tuple:
@@ -97,7 +97,7 @@ def plan(sweep, gem5_flag: str = None, dry: bool = False) -> list:
         if p.run.needs_gem5 and p.arch in missing:
             out.append(Planned(p, kernel, image, "", False, None, missing[p.arch]))
             continue
-        backend = runs.backend_for(p, gem5s.get(p.arch))
+        backend = backends.backend_for(p, gem5s.get(p.arch))
         backend.require(p)  # before any work
         key = backend.key(p, kernel, image)
         if key in seen:  # e.g. a QEMU twin that equals a plain QEMU point

@@ -9,20 +9,39 @@ Slurm task) takes the point whole. The rules that tie settings together
 live here and nowhere else: a gem5 point's smap model is normalised for
 its arch, its presets are loaded and its cpu.* overrides applied once,
 SimPoint sampling needs functional warming, and a commit profile needs
-the whole ROI.
+the whole ROI. A caller gives the rules its user's words (Spelling: the
+command line's flags or a sweep file's keys), and a broken one names the
+setting (inputs.SettingError), so a sweep can say which axis holds it.
 """
 
 from dataclasses import dataclass
 
 from configs.gem5 import spec as gem5_spec
-from configs.qemu import backend as qemu
-from lab import arches
+from configs.qemu import process as qemu_process
+from configs.qemu import profile as qemu_profile
+from lab import arches, inputs
 from lab.errors import UserError
 
 
 @dataclass(frozen=True)
+class Spelling:
+    """How the user wrote the settings a broken rule names."""
+    uop_profile: str
+    commit_profile: str
+    simpoint: str      # sampling by SimPoint
+    functional: str    # warming functional, as a rule asks for it
+    cold: str          # warming none, likewise
+
+
+FLAGS = Spelling("--uop-profile", "--commit-profile", "--sampling simpoint",
+                 "--warming functional", "--warming none")
+SWEEP_KEYS = Spelling("uop_profile", "a commit profile", 'sampling "simpoint"',
+                      'warming "functional" only', 'warming "none"')
+
+
+@dataclass(frozen=True)
 class QemuSettings:
-    profile: object          # configs.qemu.backend.Profile, of the point's arch
+    profile: object          # configs.qemu.profile.Profile, of the point's arch
     plugin: bool = False     # count the ROI with the TCG plugin
     bbv_interval: int = 0    # > 0: also write SimPoint basic-block vectors
     twin_of: str = ""        # a gem5 boot group's cross-check twin: "<cache>/<model or ->"
@@ -136,15 +155,14 @@ RECORD_KEYS = ("arch", "variant", "workload", "backend", "profile", "cache", "sm
 
 
 def qemu_point(arch: str, variant: str, job, profile: str = "",
-               timeout: float = qemu.DEFAULT_TIMEOUT,
+               timeout: float = qemu_process.DEFAULT_TIMEOUT,
                plugin: bool = False, bbv_interval: int = 0, smap_model: str = "",
                layers: tuple = (), twin_of: str = "", params: tuple = ()) -> Point:
     """A QEMU point; `profile` "" (or "default") is the arch's default."""
     arch = arches.check(arch)
     name = arches.get(arch).qemu_profile if profile in ("", "default") else profile
-    prof = qemu.load_profile(name)
-    if prof.arch != arch:
-        raise UserError(f"profile '{prof.name}' is for {prof.arch}, not {arch}")
+    prof = qemu_profile.load_profile(name)
+    inputs.for_arch(f"profile '{prof.name}'", prof.arch, arch)
     # A profile whose CPU is a gem5 model's twin (SMAP executed) selects
     # that model with no command line: the point has it all the same.
     return Point(arch, variant, job, float(timeout),
@@ -156,31 +174,37 @@ def qemu_point(arch: str, variant: str, job, profile: str = "",
 def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str = "classic-l1l2",
                smap_model: str = "none", timeout: float = gem5_spec.DEFAULT_TIMEOUT,
                cpu_params: tuple = (), commit_profile: bool = False, warming: str = "none",
-               simpoint=None, params: tuple = (), cli: bool = False, made=None,
+               simpoint=None, params: tuple = (), spelling: Spelling = SWEEP_KEYS, made=None,
                uop_profile: bool = False) -> Point:
-    """A gem5 point, every rule checked; `cli` spells a broken rule as the
-    command line's flags rather than a sweep file's keys. `made` is a CPU
-    preset the caller made instead of one named in the folder (calibrate's
-    steps: a preset with one latency set), checked for the arch the same."""
+    """A gem5 point, every rule checked once, here: its presets read whole,
+    its settings' combinations, its job's needs. A broken rule is said in
+    `spelling` (the command line's flags, or a sweep file's keys) and names
+    its setting (inputs.SettingError: cache or sampling). `made`
+    is a CPU preset the caller made instead of one named in the folder
+    (calibrate's steps: a preset with one latency set), checked for the
+    arch the same."""
     arch = arches.check(arch)
     if made is not None:
         preset = made.name
-        if made.arch not in (arch, "any"):
-            raise UserError(f"CPU preset '{made.name}' is for {made.arch}, not {arch}")
+        inputs.for_arch(f"CPU preset '{made.name}'", made.arch, arch)
     else:
         preset = arches.get(arch).default_cpu_preset if preset == "default" else preset
     cpu = gem5_spec.with_params(made or gem5_spec.load_cpu(preset, arch), cpu_params)
-    check_gem5_rules(gem5_spec.check_warming(warming), simpoint, commit_profile, cli,
-                     uop_profile, arch)
-    if job.needs_ext4() and warming != "none":
-        raise UserError(f"{job.origin}: run.fs \"ext4\" needs "
-                        + ("--warming none" if cli else 'warming "none"')
-                        + ": the boot-once image serves every job and carries no ext4 "
-                          "filesystem")
+    with inputs.setting("cache"):
+        cache_preset = gem5_spec.load_cache(cache)
+    gem5_spec.check_warming(warming)
+    if uop_profile and not arches.get(arch).gem5_series:
+        raise UserError(f"{spelling.uop_profile} is x86's (gem5's x86 micro-op forms); {arch} "
+                        f"has none: run it on x86_64")
+    with inputs.setting("sampling"):
+        _check_gem5_rules(warming, simpoint, commit_profile, spelling, uop_profile)
+    inputs.needs(job.needs_ext4() and warming != "none", f'{job.origin}: run.fs "ext4"',
+                 f"{spelling.cold}: the boot-once image serves every job and carries no ext4 "
+                 f"filesystem")
     model = gem5_spec.model_for(arch, smap_model)
     gem5_spec.kernel_args(arch, model)  # the model is one gem5 can boot
     return Point(arch, variant, job, float(timeout),
-                 Gem5Settings(preset, cpu, gem5_spec.load_cache(cache), tuple(cpu_params),
+                 Gem5Settings(preset, cpu, cache_preset, tuple(cpu_params),
                               bool(commit_profile), warming, simpoint, bool(uop_profile)),
                  model, with_job_layers(gem5_spec.layers_for(arch), job), tuple(params))
 
@@ -213,22 +237,14 @@ def with_job_layers(layers: tuple, job) -> tuple:
     return layers + tuple(x for x in job.kernel_layers if x not in layers)
 
 
-def check_gem5_rules(warming: str, simpoint, commit_profile: bool, cli: bool = False,
-                     uop_profile: bool = False, arch: str = "x86_64") -> None:
-    """The settings a gem5 point cannot combine, said as the user wrote them
-    (the command line's flags with `cli`, else a sweep file's keys)."""
-    flag = "--uop-profile" if cli else "uop_profile"
-    if uop_profile and not arches.get(arch).gem5_series:
-        raise UserError(f"{flag} is x86's (gem5's x86 micro-op forms); {arch} has none: "
-                        f"run it on x86_64")
+def _check_gem5_rules(warming: str, simpoint, commit_profile: bool, spelling: Spelling,
+                      uop_profile: bool) -> None:
+    """The settings a gem5 point cannot combine (what it samples and what
+    it profiles), said as the user wrote them."""
     if uop_profile and (simpoint or commit_profile):
-        raise UserError(f"{flag} traces the whole ROI's micro-ops: it takes neither "
-                        + ("--sampling simpoint nor --commit-profile" if cli else
-                           "sampling \"simpoint\" nor a commit profile"))
-    if simpoint and warming != "functional":
-        raise UserError(("--sampling simpoint needs --warming functional" if cli else
-                         "sampling \"simpoint\" needs warming \"functional\" only")
-                        + " (its checkpoints lie on the boot-once timeline)")
-    if simpoint and commit_profile:
-        raise UserError(("--commit-profile" if cli else "a commit profile")
-                        + " needs the whole ROI: it cannot be sampled")
+        raise UserError(f"{spelling.uop_profile} traces the whole ROI's micro-ops: it takes "
+                        f"neither {spelling.simpoint} nor {spelling.commit_profile}")
+    inputs.needs(simpoint and warming != "functional", spelling.simpoint,
+                 f"{spelling.functional} (its checkpoints lie on the boot-once timeline)")
+    inputs.needs(simpoint and commit_profile, spelling.commit_profile,
+                 "the whole ROI: it cannot be sampled")

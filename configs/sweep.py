@@ -57,12 +57,13 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from configs import runs
+from configs import backends as backends_mod
 from configs import point as run_point
-from configs.point import check_gem5_rules, gem5_point, qemu_point
+from configs.point import gem5_point, qemu_point
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
-from configs.qemu import backend as qemu
+from configs.qemu import process as qemu_process
+from configs.qemu import profile as qemu_profile
 from kernels import variants
 from lab import arches, inputs, tomlfile
 from lab.errors import UserError
@@ -71,7 +72,7 @@ from workloads import script
 SWEEP_DIR = Path(__file__).resolve().parent / "sweeps"
 AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cache",
         "smap_model", "warming", "sampling")
-FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": qemu.DEFAULT_TIMEOUT,
+FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": qemu_process.DEFAULT_TIMEOUT,
                   "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
                   "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
                   "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False,
@@ -104,15 +105,10 @@ def _err(path, where, what):
     return UserError(f"{path}: {where}: {what}")
 
 
-def _list_of_strings(path, where, value):
-    return inputs.list_of(value, f"{path}: {where}", lambda v: isinstance(v, str), "strings")
-
-
-def _choose(path, where, values, valid):
-    for i, v in enumerate(values):
-        if v not in valid:
-            raise _err(path, f"{where}[{i}]", f"unknown value {v!r} (valid: {', '.join(valid)})")
-    return values
+def _axis(path, where, value, valid=None) -> list:
+    """An axis's values: strings, each one of `valid` where given."""
+    values = inputs.strings(value, f"{path}: {where}")
+    return values if valid is None else inputs.each_in(values, valid, f"{path}: {where}")
 
 
 def expand(data: dict, path: Path) -> Sweep:
@@ -175,43 +171,27 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
                        f"cpu.fu_count.<kind>)")
     cpu_axes = _cpu_axes(path, where, axes)
 
-    arch_names = _choose(path, f"{where}.arch", _list_of_strings(path, f"{where}.arch",
-                         axes.get("arch", list(arches.NAMES))), arches.NAMES)
+    arch_names = _axis(path, f"{where}.arch", axes.get("arch", list(arches.NAMES)), arches.NAMES)
     variant_values = axes.get("variant", "all")
-    names = variants.names() if variant_values == "all" else _choose(
-        path, f"{where}.variant", _list_of_strings(path, f"{where}.variant", variant_values),
-        variants.names())
-    backends = _choose(path, f"{where}.backend", _list_of_strings(
-        path, f"{where}.backend", axes.get("backend", fixed["backend"])), runs.BACKENDS)
-    profiles = _choose(path, f"{where}.profile", _list_of_strings(
-        path, f"{where}.profile", axes.get("profile", fixed["profile"])),
-        ["default"] + qemu.profile_names())
-    workloads = _workloads(path, _list_of_strings(path, f"{where}.workload",
-                                                  axes.get("workload", ["lstat-storm"])))
-    presets = _list_of_strings(path, f"{where}.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
-    caches = _choose(path, f"{where}.cache", _list_of_strings(
-        path, f"{where}.cache", axes.get("cache", fixed["cache"])), gem5_spec.cache_preset_names())
-    if "gem5" in backends:  # each preset read whole now, not when gem5 is found
-        for i, name in enumerate(caches):
-            try:
-                gem5_spec.load_cache(name)
-            except UserError as e:
-                raise _err(path, f"{where}.cache[{i}]", str(e)) from None
-    models = _choose(path, f"{where}.smap_model", _list_of_strings(
-        path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"])),
-        gem5_spec.SMAP_MODELS)
-    warmings = _choose(path, f"{where}.warming", _list_of_strings(
-        path, f"{where}.warming", axes.get("warming", fixed["warming"])), gem5_spec.WARMING)
-    samplings = _choose(path, f"{where}.sampling", _list_of_strings(
-        path, f"{where}.sampling", axes.get("sampling", fixed["sampling"])),
-        gem5_sampling.SAMPLING)
-    if "gem5" in backends:  # the rules between them, once, before any point is made
-        for warming, sampling in itertools.product(warmings, samplings):
-            try:
-                check_gem5_rules(warming, sampling == "simpoint", bool(fixed["commit_profile"]),
-                                 uop_profile=bool(fixed["uop_profile"]))
-            except UserError as e:
-                raise _err(path, f"{where}.sampling", str(e)) from None
+    names = variants.names() if variant_values == "all" else _axis(
+        path, f"{where}.variant", variant_values, variants.names())
+    backends = _axis(path, f"{where}.backend", axes.get("backend", fixed["backend"]),
+                     backends_mod.BACKENDS)
+    profiles = _axis(path, f"{where}.profile", axes.get("profile", fixed["profile"]),
+                     ["default"] + qemu_profile.profile_names())
+    workloads = _workloads(path, _axis(path, f"{where}.workload",
+                                       axes.get("workload", ["lstat-storm"])))
+    presets = _axis(path, f"{where}.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
+    # Each gem5 point reads its presets whole and checks its settings'
+    # combinations when it is made (configs/point.py), before any work.
+    caches = _axis(path, f"{where}.cache", axes.get("cache", fixed["cache"]),
+                   gem5_spec.cache_preset_names())
+    models = _axis(path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"]),
+                   gem5_spec.SMAP_MODELS)
+    warmings = _axis(path, f"{where}.warming", axes.get("warming", fixed["warming"]),
+                     gem5_spec.WARMING)
+    samplings = _axis(path, f"{where}.sampling", axes.get("sampling", fixed["sampling"]),
+                      gem5_sampling.SAMPLING)
     param_axes = _param_axes(path, params, workloads)
     size = math.prod(len(x) for x in (arch_names, names, workloads, backends, profiles, presets,
                                       caches, models, warmings, samplings))
@@ -234,8 +214,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             shown = tuple((k, _show(val)) for k, val in settings)
             common = dict(arch=arch, variant=variant, job=job, params=shown)
             made = {"qemu": lambda: _qemu_points(path, common, profiles, skipped, fixed),
-                    "gem5": lambda: _gem5_points(path, common, presets, caches, models, fixed,
-                                                 cpu_axes, warmings, samplings)}[backend]()
+                    "gem5": lambda: _gem5_points(path, where, common, presets, caches, models,
+                                                 fixed, cpu_axes, warmings, samplings)}[backend]()
             if made:  # before any work: a job no point can finish in its timeout
                 job.check_fits(min(p.timeout for p in made), f"{path}: ")
             points += made
@@ -249,7 +229,7 @@ def _qemu_points(path, common, profiles, skipped, fixed) -> list:
     for profile in profiles:
         arch = common["arch"]
         prof = arches.get(arch).qemu_profile if profile == "default" else profile
-        if qemu.load_profile(prof).arch != arch:
+        if qemu_profile.load_profile(prof).arch != arch:
             skipped.append((f"{arch}/{common['variant']}/{common['job'].workload}",
                             f"profile {prof} is for another arch"))
             continue
@@ -292,23 +272,20 @@ def _cpu_axes(path, where, axes) -> list:
     return out
 
 
-def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
+def _gem5_points(path, where, common, presets, caches, models, fixed, cpu_axes=(),
                  warmings=("none",), samplings=("none",)) -> list:
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
     twin per boot group (same kernel, image, model) when cross-checking."""
     arch = common["arch"]
     arch_models = models if arches.get(arch).gem5_series else [""]
     out = []
-    every = gem5_spec.cpu_preset_names()
+    every = ["default"] + gem5_spec.cpu_preset_names()
     for i, preset in enumerate(presets):
-        if preset != "default" and preset not in every and preset in gem5_spec.preset_files("cpu"):
-            try:  # in the folder but left out of the list: say what is wrong with it
+        if preset not in every and preset in gem5_spec.preset_files("cpu"):
+            # In the folder but left out of the list: say what is wrong with it.
+            with inputs.located(f"{path}: axes.cpu_preset[{i}]"):
                 gem5_spec.load_cpu(preset, arch)
-            except UserError as e:
-                raise _err(path, f"axes.cpu_preset[{i}]", str(e)) from None
-        if preset != "default" and preset not in every:
-            raise _err(path, f"axes.cpu_preset[{i}]", f"unknown value {preset!r} "
-                       f"(valid: default, {', '.join(every)})")
+    inputs.each_in(presets, every, f"{path}: axes.cpu_preset")
     # A preset names its arch; each arch takes its own from the list.
     mine = [arches.get(arch).default_cpu_preset if p == "default" else p for p in presets
             if p == "default" or p in gem5_spec.cpu_preset_names(arch)]
@@ -335,6 +312,10 @@ def _gem5_points(path, common, presets, caches, models, fixed, cpu_axes=(),
                     commit_profile=bool(fixed["commit_profile"]), warming=warming,
                     uop_profile=bool(fixed["uop_profile"]),
                     simpoint=_simpoint(fixed) if sampled == "simpoint" else None, **common))
+            except inputs.SettingError as e:  # said at the axis that holds it
+                axis = {"cache": f"{where}.cache[{caches.index(cache_name)}]",
+                        "sampling": f"{where}.sampling"}[e.setting]
+                raise _err(path, axis, str(e)) from None
             except UserError as e:
                 raise _err(path, "axes", str(e)) from None
         if fixed["cross_check"] and run_point.has_twin(out[-1].smap_model):
@@ -368,10 +349,8 @@ def _workloads(path, values):
                 raise _err(path, f"axes.workload[{i}]",
                            f"{value!r} is neither a workload ({', '.join(script.workload_names())}) "
                            f"nor a script file")
-        try:
+        with inputs.located(f"{path}: axes.workload[{i}]"):
             data = tomlfile.read(spath, "workload script")
-        except UserError as e:
-            raise _err(path, f"axes.workload[{i}]", str(e)) from None
         job = script.from_dict(data, str(spath))  # validates the script itself
         out.append((job.workload, data, str(spath)))
     return out
@@ -404,10 +383,8 @@ def _job_with(path, base: dict, origin: str, settings) -> script.Job:
     for key, value in settings:
         section, name = key.split(".")
         data.setdefault(section, {})[name] = value
-    try:
+    with inputs.located(f"{path}: params"):
         return script.from_dict(data, origin)
-    except UserError as e:
-        raise _err(path, "params", str(e)) from None
 
 
 def _show(value) -> str:

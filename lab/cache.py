@@ -51,7 +51,7 @@ AREAS = {
     "runs": "configs/runs.py: finished runs, by key",
     "gem5": "configs/gem5/setup.py: the gem5 tree that gem5 setup makes",
     "gem5-checkpoints": "configs/gem5/spec.py: boot checkpoints, by key",
-    "gem5-traces": "configs/gem5/backend.py: ROI instruction traces, by checkpoint",
+    "gem5-traces": "configs/gem5/process.py: ROI instruction traces, by checkpoint",
     "gem5-simpoint": "configs/gem5/sampling.py: SimPoint's steps, by key",
     "slurm": "configs/slurm/: the single-node cluster and the jobs' folders",
 }

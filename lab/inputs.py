@@ -8,6 +8,7 @@ blocks and a directory never becomes a traceback.
 """
 
 import argparse
+import contextlib
 import errno
 import math
 import os
@@ -265,6 +266,105 @@ def unique(values: list, where: str) -> list:
             raise UserError(f"{where}: lists {v!r} twice")
         seen.add(key)
     return values
+
+
+def needs(given: bool, what: str, needed: str) -> None:
+    """A setting `what`, where `given`, needs another (`needed`: the
+    setting as the user writes it, and why where it is not plain):
+    "WHAT needs NEEDED"."""
+    if given:
+        raise UserError(f"{what} needs {needed}")
+
+
+def only_for(given: bool, what: str, owner: str, why: str) -> None:
+    """A setting `what`, where `given`, belongs to another backend or mode
+    (`owner`): "WHAT is for OWNER: WHY"."""
+    if given:
+        raise UserError(f"{what} is for {owner}: {why}")
+
+
+def for_arch(thing: str, its_arch: str, arch: str) -> None:
+    """A profile or preset is made for one arch (or "any"): `thing` named
+    for `arch` is refused as "THING is for ITS_ARCH, not ARCH"."""
+    if its_arch not in (arch, "any"):
+        raise UserError(f"{thing} is for {its_arch}, not {arch}")
+
+
+def required_keys(table: dict, keys, where: str, hint: str) -> dict:
+    """`table` (the file `where`) sets every one of `keys`; the first it
+    lacks is named, with `hint` (what such a file sets)."""
+    missing = [k for k in keys if k not in table]
+    if missing:
+        raise UserError(f"{where}: missing {missing[0]!r} ({hint})")
+    return table
+
+
+def matches(value: str, pattern, where: str, what: str) -> str:
+    """`value` matches the compiled regular expression `pattern`; else
+    "WHERE must be WHAT, got VALUE"."""
+    if not pattern.match(value):
+        raise UserError(f"{where} must be {what}, got {short(repr(value))}")
+    return value
+
+
+def existing_file(path, what: str, fix: str) -> Path:
+    """A file this lab made earlier (a results store): "no WHAT at PATH:
+    FIX" where it is not there."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"no {what} at {path}: {fix}")
+    return path
+
+
+def each_in(values: list, valid, where: str) -> list:
+    """Each of an axis's `values` one of `valid`: the first that is not is
+    named by its place, WHERE[i], with the valid ones."""
+    valid = tuple(valid)
+    for i, v in enumerate(values):
+        if v not in valid:
+            raise UserError(f"{where}[{i}]: unknown value {v!r} (valid: {', '.join(valid)})")
+    return values
+
+
+def strings(value, where: str) -> list:
+    """An axis of strings: one, or a non-empty list of them, none twice."""
+    return list_of(value, where, lambda v: isinstance(v, str), "strings")
+
+
+@contextlib.contextmanager
+def located(where: str):
+    """Errors of what the block reads say where it came from: a UserError
+    raised inside comes out as "WHERE: its line" (a sweep file's axis, a
+    preset a sweep names)."""
+    try:
+        yield
+    except UserError as e:
+        if e.exit_code != UserError.exit_code:  # a run that failed, not bad input
+            raise
+        raise UserError(f"{where}: {e}") from None
+
+
+class SettingError(UserError):
+    """Bad input in one named setting of a value being made (a point's
+    cache preset, its sampling): the maker names the setting, and each
+    caller says where its user wrote it (a sweep file's axis)."""
+
+    def __init__(self, setting: str, message: str):
+        super().__init__(message)
+        self.setting = setting
+
+
+@contextlib.contextmanager
+def setting(name: str):
+    """A UserError raised inside is one about the setting `name`."""
+    try:
+        yield
+    except SettingError:
+        raise
+    except UserError as e:
+        if e.exit_code != UserError.exit_code:  # a run that failed, not bad input
+            raise
+        raise SettingError(name, str(e)) from None
 
 
 def cli(parse, what: str):

@@ -474,7 +474,7 @@ def _alternating_speed(planned: dict, repeat: int, order: tuple, what: str,
     ROI process of each, `repeat` times, alternating (so a load that comes
     and goes on the host falls on both alike), from their checkpoints, in
     a temporary directory (the run cache is not touched)."""
-    from configs.gem5 import backend as gem5_backend
+    from configs.gem5 import process as gem5_process
     from configs.gem5 import stats as gem5_stats
 
     rates, binaries = {k: [] for k in order}, set()
@@ -483,7 +483,7 @@ def _alternating_speed(planned: dict, repeat: int, order: tuple, what: str,
             for k in order:
                 pl = planned[k]
                 group = pl.point.boot_group(pl.backend.gem5, pl.kernel, pl.image)
-                ran, _, _ = gem5_backend.roi(group, pl.point.run.cpu,
+                ran, _, _ = gem5_process.roi(group, pl.point.run.cpu,
                                              Path(tmp) / f"{len(binaries)}-{i}-{order.index(k)}",
                                              pl.point.timeout)
                 binaries.add(Path(ran.command[0]).name)
@@ -503,7 +503,7 @@ def _kernel_entry_speed(planned: dict, repeat: int) -> None:
     goes on the host falls on both alike), from the same checkpoint, in a
     temporary directory (the run cache is not touched). The records' own
     rates were taken hours apart on a shared machine."""
-    from configs.gem5 import backend as gem5_backend
+    from configs.gem5 import process as gem5_process
     from configs.gem5 import stats as gem5_stats
 
     rates, binaries = {"serialize": [], "sdm": []}, set()
@@ -512,7 +512,7 @@ def _kernel_entry_speed(planned: dict, repeat: int) -> None:
             for entry in ("serialize", "sdm"):
                 pl = planned[entry]
                 group = pl.point.boot_group(pl.backend.gem5, pl.kernel, pl.image)
-                ran, _, _ = gem5_backend.roi(group, pl.point.run.cpu,
+                ran, _, _ = gem5_process.roi(group, pl.point.run.cpu,
                                              Path(tmp) / f"{entry}-{i}", pl.point.timeout)
                 binaries.add(Path(ran.command[0]).name)
                 # gem5's own rate: the stats window (the ROI), not the restore.

@@ -4,7 +4,7 @@ the run by the backend, exactly as a sweep's. Only tests (and the
 benchmark) build a point this way, so it lives here."""
 
 from configs import point as point_mod
-from configs import runs
+from configs import backends
 from configs.gem5 import spec as gem5_spec
 
 
@@ -26,4 +26,4 @@ def run(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
     if point.run.cache != cache_preset:
         raise ValueError(f"cache preset {cache_preset.name} is not the folder's: a point runs "
                          f"a cache preset from configs/gem5-presets/cache")
-    return runs.Gem5Backend(gem5).run(point, kernel, image, force)
+    return backends.backend_for(point, gem5).run(point, kernel, image, force)

@@ -3,7 +3,7 @@ made (and checked) by configs/point.py, the run by the backend, exactly as
 a sweep's. Only tests build a point this way, so it lives here."""
 
 from configs import point as point_mod
-from configs import runs
+from configs import backends
 from configs.gem5 import spec as gem5_spec
 from lab.errors import UserError
 
@@ -20,7 +20,7 @@ def run(kernel, image, job, profile_name: str = "", timeout: float = 300, force:
     if point.extra_args() != tuple(extra_args):
         raise UserError(f"kernel arguments {' '.join(extra_args)!r} are not a smap model's "
                         f"(those are the only ones a point adds)")
-    return runs.QemuBackend().run(point, kernel, image, force)
+    return backends.backend_for(point).run(point, kernel, image, force)
 
 
 def _model_in(args) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 from buildroot import buildroot_image
 from configs.gem5 import spec
-from configs.qemu import backend as qemu
+from configs.qemu import profile as qemu_profile
 from kernels import build as kbuild
 from kernels import config
 from lab import arches
@@ -19,7 +19,7 @@ def test_the_table_names_what_exists():
     for a in arches.ARCHES.values():
         assert (buildroot_image.EXTERNAL / "configs" / a.buildroot_defconfig).is_file()
         for profile in (a.qemu_profile, a.gem5_twin_profile):
-            assert qemu.load_profile(profile).arch == a.name
+            assert qemu_profile.load_profile(profile).arch == a.name
         assert all(p.is_file() for p in config.fragments_for(a.name))
         assert a.kernel_image.endswith("/" + a.image_name)
         assert a.gem5_binary() == f"build/{a.gem5_isa}/gem5.opt"

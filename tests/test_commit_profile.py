@@ -98,13 +98,13 @@ def test_a_share_without_its_none_twin_is_not_simulated():
 
 
 def test_a_profile_must_end_on_the_rois_last_cycle(tmp_path):
-    from configs import runs
-    from configs.gem5.backend import Gem5Failed
-    # The ROI had 3,000,000 cycles (gem5's numCycles).
-    runs._check_commit_ticks({"cycles": 3_000_002.0}, 3_000_000, tmp_path)  # the workend's own
+    from configs.gem5 import backend as gem5_backend
+    from configs.gem5.process import Gem5Failed
+    # The ROI had 3,000,000 cycles (gem5's numCycles); 2 more are the workend's own.
+    gem5_backend._check_commit_ticks({"cycles": 3_000_002.0}, 3_000_000, tmp_path)
     # A trace stamped at fetch ends a pipeline early: not a commit profile.
     with pytest.raises(Gem5Failed, match="not stamped at commit"):
-        runs._check_commit_ticks({"cycles": 2_999_980.0}, 3_000_000, tmp_path)
+        gem5_backend._check_commit_ticks({"cycles": 2_999_980.0}, 3_000_000, tmp_path)
 
 
 def test_the_clock_period_is_read_from_the_runs_config(tmp_path):

@@ -231,6 +231,7 @@ def test_a_run_whose_guest_lost_its_clock_is_run_again():
     from analysis import store
     from buildroot import assemble
     from configs import runs
+    from configs.qemu import process as qemu_process
     from kernels import build as kbuild
     from workloads import script
     job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1013}}, "clock-test")
@@ -238,17 +239,17 @@ def test_a_run_whose_guest_lost_its_clock_is_run_again():
     image = assemble.build_image("x86_64", job)
     first = qemu_runs.run(kernel, image, job, plugin=True)
     console = runs.run_dir(first["key"]) / "console.log"
-    assert runs.CLOCK_FAILURE_LINE not in console.read_text(errors="replace")
+    assert qemu_process.CLOCK_FAILURE_LINE not in console.read_text(errors="replace")
     assert first["guest"]["boots"] >= 1
     with console.open("a") as f:
         f.write("[    0.020000] tsc: Marking TSC unstable due to could not calculate TSC khz\n")
     assert runs.finished(first["key"]) is None
     again = qemu_runs.run(kernel, image, job, plugin=True)
     assert again["key"] == first["key"]
-    assert runs.CLOCK_FAILURE_LINE not in console.read_text(errors="replace")
+    assert qemu_process.CLOCK_FAILURE_LINE not in console.read_text(errors="replace")
     # Exact: the calls' own counts (less what the ROI's interrupts ran,
     # which differ from boot to boot), both guests on their TSC.
     assert store.calls_own(again["counts"])["x86"] == store.calls_own(first["counts"])["x86"]
     kept = list((runs.run_dir(first["key"]).parent / "failed").glob(f"{first['key']}-*"))
-    assert any(runs.CLOCK_FAILURE_LINE in (k / "console.log").read_text(errors="replace")
+    assert any(qemu_process.CLOCK_FAILURE_LINE in (k / "console.log").read_text(errors="replace")
                for k in kept)

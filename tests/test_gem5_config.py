@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from configs import sweep
-from configs.gem5 import backend as gem5_backend
+from configs.gem5 import process as gem5_process
 from configs.gem5 import locate, spec
 from configs.gem5 import stats as gem5_stats
-from configs.qemu import backend as qemu_backend
+from configs.qemu import profile as qemu_profile
 from lab.errors import UserError
 
 
@@ -70,7 +70,7 @@ def test_kernel_args_carry_backend_disk_and_model():
     assert "lapic_timer_period=750000" in x86 and "no_timer_check" in x86
     assert not any("timer" in a for a in arm)
     assert spec.layers_for("x86_64") == ("smap-model", "gem5-boot")
-    twin = qemu_backend.load_profile("arm64-gem5")
+    twin = qemu_profile.load_profile("arm64-gem5")
     assert "ssbd=force-off" in twin.kernel_args.split()
     with pytest.raises(UserError, match="unknown smap_model 'fast'"):
         spec.kernel_args("x86_64", "fast")
@@ -229,10 +229,10 @@ def test_untraced_processes_run_gem5_fast_where_it_stands_in_for_gem5_opt(tmp_pa
     assert g.runner("x86_64", traced=False) == fast
     assert g.runner("x86_64", traced=True) == opt
     assert locate.Gem5(tmp_path, "24.0.0.1", prefer_fast=False).runner("x86_64", False) == opt
-    cmd = gem5_backend.command(g, "x86_64", tmp_path / "o", tmp_path / "s.json",
-                               gem5_backend.TRACE_OPTIONS)
+    cmd = gem5_process.command(g, "x86_64", tmp_path / "o", tmp_path / "s.json",
+                               gem5_process.TRACE_OPTIONS)
     assert cmd[0] == str(opt)
-    assert gem5_backend.command(g, "x86_64", tmp_path / "o", tmp_path / "s.json")[0] == str(fast)
+    assert gem5_process.command(g, "x86_64", tmp_path / "o", tmp_path / "s.json")[0] == str(fast)
     # gem5.opt rebuilt since: gem5.fast may be of the tree as it was.
     _binary(fast, True, 500)
     assert g.runner("x86_64", traced=False) == opt

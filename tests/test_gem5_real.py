@@ -13,7 +13,7 @@ import pytest
 from analysis import roi_trace
 from buildroot import assemble
 from configs import runs
-from configs.gem5 import backend as gem5_backend
+from configs.gem5 import process as gem5_process
 from configs.gem5 import locate, spec
 from configs.gem5 import stats as gem5_stats
 from kernels import build as kbuild
@@ -72,7 +72,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     # Linux uses on QEMU's Cortex-A76). Timer ticks land in either ROI and
     # are one-offs. User mode matches to about one instruction per op (an
     # Arm svc traps, so gem5 does not commit it; QEMU counts it).
-    trace = gem5_backend.trace_roi(
+    trace = gem5_process.trace_roi(
         spec.BootGroup(arch, kernel, image, model or "none", cache, g), 3 * 3600)
     counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])
@@ -266,7 +266,7 @@ def fast_and_opt(arch: str, outdir: Path, job: dict = JOB):
     out = {}
     for gem5 in (g, dataclasses.replace(g, prefer_fast=False)):
         group = spec.BootGroup(arch, kernel, image, model, cache, gem5)
-        ran, _, _ = gem5_backend.roi(group, cpu, outdir / str(gem5.prefer_fast), 3 * 3600)
+        ran, _, _ = gem5_process.roi(group, cpu, outdir / str(gem5.prefer_fast), 3 * 3600)
         out[Path(ran.command[0]).name] = (ran, (ran.outdir / "stats.txt").read_text())
     return out
 

@@ -15,7 +15,7 @@ series; elsewhere these skip and say what is missing.
 
 from analysis import roi_trace
 from buildroot import assemble
-from configs.gem5 import backend as gem5_backend
+from configs.gem5 import process as gem5_process
 from configs.gem5 import spec
 from kernels import build as kbuild
 from lab.symbols import SymbolMap
@@ -69,7 +69,7 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     assert abs(s1["insts"] - s0["insts"]) <= 0.01 * s0["insts"]
     # The same kernel paths, function by function, as the QEMU twin: the
     # architectural replay (atomic CPU) of the series' new micro-ops.
-    trace = gem5_backend.trace_roi(
+    trace = gem5_process.trace_roi(
         spec.BootGroup("x86_64", kernel, image, "smap", cache, g), 3 * 3600)
     counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])

@@ -13,10 +13,12 @@ of the code that computes a key must not change one."""
 
 from pathlib import Path
 
-from configs import runs
+from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec
-from configs.qemu import backend as qemu
+from configs.qemu import backend as qemu_backend
 from configs.qemu import plugin_build
+from configs.qemu import process as qemu
+from configs.qemu import profile as qemu_profile
 
 from test_gem5_config import GEM5, IMAGE, Fake
 
@@ -34,12 +36,12 @@ def test_qemu_run_keys(monkeypatch):
     # loses its TSC to a failed calibration on a busy host, and every x86
     # QEMU run is a new one. Arm's keys stay.
     _fixed_machine(monkeypatch)
-    smap = qemu.load_profile("x86_64-smap")
-    pan = qemu.load_profile("arm64-pan")
-    assert runs.run_key(KERNEL, IMAGE, "qemu", smap) == "5be8f1e3b451ba50623a"
-    assert runs.run_key(KERNEL, IMAGE, "qemu", smap, plugin=True,
+    smap = qemu_profile.load_profile("x86_64-smap")
+    pan = qemu_profile.load_profile("arm64-pan")
+    assert qemu_backend.run_key(KERNEL, IMAGE, "qemu", smap) == "5be8f1e3b451ba50623a"
+    assert qemu_backend.run_key(KERNEL, IMAGE, "qemu", smap, plugin=True,
                         bbv_interval=100_000) == "97c24658f24efacd7a3d"
-    assert runs.run_key(KERNEL, IMAGE, "qemu", pan, plugin=True) == "e4abd2b8d7bf18fd1d5c"
+    assert qemu_backend.run_key(KERNEL, IMAGE, "qemu", pan, plugin=True) == "e4abd2b8d7bf18fd1d5c"
 
 
 def test_gem5_boot_and_run_keys():
@@ -64,9 +66,9 @@ def test_gem5_boot_and_run_keys():
     era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5)
     assert spec.checkpoint_key(smap) == "5620dee45ea56d90450f"
     assert spec.checkpoint_key(era) == "2ee845d3eac09d215007"
-    assert runs.gem5_key(smap, default) == "93809b4b071c44bf1aeb"
-    assert runs.gem5_key(era, westmere) == "574da0883e8d95bd18be"
-    assert runs.gem5_key(none, spec.with_params(default, {"numROBEntries": 64})) == \
+    assert gem5_backend.gem5_key(smap, default) == "93809b4b071c44bf1aeb"
+    assert gem5_backend.gem5_key(era, westmere) == "574da0883e8d95bd18be"
+    assert gem5_backend.gem5_key(none, spec.with_params(default, {"numROBEntries": 64})) == \
         "8dbf9be6cec70a54f4df"
 
 
@@ -109,6 +111,6 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     job = script.load(script.default_script("statx-loop"))
     cold = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5)
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
-    assert runs.gem5_key(cold, default, commit_profile=True) == "47c019ec9741ddd03d86"
-    assert runs.gem5_key(warm, default, job=job) == "6b3f8a9b4ff96cf93e79"
-    assert runs.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "960761cddb5c8523388e"
+    assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "47c019ec9741ddd03d86"
+    assert gem5_backend.gem5_key(warm, default, job=job) == "6b3f8a9b4ff96cf93e79"
+    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "960761cddb5c8523388e"

@@ -10,6 +10,8 @@ import pytest
 
 from buildroot import assemble
 from configs import runs
+from configs.qemu import backend as qemu_backend
+from configs.qemu import profile as qemu_profile
 from kernels import build as kbuild
 from lab import arches
 from workloads import script
@@ -98,5 +100,5 @@ def test_kernel_panic_is_reported(job, tmp_path):
     fake = assemble.ImageArtifact("broken-" + image.key, broken, "x86_64")
     with pytest.raises(runs.RunFailed, match="kernel panic"):
         qemu_runs.run(kernel, fake, job, "", 120, force=True)
-    assert not runs.run_dir(runs.run_key(kernel, fake, "qemu",
-                                         runs.qemu.load_profile("x86_64-smap"))).exists()
+    assert not runs.run_dir(qemu_backend.run_key(
+        kernel, fake, "qemu", qemu_profile.load_profile("x86_64-smap"))).exists()

@@ -8,7 +8,8 @@ import pytest
 
 from analysis import simpoint_vs_full
 from analysis import store
-from configs import runs, sweep
+from configs import sweep
+from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec
 from configs.gem5 import sampling
 from lab.errors import UserError
@@ -82,11 +83,11 @@ def test_a_sampled_point_has_its_own_key_per_setting():
     job = script.load(script.default_script("statx-loop"))
 
     def key(simpoint):
-        return runs.gem5_key(WARM, cpu, False, job, simpoint)
+        return gem5_backend.gem5_key(WARM, cpu, False, job, simpoint)
     full, a, b = key(None), key(sampling.Settings()), key(sampling.Settings(max_k=4))
     assert len({full, a, b}) == 3
     # A full point's key is the one it had before sampling existed.
-    assert full == runs.gem5_key(WARM, cpu, False, job)
+    assert full == gem5_backend.gem5_key(WARM, cpu, False, job)
 
 
 def _record(sampled: bool, cycles: int, ops: int = 100) -> dict:

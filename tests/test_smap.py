@@ -22,7 +22,7 @@ import pytest
 from analysis import roi_trace
 from buildroot import assemble
 from configs import runs
-from configs.gem5 import backend as gem5_backend
+from configs.gem5 import process as gem5_process
 from configs.gem5 import locate, spec
 from kernels import build as kbuild
 from lab.errors import UserError
@@ -126,7 +126,7 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
                           300, plugin=True)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     # Function by function, the same kernel paths (stac/clac included).
-    trace = gem5_backend.trace_roi(
+    trace = gem5_process.trace_roi(
         spec.BootGroup("x86_64", kernel, image, "smap", cache, g), 3 * 3600)
     counts = roi_trace.roi_symbols(trace, SymbolMap(kernel.system_map))[0]
     c = roi_trace.compare(counts, twin["counts"])

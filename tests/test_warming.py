@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from buildroot import assemble
-from configs import runs, sweep
+from configs import sweep
+from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec
 from configs.gem5 import stats as gem5_stats
 from lab.errors import UserError
@@ -48,7 +49,7 @@ def test_the_boot_stops_for_the_handoff_and_its_key_has_no_job():
 
 def test_two_jobs_share_the_boot_but_not_the_run():
     cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
-    keys = {runs.gem5_key(WARM, cpu, False, _job(w)) for w in ("statx-loop", "fstat-loop")}
+    keys = {gem5_backend.gem5_key(WARM, cpu, False, _job(w)) for w in ("statx-loop", "fstat-loop")}
     assert len(keys) == 2
 
 

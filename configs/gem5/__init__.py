@@ -1,5 +1,6 @@
-"""The gem5 backend. Host side: locate.py (finding gem5), spec.py (the run
-spec a gem5 process reads), backend.py (running it); its data, the
+"""The gem5 backend. Host side: backend.py (Gem5Backend: a point's key and
+run), locate.py (finding gem5), spec.py (the run spec a gem5 process
+reads), process.py (running one); its data, the
 CPU and cache presets and our patch series, is in ../gem5-presets and
 ../gem5-patches. gem5 side:
 fs_roi.py, the config script gem5 (gem5.opt, or gem5.fast where no trace

@@ -1,246 +1,257 @@
-"""Running gem5: boot once to a ROI checkpoint, restore per CPU preset.
+"""The gem5 backend: a gem5 point's key, and its run to a record.
 
-Checkpoints live in cache/gem5-checkpoints/<key>/ (key: spec.checkpoint_key)
-and appear by atomic rename, under a lock, so concurrent points that share
-a boot wait for one boot instead of running two. A ROI run writes its
-gem5 output (console, stats.txt, config.ini) into the run's directory;
-parsing stats.txt is configs/gem5/stats.py's job.
+gem5 full system boots each boot group (kernel, image, smap model, caches,
+warming) once to a checkpoint, then simulates the point's ROI from it on
+the point's CPU preset, whole or sampled by SimPoint. The gem5 processes
+themselves are configs/gem5/process.py's; SimPoint's steps are
+configs/gem5/sampling.py's; parsing stats.txt is configs/gem5/stats.py's.
 """
 
 import json
-import re
-import shutil
-import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs import console
-from configs.gem5 import spec as gspec
+from configs import runs, simpoint_method
+from configs.gem5 import commit_profile as commit_profile_mod
+from configs.gem5 import process
+from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
-from lab import arches, cache, child, tools
-from lab.errors import UserError
+from configs.gem5 import uop_profile as uop_profile_mod
+from lab import arches, cache
+from lab.progress import Progress
+from lab.symbols import SymbolMap
 
-_MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
-# One line per committed instruction (the macro-op, printed at its last
-# micro-op), user and kernel, with its PC.
-TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMacro"
-# One line per committed micro-op instead, with its static flags (which
-# are the second of a fused pair): what the micro-op profile reads
-# (configs/gem5/uop_profile.py).
-MICRO_TRACE_FLAGS = "ExecEnable,ExecUser,ExecKernel,ExecMicro,ExecFlags"
-TRACE_FILE = "trace.out.gz"  # gem5 compresses a debug file named *.gz
-JOB_FILE = "job.conf"  # the boot-once scheme's job, read by the guest's m5 readfile
-TRACE_OPTIONS = (f"--debug-flags={TRACE_FLAGS}", f"--debug-file={TRACE_FILE}")
+# sampling.py's text is in every SimPoint run's key, and it reaches the
+# gem5 processes through this module's old name (configs.gem5.backend,
+# the process driver's before it was process.py): the names it reads are
+# bound here, before it is imported, so its text, and those keys, stay.
+from configs.gem5.process import (Gem5Failed, JOB_FILE, checkpoint, command,  # noqa: F401
+                                  fu_latency, keep_logs, marker_fields, run)
+from configs.gem5 import sampling as sampling_mod
 
 
-class Gem5Failed(UserError):
-    """A gem5 process that ran but did not do its job; `log` says why."""
+@dataclass(frozen=True)
+class Gem5Result:
+    """A gem5 record's own part, as one value: the guest's ops and
+    checksum, gem5's statistics of the ROI (stats.SUMMARY_KEYS), and what
+    the run added: SimPoint's estimate and the commit profile, or None."""
+    ops: int
+    checksum: str
+    summary: dict
+    sampling: dict = None
+    commit_profile: dict = None
 
-    exit_code = 1  # a failed simulation, not bad input
-
-    def __init__(self, message: str, log: str):
-        super().__init__(message)
-        self.log = log
-
-
-@dataclass
-class Gem5Run:
-    seconds: float
-    outdir: Path
-    markers: dict
-    console_text: str
-    log: str  # gem5's own output, for errors that name it
-    command: list = None  # what ran, its binary first
-
-    def command_moved(self, staging: Path, final: Path) -> list:
-        """The command as it reads once its staging directory is renamed
-        to its final place: what a record keeps."""
-        return [a.replace(str(staging), str(final)) for a in self.command]
+    @classmethod
+    def of(cls, record: dict) -> "Gem5Result":
+        g = record["gem5"]
+        return cls(record["result"]["ops"], record["result"].get("checksum"), g["summary"],
+                   g.get("sampling"), g.get("commit_profile"))
 
 
-def traced(options) -> bool:
-    """Whether a gem5 process with these options writes a debug trace."""
-    return any(o.startswith("--debug-") for o in options)
+class Gem5Backend:
+    """gem5 full system: the boot checkpoint once per boot group, then the
+    ROI on the point's CPU preset (whole, or sampled by SimPoint)."""
+    name = "gem5"
+
+    def __init__(self, gem5):
+        self.gem5 = gem5  # configs.gem5.locate.Gem5: the build the point runs on
+
+    def require(self, point) -> None:
+        """The build has what the point needs (our series, commit stamps)."""
+        why = gem5_spec.needs_series(point.arch, point.smap_model, point.run.cpu)
+        if why:
+            self.gem5.require_series(point.arch, why)
+        if point.run.commit_profile:
+            self.gem5.require_commit_ticks(point.arch)
+
+    def key(self, point, kernel, image) -> str:
+        s = point.run
+        return gem5_key(point.boot_group(self.gem5, kernel, image), s.cpu, s.commit_profile,
+                        point.job, s.simpoint, s.uop_profile)
+
+    def run(self, point, kernel, image, force: bool = False) -> dict:
+        self.require(point)
+        group = point.boot_group(self.gem5, kernel, image)
+        s = point.run
+        key = self.key(point, kernel, image)
+        label = f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
+        if s.simpoint:
+            return runs.in_run_dir(key, force, label + " (SimPoint)",
+                                   lambda work: _execute_simpoint(point, group, work))
+        return runs.in_run_dir(key, force, label,
+                               lambda work: _execute_gem5(point, group, key, work))
+
+    def result(self, record: dict) -> Gem5Result:
+        return Gem5Result.of(record)
 
 
-def command(gem5, arch: str, outdir: Path, spec_path: Path, options=(),
-            script: Path = gspec.SCRIPT) -> list:
-    """The gem5 process's command line: gem5.fast where no trace is asked
-    for and it is usable, gem5.opt otherwise (locate.Gem5.runner)."""
-    return [str(gem5.runner(arch, traced(options))), f"--outdir={outdir}", *options,
-            str(script), str(spec_path)]
+def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=None,
+             simpoint=None, uop_profile: bool = False) -> str:
+    """A gem5 run's key: its boot group's checkpoint, the CPU preset and
+    what the run adds (the job it hands over, a profile, SimPoint)."""
+    warming = group.warming
+    inputs = {
+        "runner": runs.RUNNER_VERSION, "backend": "gem5", "gem5": group.gem5.identity(group.arch),
+        "checkpoint": gem5_spec.checkpoint_key(group),
+        "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)}
+    if commit_profile:  # the same simulation, but its record holds more
+        inputs["commit_profile"] = cache.file_sha256(Path(commit_profile_mod.__file__))
+    if uop_profile:  # likewise
+        inputs["uop_profile"] = cache.file_sha256(Path(uop_profile_mod.__file__))
+    if warming != "none":  # the image holds no job: the run hands it over
+        inputs["warming"] = warming
+        inputs["job_conf"] = job.job_conf()
+    if simpoint:  # sampled: the estimate depends on the settings and the method
+        inputs["simpoint"] = dict(simpoint.as_record(), code=[
+            cache.file_sha256(Path(f)) for f in (sampling_mod.__file__, sampling_mod.SCRIPT,
+                                                 Path(simpoint_method.__file__))])
+        if sampling_mod.reference_identity():  # its selection is measured too
+            inputs["simpoint"]["reference"] = sampling_mod.reference_identity()
+    return cache.content_key(inputs)
 
 
-def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
-        script: Path = gspec.SCRIPT) -> Gem5Run:
-    """One gem5 process of `script` (fs_roi.py unless told) on `spec`, its
-    output in `outdir`; Gem5Failed where it did not do its job."""
-    outdir.mkdir(parents=True, exist_ok=True)
-    spec_path = outdir / "spec.json"
-    spec_path.write_text(json.dumps(spec, indent=2, sort_keys=True))
-    log = outdir / "gem5.log"
-    cmd = command(gem5, arch, outdir, spec_path, options, script)
-    start = time.monotonic()
-    with open(log, "w") as f:
-        f.write("$ " + " ".join(cmd) + "\n")
-        f.flush()
-        # gem5 dies with run.py, and at once on Ctrl-C (lab/child.py).
-        rc, timed_out = child.run(cmd, timeout, stdout=f, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL)
-        if timed_out:
-            raise Gem5Failed(f"gem5 timed out after {timeout:.0f}s", str(log))
-    seconds = time.monotonic() - start
-    text = log.read_text(errors="replace")
-    markers = {}
-    for line in text.splitlines():
-        m = _MARK.search(line)
-        if m:
-            markers[m.group(1)] = m.group(2).strip()
-    term = outdir / arches.get(arch).gem5_console_file
-    console_text = term.read_text(errors="replace") if term.is_file() else ""
-    if "error" in markers:
-        # The guest's own reason (an oops, a panic) says more than ours.
-        why = console.parse(console_text).failure() if console_text else None
-        raise Gem5Failed(f"gem5: {markers['error']}" + (f": {why}" if why else ""),
-                         str(term if console_text else log))
-    if rc != 0:
-        raise Gem5Failed(f"gem5 exited with {rc}: {tools.last_lines(text)[:200]}", str(log))
-    return Gem5Run(round(seconds, 1), outdir, markers, console_text, str(log), cmd)
+def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> dict:
+    """The ROI of `point`, whole, from its boot group's checkpoint."""
+    s, kernel = point.run, group.kernel
+    trace = process.MICRO_TRACE_FLAGS if s.uop_profile else s.commit_profile
+    run, report, boot = process.roi(group, s.cpu, work, point.timeout,
+                                         trace=trace, job=point.job)
+    final = runs.run_dir(key)
+    summary = gem5_stats.roi_summary(work)
+    # The ROI starts at the restore (cold) or at workbegin (warm).
+    warm = s.warming != "none"
+    begin = process.marker_tick(run.markers, "roi-begin") if warm else boot["tick"]
+    extra = {"warming": dict(_warming_record(run.markers) if warm else {},
+                             scheme=s.warming, roi_begin_tick=begin,
+                             boot_insts=boot.get("boot_insts"))}
+    if s.commit_profile:
+        extra["commit_profile"] = dict(
+            commit_profile_mod.profile(work / process.TRACE_FILE,
+                                       SymbolMap(kernel.system_map), begin,
+                                       gem5_stats.clock_period(work / "config.ini")),
+            trace=str(final / process.TRACE_FILE))
+        _check_commit_ticks(extra["commit_profile"], summary["cycles"], work)
+    if s.uop_profile:
+        extra["uop_profile"] = dict(
+            uop_profile_mod.profile(work / process.TRACE_FILE,
+                                    macro_fusion=s.cpu.uops == "fused",
+                                    fusible=s.cpu.macro_fusible or gem5_spec.MACRO_FUSIBLE),
+            trace=str(final / process.TRACE_FILE))
+    return runs.record(
+        point.record(), report.result,
+        run.seconds, dict(boot["guest"], kernel_lines=boot["boot_log"]),
+        runs.provenance(
+            kernel, group.image, point.job if warm else None,
+            _gem5_simulator(group, s.cpu, Path(run.command[0]).name,
+                            spec=json.loads((work / "spec.json").read_text())),
+            run.command_moved(work, final)),
+        gem5={"stats_file": str(final / "stats.txt"),
+              "console_file": str(final / arches.get(kernel.arch).gem5_console_file),
+              "checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
+              "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
+              "roi_end_tick": process.marker_tick(run.markers, "roi-end"),
+              "stac_clac": _stac_clac(kernel.arch, group.smap_model,
+                                      process.fu_latency(run.markers)),
+              "fu_latency": process.fu_latency(run.markers),
+              "summary": summary, **extra})
 
 
-def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
-    """The boot group's checkpoint: reused, or made once."""
-    gem5, arch, warming = boot.gem5, boot.arch, boot.warming
-    key = gspec.checkpoint_key(boot)
-    final = gspec.checkpoint_dir(key)
-    record = final / "boot.json"
-    if record.is_file():
-        return json.loads(record.read_text())
-    with cache.locked(final.parent / f"{key}.lock"):
-        if record.is_file():  # another worker booted it while we waited
-            return json.loads(record.read_text())
-        with cache.staging_dir(final) as tmp:
-            spec = gspec.boot_spec(boot)
-            spec["checkpoint_dir"] = str(tmp / "cpt")
-            try:
-                booted = run(gem5, arch, spec, tmp / "boot", timeout)
-                if not (tmp / "cpt").is_dir() or "checkpoint" not in booted.markers:
-                    raise Gem5Failed("the boot ended without a checkpoint (did the "
-                                     + ("workload reach its ROI?)" if warming == "none"
-                                        else "guest's init reach its handoff?)"),
-                                     str(tmp / "boot" / arches.get(arch).gem5_console_file))
-            except Gem5Failed as e:
-                # The staging dir is removed on the way out: keep the logs.
-                raise Gem5Failed(f"gem5 boot: {e}", keep_logs(Path(e.log), final)) from None
-            # The ROI run reads it from its final place.
-            spec["checkpoint_dir"] = str(final / "cpt")
-            # init prints BOOT and CPUFLAGS before the ROI begins, so they
-            # are in the boot's console, not the ROI's: keep them here.
-            guest = console.parse(booted.console_text)
-            info = {"key": key, "boot_seconds": booted.seconds,
-                    "boot_insts": boot_instructions(tmp / "boot" / "stats.txt"),
-                    "warming": warming,
-                    "tick": marker_tick(booted.markers, "checkpoint"), "spec": spec,
-                    "command": booted.command_moved(tmp, final),
-                    "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
-                    "boot_log": _boot_lines(booted.console_text)}
-            cache.write_json_atomic(tmp / "boot.json", info)
-        return info
+def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
+    kernel, image, gem5, smap_model = group.kernel, group.image, group.gem5, group.smap_model
+    job, cpu, timeout, settings = point.job, point.run.cpu, point.timeout, point.run.simpoint
+    progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
+    sampled = sampling_mod.sampled_roi(group, cpu, job, settings, timeout,
+                                       say=lambda what: progress.update(what, force=True))
+    (work / "sampling.json").write_text(json.dumps(sampled["sampling"], indent=1))
+    # What the estimate cost: its steps' gem5 processes, whether they ran
+    # now or were found cached (the wall time of this call says neither).
+    cost = round(sum(v for k, v in sampled["sampling"]["host_seconds"].items() if k != "wall"), 1)
+    boot = sampled["boot"]
+    return runs.record(
+        point.record(),
+        # The guest's result line, from the basic-block-vector run: the
+        # same instructions as a detailed run's, on the atomic core. Its
+        # own clock timed the ROI on that core, so its time is replaced by
+        # the estimate's (simulated ticks are picoseconds).
+        dict(sampled["result"], roi_ns=round(sampled["summary"]["sim_ticks"] / 1000)
+             if sampled["summary"].get("sim_ticks") else None,
+             roi_ns_from="the SimPoint estimate of the ROI's simulated time"),
+        cost, dict(boot["guest"], kernel_lines=boot["boot_log"]),
+        runs.provenance(
+            kernel, image, job,
+            _gem5_simulator(group, cpu, _simpoint_binaries(sampled["sampling"]),
+                            simpoint=settings.as_record()),
+            # Each step's own command is in gem5.sampling's step records.
+            [str(gem5.runner(kernel.arch, traced=False)), str(sampling_mod.SCRIPT)]),
+        gem5={"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
+              "roi_seconds": cost,
+              "checkpoint_tick": boot["tick"],
+              "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"]),
+              "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
+              "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
+              "sampling": sampled["sampling"]})
 
 
-def boot_instructions(stats_txt: Path):
-    """Instructions the boot simulated (gem5 dumps its statistics when the
-    process ends), or None where it wrote none."""
-    if not stats_txt.is_file():
-        return None
-    blocks = gem5_stats.dumps(stats_txt.read_text())
-    return int(blocks[-1]["simInsts"]) if blocks and "simInsts" in blocks[-1] else None
+def _simpoint_binaries(sampling: dict) -> str:
+    """The binary SimPoint's steps ran (their records hold their commands;
+    cached steps may be older than a gem5.fast): one name, or the names
+    joined by "+" where the steps ran on both."""
+    commands = list(sampling.get("commands", {}).values()) + [
+        p["command"] for p in sampling.get("points", []) if p.get("command")]
+    return "+".join(sorted({Path(c[0]).name for c in commands if c})) or "gem5.opt"
 
 
-def marker_tick(markers: dict, name: str) -> int:
-    """The tick of a marker line ("roi-end 4572... insts=... host=...")."""
-    return int(markers[name].split()[0])
+def _gem5_simulator(group: gem5_spec.BootGroup, cpu, binary: str, **more) -> dict:
+    """A gem5 record's simulator provenance (with the binary its ROI ran:
+    gem5.opt or gem5.fast), and what its kind of run adds."""
+    gem5 = group.gem5
+    return {"name": "gem5", "version": gem5.version, "home": str(gem5.home), "binary": binary,
+            "patches": gem5.identity(group.arch).get("patches"), "cpu_preset": cpu.as_record(),
+            # Where the preset's values came from (not in its key: as_record
+            # leaves it out), so analysis reads a run's machine from its record.
+            "cpu_origin": {"calibrated_from": cpu.calibrated_from,
+                           "fitted_on": list(cpu.fitted_on)},
+            "cache_preset": group.cache.as_record(), "smap_model": group.smap_model, **more}
 
 
-def fu_latency(markers: dict) -> dict:
-    """Op class -> cycles, as the gem5 process reported its FU pool."""
-    return {k: int(v) for k, v in (kv.split("=", 1)
-                                   for kv in markers.get("fu-latency", "").split())}
+# The profile charges every cycle from the restore to the last commit,
+# the workend, whose exit ends the ROI: it must equal the ROI's cycles to
+# within the workend's own few. Stamped at fetch (a gem5 without patch
+# 0007), the last stamp falls a pipeline's depth early, and a drain more.
+COMMIT_TICK_SLACK = 4  # cycles
 
 
-def marker_fields(markers: dict, name: str) -> dict:
-    """The key=value fields of a marker line, as numbers."""
-    return {k: float(v) for k, v in (f.split("=", 1) for f in markers.get(name, "").split()
-                                     if "=" in f)}
+def _check_commit_ticks(prof: dict, cycles: int, run_dir: Path) -> None:
+    if abs(prof["cycles"] - cycles) > COMMIT_TICK_SLACK:
+        raise process.Gem5Failed(
+            f"the commit profile charges {prof['cycles']:,.0f} cycles, the ROI has {cycles:,}: "
+            f"the trace is not stamped at commit (gem5 built without patch 0007?)",
+            str(run_dir / "stats.txt"))
 
 
-def keep_logs(log: Path, final: Path) -> str:
-    """Copy a failed step's output files to failed/ beside its final
-    folder (a boot's in gem5-checkpoints/, a SimPoint step's in its own)."""
-    if not log.is_file():
-        return str(log)
-    dest = final.parent / "failed" / f"{final.name}-{time.strftime('%Y%m%dT%H%M%S')}"
-    dest.mkdir(parents=True, exist_ok=True)
-    for p in log.parent.iterdir():
-        if p.is_file():
-            shutil.copy2(p, dest / p.name)
-    return str(dest / log.name)
+def _warming_record(markers: dict) -> dict:
+    """What the boot-once run's phases cost, from the gem5 process's
+    markers: instructions on the atomic core up to the switch (functional
+    warming: the job's set-up and warm-up), on O3 from there to the ROI
+    (detailed warm-up), and host seconds of each phase and of the ROI."""
+    switched = process.marker_fields(markers, "switched")
+    begin = process.marker_fields(markers, "roi-begin")
+    end = process.marker_fields(markers, "roi-end")
+    return {"functional_insts": int(switched["insts"]), "detailed_insts": int(begin["insts"]),
+            "host_seconds": {"functional": switched["host"],
+                             "detailed": round(begin["host"] - switched["host"], 2),
+                             "roi": round(end["host"] - begin["host"], 2)}}
 
 
-def _boot_lines(text: str) -> list:
-    """The guest's own lines from the boot (BOOT, CPUFLAGS, alternatives)."""
-    keep = ("@@UACCESS-", "uaccess-lab:", "smap")
-    return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
-
-
-def roi(group: gspec.BootGroup, cpu, outdir: Path, timeout: float, trace=False,
-        job=None) -> tuple:
-    """Simulate the ROI on an O3 preset: (Gem5Run, console report, boot
-    record). With `trace` (True: TRACE_FLAGS; or the flags, such as
-    MICRO_TRACE_FLAGS), gem5 also writes its Exec trace (TRACE_FILE) of the
-    run, which changes no simulated cycle. With warming "functional", the
-    group's image is the job-less handoff image and `job` is handed over."""
-    gem5, arch, warming = group.gem5, group.arch, group.warming
-    boot = checkpoint(group, timeout)
-    spec = gspec.roi_spec(group, cpu)
-    flags = TRACE_FLAGS if trace is True else (trace or "")
-    options = (f"--debug-flags={flags}", f"--debug-file={TRACE_FILE}") if flags else ()
-    if warming != "none":
-        outdir.mkdir(parents=True, exist_ok=True)
-        (outdir / JOB_FILE).write_text(job.job_conf())
-        spec["job_file"] = str(outdir / JOB_FILE)
-        if flags:  # the gem5 script turns the flags on at the ROI's start
-            spec["trace_flags"] = flags.split(",")
-            options = (f"--debug-file={TRACE_FILE}",)
-    ran = run(gem5, arch, spec, outdir, timeout, options)
-    report = console.parse(ran.console_text)
-    term = str(outdir / arches.get(arch).gem5_console_file)
-    if "roi-end" not in ran.markers:
-        raise Gem5Failed("the ROI never ended (no m5 workend)", term)
-    why = report.failure()
-    if why:
-        raise Gem5Failed(why, term)
-    if not (outdir / "stats.txt").is_file():
-        raise Gem5Failed("gem5 wrote no stats.txt", str(outdir / "gem5.log"))
-    return ran, report, boot
-
-
-def trace_roi(group: gspec.BootGroup, timeout: float) -> Path:
-    """Replay the ROI from its boot checkpoint on the atomic CPU with gem5's
-    instruction trace. The instructions an O3 core commits are the
-    architectural ones, so this trace stands for every preset; it is what
-    the cross-check compares, symbol by symbol, with QEMU's counts. Kept
-    in cache/gem5-traces/<checkpoint key>/."""
-    group = group.cold()  # the trace replays the ROI checkpoint of the cold scheme
-    gem5, arch = group.gem5, group.arch
-    boot = checkpoint(group, timeout)
-    final = cache.area("gem5-traces") / boot["key"]
-    if (final / TRACE_FILE).is_file():
-        return final / TRACE_FILE
-    spec = gspec.roi_spec(group, gspec.load_cpu("atomic", arch))
-    with cache.staging_dir(final) as tmp:
-        run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
-        if not (tmp / TRACE_FILE).is_file():
-            raise Gem5Failed("gem5 wrote no instruction trace", str(tmp / "gem5.log"))
-    return final / TRACE_FILE
+def _stac_clac(arch: str, smap_model: str, latency: dict) -> dict:
+    """What STAC and CLAC cost at this point, as the gem5 process reported
+    it: with SMAP executed, the latency of their op class and the
+    serialisation the series gives them; else the kernel-side stand-in."""
+    if not arches.get(arch).gem5_series:
+        return {}
+    if not gem5_spec.executes_smap(arch, smap_model):
+        return {"executed": False, "stand_in": smap_model}
+    op = gem5_spec.SMAP_OP_CLASS
+    return {"executed": True, "op_class": op,
+            "latency_cycles": latency.get(op),
+            "serialize_after": True}

@@ -29,7 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import arches, cache
+from lab import arches, cache, inputs
 from lab.errors import UserError
 
 ARM_BOOTLOADER = "system/arm/bootloader/arm64/boot_foundation.arm64"
@@ -213,10 +213,9 @@ class Gem5:
         return proc.returncode == 0 and b.stat().st_mtime >= src.stat().st_mtime
 
     def require_commit_ticks(self, arch: str) -> None:
-        if not self.commit_ticks(arch):
-            raise UserError(f"a commit profile needs gem5 with patch {COMMIT_TICK_PATCH.name} "
-                            f"of uaccess-lab's series, built: {self.binary(arch)} lacks it: "
-                            f"{APPLY_SERIES}")
+        inputs.needs(not self.commit_ticks(arch), "a commit profile",
+                     f"gem5 with patch {COMMIT_TICK_PATCH.name} of uaccess-lab's series, "
+                     f"built: {self.binary(arch)} lacks it: {APPLY_SERIES}")
 
     def require_series(self, arch: str, why: str) -> None:
         """A UserError unless the `arch` binary was built with the series."""
@@ -224,9 +223,9 @@ class Gem5:
             series = ", ".join(a.name for a in arches.ARCHES.values() if a.gem5_series)
             raise UserError(f"{why} is {series}-only: our series models no guard of "
                             f"{arch}'s (arm64 has PAN, which gem5 models)")
-        if not self.built_with_series(arch):
-            raise UserError(f"{why} needs gem5 with uaccess-lab's patch series, "
-                            f"which {self.binary(arch)} lacks: {APPLY_SERIES}")
+        inputs.needs(not self.built_with_series(arch), why,
+                     f"gem5 with uaccess-lab's patch series, which {self.binary(arch)} lacks: "
+                     f"{APPLY_SERIES}")
 
     def missing(self, arch: str) -> list:
         """What this arch's gem5 runs need that is not there, with the fix."""

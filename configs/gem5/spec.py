@@ -315,28 +315,30 @@ def _check_o3_delays(params: dict, where: str) -> None:
                             f"or lower {name}")
 
 
+def _series_only(name: str, value, default, arch: str, where: str, what: str):
+    """A setting our x86 series adds (what it changes: `what`) keeps gem5's
+    own behaviour, its default, on an arch the series does not model."""
+    if value != default and not arches.get(arch).gem5_series:
+        raise UserError(f"{where}: {name} {value} is x86-only ({what}); an {arch} CPU keeps "
+                        f"gem5's")
+    return value
+
+
 def check_kernel_entry(value, arch: str, where: str) -> str:
     inputs.one_of(value, KERNEL_ENTRY, f"{where}: kernel_entry")
-    if value != KERNEL_ENTRY_DEFAULT and not arches.get(arch).gem5_series:
-        raise UserError(f"{where}: kernel_entry {value} is x86-only (SYSCALL, SYSRET, "
-                        f"SWAPGS); an {arch} CPU keeps gem5's")
-    return value
+    return _series_only("kernel_entry", value, KERNEL_ENTRY_DEFAULT, arch, where,
+                        "SYSCALL, SYSRET, SWAPGS")
 
 
 def check_stac_clac(value, arch: str, where: str) -> str:
     inputs.one_of(value, STAC_CLAC, f"{where}: stac_clac")
-    if value != STAC_CLAC_DEFAULT and not arches.get(arch).gem5_series:
-        raise UserError(f"{where}: stac_clac {value} is x86-only (SMAP's STAC and CLAC); an "
-                        f"{arch} CPU keeps gem5's")
-    return value
+    return _series_only("stac_clac", value, STAC_CLAC_DEFAULT, arch, where,
+                        "SMAP's STAC and CLAC")
 
 
 def check_uops(value, arch: str, where: str) -> str:
     inputs.one_of(value, UOPS, f"{where}: uops")
-    if value != UOPS_DEFAULT and not arches.get(arch).gem5_series:
-        raise UserError(f"{where}: uops {value} is x86-only (our series' x86 decoding); an "
-                        f"{arch} CPU keeps gem5's")
-    return value
+    return _series_only("uops", value, UOPS_DEFAULT, arch, where, "our series' x86 decoding")
 
 
 def _read_cpu_preset(path: Path) -> CpuPreset:
@@ -430,8 +432,7 @@ def load_cpu(name: str, arch: str) -> CpuPreset:
         inputs.name_in(name, cpu_preset_names(arch), "CPU preset")
     path = PRESET_DIR / "cpu" / f"{name}.toml"
     preset = _read_cpu_preset(path)
-    if preset.arch not in (arch, "any"):
-        raise UserError(f"CPU preset '{name}' is for {preset.arch}, not {arch}")
+    inputs.for_arch(f"CPU preset '{name}'", preset.arch, arch)
     return preset
 
 
@@ -538,10 +539,9 @@ def load_cache(name: str) -> CachePreset:
     keys = THREE_LEVEL_KEYS if "l3_size" in data else TWO_LEVEL_KEYS
     inputs.known_keys(data, ("description",) + tuple(keys),
                       f"{path} (a {'three' if 'l3_size' in data else 'two'}-level preset)")
-    missing = [k for k in keys if k not in data]
-    if missing:
-        raise UserError(f"{path}: missing {missing[0]!r} (a preset with l3_size sets "
-                        f"{', '.join(THREE_LEVEL_KEYS)}; one without, {', '.join(TWO_LEVEL_KEYS)})")
+    inputs.required_keys(data, keys, str(path),
+                         f"a preset with l3_size sets {', '.join(THREE_LEVEL_KEYS)}; one "
+                         f"without, {', '.join(TWO_LEVEL_KEYS)}")
     for k in keys:
         if k.endswith("_size"):
             _cache_size(data[k], f"{path}: {k}")

@@ -1,138 +1,151 @@
-"""QEMU-TCG backend: boot a kernel + initramfs, capture the console, stop.
+"""The QEMU backend: a QEMU point's key, and its run to a record.
 
-The guest ends the run itself: init reboots, and -no-reboot turns that
-into QEMU exiting, so no ACPI or debug-exit device is needed. A hard
-timeout catches hangs. TCG is chosen explicitly: under KVM the host CPU's
-features would decide which uaccess code paths run.
+QEMU-TCG boots the point's kernel and image on its profile's CPU
+(configs/qemu/process.py), the guest runs the job and says its result on
+the console, and the profiling plugin (configs/qemu/plugin/), if asked,
+counts the ROI's instructions per kernel function. A boot that lost its
+TSC clocksource is booted again (process.clock_failure says why).
 """
 
-import dataclasses
-import functools
-import os
-import re
-import subprocess
-import time
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab import arches, child, inputs, tomlfile, tools
-from lab.errors import UserError
-
-PROFILE_DIR = Path(__file__).resolve().parents[1] / "qemu-profiles"
-# Seconds a QEMU point may run, unless its sweep or --timeout says: the
-# default study's longest point boots and runs in well under a minute.
-DEFAULT_TIMEOUT = 300
-# QEMU 7.2 TCG does not implement SERIALIZE (0f 01 e8); the cost model's
-# serialize variant is for gem5 only.
+from configs import console, runs
+from configs.qemu import plugin_build, process
+from kernels import variants
+from lab import cache
 
 
 @dataclass(frozen=True)
-class Profile:
-    name: str
-    arch: str
-    binary: str
-    machine: str
-    cpu: str
-    memory: str
-    console: str
-    expect_cpu_flag: str = ""    # the guest must report this flag
-    expect_boot_log: str = ""    # the boot log must contain this
-    forbid_cpu_flag: str = ""    # the guest must not report this flag
-    kernel_args: str = ""        # more kernel command line (a twin's alignment)
-    twin_of_smap_model: str = ""  # the gem5 smap model this CPU is the twin of
+class QemuResult:
+    """A QEMU record's own part, as one value: the guest's ops and
+    checksum, and the plugin's counts (None where it did not count)."""
+    ops: int
+    checksum: str
+    counts: dict = None
 
-    def as_record(self) -> dict:
-        record = dict(self.__dict__)
-        if not self.twin_of_smap_model:  # as before the field existed: same keys
-            del record["twin_of_smap_model"]
-        return record
+    @classmethod
+    def of(cls, record: dict) -> "QemuResult":
+        return cls(record["result"]["ops"], record["result"].get("checksum"), record.get("counts"))
 
 
-def profile_names() -> list:
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+class QemuBackend:
+    """QEMU-TCG: boot, run the job, count the ROI with the plugin if asked."""
+    name = "qemu"
+
+    def require(self, point) -> None:
+        """What the point needs of the simulator, before any work: nothing
+        beyond the profile the point already holds."""
+
+    def key(self, point, kernel, image) -> str:
+        s = point.run
+        return run_key(kernel, image, "qemu", s.profile, s.plugin, s.bbv_interval,
+                       point.extra_args())
+
+    def run(self, point, kernel, image, force: bool = False) -> dict:
+        label = f"{kernel.arch}/{kernel.variant}/{point.workload} on qemu"
+        return runs.in_run_dir(self.key(point, kernel, image), force, label,
+                               lambda work: _execute(point, kernel, image, work))
+
+    def result(self, record: dict) -> QemuResult:
+        return QemuResult.of(record)
 
 
-# QEMU's -m: a number of MiB, or with a suffix M or G.
-_MEMORY = re.compile(r"^([1-9][0-9]{0,6})([MG]?)$")
+def run_key(kernel, image, backend: str, profile, plugin: bool = False,
+            bbv_interval: int = 0, extra_args: tuple = ()) -> str:
+    inputs = {"runner": runs.RUNNER_VERSION, "kernel": kernel.key, "image": image.key,
+              "backend": backend, "profile": profile.as_record(),
+              # A CPU model's CPUID moves between QEMU versions.
+              "qemu": process.version(profile.binary),
+              "append": process.kernel_append(profile)}
+    if extra_args:
+        inputs["append"] += " " + " ".join(extra_args)
+    if plugin:  # counting changes nothing in the guest, but it is the record
+        inputs["plugin"] = {"build": plugin_build.key(profile.binary),
+                            "bbv_interval": bbv_interval}
+    return cache.content_key(inputs)
 
 
-def memory_mib(value: str) -> int:
-    m = _MEMORY.match(value)
-    return int(m.group(1)) << (10 if m.group(2) == "G" else 0)
+def _plugin_args(profile, kernel, work: Path, bbv_interval: int) -> list:
+    lib = plugin_build.build(profile.binary)
+    spec = f"{lib},out={work / 'counts.json'},map={kernel.system_map}"
+    if bbv_interval:
+        spec += f",bbv={work / 'roi.bb'},interval={bbv_interval}"
+    return ["-plugin", spec]
 
 
-def _host_memory_mib() -> int:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+def _read_counts(work: Path) -> dict:
+    path = work / "counts.json"
+    if not path.is_file():
+        raise runs.RunFailed("the profiling plugin wrote no counts.json",
+                             str(work / "console.log"))
+    counts = json.loads(path.read_text())
+    if not counts.get("roi", {}).get("ended"):
+        raise runs.RunFailed("the profiling plugin never saw the ROI end marker",
+                             str(work / "console.log"))
+    return counts
 
 
-def load_profile(name: str) -> Profile:
-    # A name, not a path that reaches one, which would run it under a new key.
-    path = PROFILE_DIR / f"{inputs.name_in(name, profile_names(), 'QEMU profile')}.toml"
-    data = tomlfile.read(path, "QEMU profile")
-    fields = {f.name: f for f in dataclasses.fields(Profile) if f.name != "name"}
-    for key, value in inputs.known_keys(data, fields, str(path)).items():
-        inputs.text(value, f"{path}: {key}")
-    missing = [k for k, f in fields.items()
-               if k not in data and f.default is dataclasses.MISSING]
-    if missing:
-        raise UserError(f"{path}: missing {missing[0]!r} (a profile sets "
-                        f"{', '.join(k for k, f in fields.items() if f.default is dataclasses.MISSING)})")
-    inputs.one_of(data["arch"], arches.NAMES, f"{path}: arch")
-    if not _MEMORY.match(data["memory"]):
-        raise UserError(f"{path}: memory must be a size for QEMU's -m such as \"512M\" or "
-                        f"\"1G\", got {data['memory']!r}")
-    mib, host = memory_mib(data["memory"]), _host_memory_mib()
-    if mib > host:  # a typo (1000G for 1000M): the host cannot back it
-        raise UserError(f"{path}: memory {data['memory']} is more than this host's "
-                        f"{host:,}M: give the guest less")
-    return Profile(name=name, **data)
+def _execute(point, kernel, image, work: Path) -> dict:
+    s, timeout = point.run, point.timeout
+    profile = s.profile
+    log = work / "console.log"
+    cmd = process.command(profile, kernel.image, image.cpio, log, point.extra_args())
+    if s.plugin:
+        cmd += _plugin_args(profile, kernel, work, s.bbv_interval)
+    for tries in range(1, process.BOOT_TRIES + 1):
+        booted = process.boot(cmd, timeout, work / "qemu.log")
+        if booted.timed_out or booted.returncode != 0 or not process.clock_failure(log):
+            break
+    else:
+        raise runs.RunFailed(f"the guest lost its TSC clocksource in each of "
+                             f"{process.BOOT_TRIES} boots, so its clock calls would be system "
+                             f"calls inside the ROI: see its console for why (the profile's "
+                             f"kernel_args?)", str(log))
+    text = log.read_text(errors="replace") if log.is_file() else ""
+    report = console.parse(text)
+    if booted.timed_out:
+        raise runs.RunFailed(f"timed out after {timeout:.0f}s", str(log))
+    if booted.returncode != 0:
+        raise runs.RunFailed(*process.failure(booted, work / "qemu.log", log))
+    why = report.failure() or _feature_check(profile, variants.load(kernel.variant),
+                                             report, text)
+    if why:
+        raise runs.RunFailed(why, str(log))
+    counts = _read_counts(work) if s.plugin else None
+    final = runs.run_dir(work.name.split(".")[1])  # .KEY.random -> runs/KEY
+    return runs.record(
+        point.record(), report.result, booted.seconds,
+        {"boot": report.boot, "cpu_flags": report.cpu_flags,
+         "kernel_lines": _uaccess_lines(text), "boots": tries},
+        # The command as it reads once the run is in its final place.
+        runs.provenance(kernel, image, None, {
+            "name": "qemu", "version": process.version(profile.binary),
+            "profile": profile.as_record()}, [c.replace(str(work), str(final)) for c in cmd]),
+        counts=counts)
 
 
-@functools.lru_cache(maxsize=None)
-def version(binary: str) -> str:
-    tools.require(binary)
-    return tools.first_line([binary, "--version"])
+def _uaccess_lines(text: str) -> list:
+    """The kernel's own lines about the mechanisms under study."""
+    return [l.strip() for l in text.splitlines()
+            if "uaccess-lab:" in l or "Privileged Access Never" in l][:10]
 
 
-def kernel_append(profile: Profile) -> str:
-    """The kernel command line: part of what determines a run's result.
-    norandmaps as under gem5: the same user address-space layout each run;
-    the arch's own arguments (lab/arches.py says why)."""
-    base = " ".join((f"console={profile.console} panic=-1 norandmaps uaccess.backend=qemu",)
-                    + arches.get(profile.arch).qemu_boot_args)
-    return f"{base} {profile.kernel_args}" if profile.kernel_args else base
-
-
-def command(profile: Profile, kernel_image: Path, initrd: Path, log: Path,
-            extra_args: tuple = ()) -> list:
-    append = " ".join((kernel_append(profile),) + tuple(extra_args))
-    return [
-        profile.binary, "-M", profile.machine, "-accel", "tcg",
-        "-cpu", profile.cpu, "-m", profile.memory, "-smp", "1",
-        "-nodefaults", "-no-user-config", "-display", "none",
-        "-monitor", "none", "-serial", f"file:{log}", "-no-reboot",
-        "-kernel", str(kernel_image), "-initrd", str(initrd),
-        "-append", append,
-    ]
-
-
-@dataclass
-class Boot:
-    command: list
-    seconds: float
-    returncode: int
-    timed_out: bool
-    last_line: str  # of QEMU's own output (its errors), for a failure line
-
-
-def boot(cmd: list, timeout: float, qemu_log: Path) -> Boot:
-    """Run QEMU to its end (the guest reboots) or until the timeout; QEMU's
-    own messages go to `qemu_log`, the guest's console to the -serial file."""
-    tools.require(cmd[0])
-    start = time.monotonic()
-    with open(qemu_log, "w") as f:
-        # QEMU dies with run.py, and at once on Ctrl-C (lab/child.py).
-        returncode, timed_out = child.run(cmd, timeout, stdin=subprocess.DEVNULL, stdout=f,
-                                          stderr=subprocess.STDOUT)
-    return Boot(cmd, round(time.monotonic() - start, 3), returncode, timed_out,
-                tools.last_lines(qemu_log.read_text(errors="replace")))
+def _feature_check(profile, variant, report, log_text: str):
+    """The profile promises a uaccess mechanism; the boot must show it, or,
+    for a variant that hides it on purpose (nosmap), must not."""
+    flag = profile.expect_cpu_flag
+    if flag:
+        present = flag in report.cpu_flags.split()
+        if flag in variant.clears_cpu_flags and present:
+            return f"variant {variant.name} should hide CPU flag '{flag}', but the guest has it"
+        if flag not in variant.clears_cpu_flags and not present:
+            return f"CPU flag '{flag}' missing in the guest (profile {profile.name})"
+    if profile.forbid_cpu_flag and profile.forbid_cpu_flag in report.cpu_flags.split():
+        return (f"CPU flag '{profile.forbid_cpu_flag}' present in the guest, which "
+                f"profile {profile.name} rules out")
+    if profile.expect_boot_log and profile.expect_boot_log not in log_text:
+        return (f"boot log lacks '{profile.expect_boot_log}' "
+                f"(profile {profile.name})")
+    return None

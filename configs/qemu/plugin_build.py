@@ -7,7 +7,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from configs.qemu import backend
+from configs.qemu import process
 from lab import cache, tools
 from lab.errors import UserError
 
@@ -25,7 +25,7 @@ def sources_digest() -> str:
 
 def key(binary: str) -> str:
     return cache.content_key({"plugin": sources_digest(),
-                              "qemu": backend.version(binary),
+                              "qemu": process.version(binary),
                               "cc": tools.first_line(["gcc", "--version"])})
 
 

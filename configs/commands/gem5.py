@@ -1,0 +1,50 @@
+"""run.py's gem5 command: gem5 setup, gem5 v24.0.0.1 with our series
+(configs/gem5-patches) built outside the repository, then doctor."""
+
+import argparse
+import os
+from pathlib import Path
+
+from configs.commands import inventory
+from configs.gem5 import build_deps as gem5_build_deps
+from configs.gem5 import setup as gem5_setup
+from lab.cli import COUNT, command
+
+
+def register(sub) -> None:
+    sp = command(sub, "gem5", cmd_gem5,
+                 help="get gem5 v24.0.0.1, apply configs/gem5-patches, build it outside the "
+                      "repository (a convenience: hours on two cores)")
+    sp.add_argument("action", choices=("setup",))
+    sp.add_argument("--source", default=gem5_setup.DEFAULT_SOURCE,
+                    help="a git URL (online), or a local clone or bare repository (offline)")
+    sp.add_argument("--dest", default="", help="the gem5 tree to make (default: <cache>/gem5)")
+    sp.add_argument("--isa", default="x86", help="x86, arm or x86,arm (default: x86)")
+    sp.add_argument("--variant", default="opt",
+                    help="opt, or opt,fast: gem5.fast too, which untraced points then run "
+                         "(default: opt)")
+    sp.add_argument("--jobs", type=COUNT, default=0, help="scons -j (default: cores)")
+    sp.add_argument("--dry-run", action="store_true", help="print the steps, do nothing")
+
+
+def cmd_gem5(args) -> int:
+    """gem5 v24.0.0.1 with our series, built outside the repository."""
+    dest = Path(args.dest).expanduser().resolve() if args.dest else gem5_setup.default_dest()
+    jobs = args.jobs or os.cpu_count() or 1
+    s = gem5_setup.Setup(args.source, dest, gem5_setup.parse_isas(args.isa), jobs,
+                         gem5_setup.parse_variants(args.variant))
+    home = "" if dest == gem5_setup.default_dest() else f"GEM5_HOME={dest} "
+    if args.dry_run:
+        s.git_dir()  # a local source that is no repository is refused here too
+        lacking = gem5_build_deps.missing(s.isas)
+        print(f"[packages] {'to do: install ' + ', '.join(lacking) if lacking else 'done'}: "
+              f"what gem5's build needs (configs/gem5/build_deps.py)")
+        for name, what, done in s.steps():
+            print(f"[{name}] {'done' if done else 'to do'}: {what}")
+        print(f"then: {home}./run.py doctor")
+        return 0
+    gem5_setup.check(s)
+    gem5_setup.run(s)
+    print("gem5 is set up" + (f": export GEM5_HOME={dest}" if home else
+                              f" at its default home, {dest}, where every command finds it"))
+    return inventory.cmd_doctor(argparse.Namespace(gem5=str(dest)))

@@ -1,0 +1,154 @@
+"""run.py's reproduce command: every published sweep behind docs/data
+planned, costed from its own records, run where not finished here, and
+compared with what was published."""
+
+import dataclasses
+import os
+from pathlib import Path
+
+from analysis import compare, findings, published, store, study_cost
+from configs import local_executor, runs, sweep
+from configs.commands import flags
+from configs.commands.sweep import run_sweep
+from configs.gem5 import locate as gem5_locate
+from configs.slurm import slurm_executor
+from lab import arches, inputs
+from lab.cli import COUNT, command
+from lab.errors import UserError
+
+
+def register(sub) -> None:
+    sp = command(sub, "reproduce", cmd_reproduce, cache=True,
+                 help="the whole published study: plan and cost every sweep behind "
+                      "docs/data, run what is not finished here, compare")
+    sp.add_argument("--records", default=str(flags.DEFAULT_RECORDS),
+                    help="the published records (default: docs/data)")
+    sp.add_argument("--only", nargs="+", metavar="SWEEP", help="only these published sweeps")
+    sp.add_argument("--executor", default="local", choices=("local", "slurm"),
+                    help="local worker pool (default) or Slurm jobs (configs/slurm)")
+    sp.add_argument("--dry-run", action="store_true",
+                    help="the plan and its estimated cost, nothing run")
+    sp.add_argument("--workers", type=flags.WORKERS, default=0,
+                    help="parallel runs (default: cores)")
+    sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
+    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS))
+    sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: its home)")
+
+
+def cmd_reproduce(args) -> int:
+    """Every published sweep, planned, costed from its own records, run
+    where not finished here, and compared with what was published."""
+    found = published.sources(Path(args.records), flags.REPO)
+    names = [s.name for s in found]
+    for name in args.only or ():
+        if name not in names:
+            raise UserError(f"--only {name}: no published file of that sweep under "
+                            f"{args.records} (published: {', '.join(sorted(names))})")
+    chosen = [s for s in found if not args.only or s.name in args.only]
+    if args.executor == "slurm":
+        slurm_executor.check_cluster()
+    if not args.dry_run:
+        inputs.output_dir(args.results, "--results", write=True)
+    workers = args.workers or os.cpu_count() or 1
+    plans, notes = [], []
+    for src in chosen:
+        if src.status == "calibration":
+            notes.append(f"{src.name}: a calibration's runs, not a sweep: reproduce them with "
+                         f"'{src.header.get('command')}' (it refits and rewrites a preset)")
+            continue
+        if src.status == "gone":
+            notes.append(f"{src.name}: its sweep file {src.sweep_file} is gone: not planned")
+            continue
+        if src.status == "changed":
+            notes.append(f"{src.name}: {src.sweep_file} changed since the export: what it plans "
+                         f"now may not be what was published")
+        sw = sweep.load(src.sweep_file)
+        if src.arches:
+            sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch in src.arches])
+        planned = local_executor.plan(sw, args.gem5, dry=True)
+        cost = study_cost.of_runs(src.rows)
+        todo = sum(1 for pl in planned if not (pl.key and runs.finished(pl.key)))
+        gem5 = any(pl.point.run.needs_gem5 for pl in planned)
+        plans.append((src, sw, planned, cost, todo, gem5))
+    # QEMU sweeps first (minutes), then gem5's, each arch's together, those
+    # that share a boot group beside each other (their checkpoints are made once).
+    plans.sort(key=lambda p: (p[5], sorted({pl.point.arch for pl in p[2]}), p[0].name))
+    header = ["sweep", "points", "to run", "backends", "host time", f"local ({workers} cores)",
+              "Slurm 8 nodes", "Slurm 32 nodes", "sweep file since the export"]
+    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "not known (no digest)"}
+    body = []
+    for src, sw, planned, cost, todo, gem5 in plans:
+        body.append([src.name, str(len(planned)), str(todo), "gem5+qemu" if gem5 else "qemu",
+                     f"{cost.total_host() / 60:,.0f} min", f"{cost.local_wall(workers) / 60:,.0f} min",
+                     f"{cost.slurm_wall(8) / 60:,.0f} min", f"{cost.slurm_wall(32) / 60:,.0f} min",
+                     since[src.status]])
+    total = study_cost.Cost()
+    for _, _, _, cost, _, _ in plans:
+        for field_ in ("host", "insts"):
+            for k, v in getattr(cost, field_).items():
+                getattr(total, field_)[k] += v
+        total.firsts += cost.firsts
+        total.rest += cost.rest
+        total.boots.update(cost.boots)
+    body.append(["all", str(sum(len(p[2]) for p in plans)), str(sum(p[4] for p in plans)), "",
+                 f"{total.total_host() / 60:,.0f} min", f"{total.local_wall(workers) / 60:,.0f} min",
+                 f"{total.slurm_wall(8) / 60:,.0f} min", f"{total.slurm_wall(32) / 60:,.0f} min", ""])
+    print(findings.aligned(header, body, indent="", text_cols=1), end="")
+    print("Estimated from the published records' own host seconds on the machine that made "
+          "them (every phase: boots, warming, ROIs, QEMU runs), a core a point, every point "
+          "(finished here or not), kernels and images already built; a sweep's boots are "
+          "shared within it, not across sweeps.")
+    for line in notes:
+        print(line)
+    need = sorted({pl.point.arch for p in plans if p[5] for pl in p[2] if pl.point.run.needs_gem5})
+    lacking = []
+    for arch in need:
+        try:
+            gem5_locate.require(arch, args.gem5)
+        except UserError:
+            lacking.append(arch)
+    if lacking:
+        isas = ",".join(sorted(arches.get(a).gem5_isa.lower() for a in need))
+        print(f"gem5 for {', '.join(lacking)} is missing: './run.py gem5 setup --isa {isas}' "
+              f"builds it first (about two hours for X86 on two cores, more for ARM)"
+              + ("" if args.dry_run else "; its sweeps are not run now"))
+        if not args.dry_run:
+            plans = [p for p in plans
+                     if not any(pl.point.arch in lacking for pl in p[2] if pl.point.run.needs_gem5)]
+    if args.dry_run:
+        return 0
+    failed = 0
+    for src, sw, planned, _, _, _ in plans:
+        print(f"[reproduce] {src.name}: {len(planned)} points")
+        planned = local_executor.plan(sw, args.gem5)
+        failed |= run_sweep(sw, planned, args, quiet=True)
+    return _reproduced(chosen, plans, args) or failed
+
+
+def _reproduced(chosen: list, plans: list, args) -> int:
+    """Each published sweep's rows beside this machine's, and one line."""
+    db = Path(args.results) / flags.STORE_NAME
+    conn = store.connect(db) if db.is_file() else None
+    same = differ = absent = 0
+    try:
+        ran = {p[0].name for p in plans}
+        for src in chosen:
+            if src.status == "calibration":
+                continue
+            mine = store.rows(conn, src.name) if conn and src.name in ran else []
+            header, body = compare.table(src.rows, mine)
+            print(f"\n{src.name}:")
+            print(findings.aligned(header, body, indent="  ", text_cols=1), end="")
+            for b in body:
+                if b[-1] == "not run here":
+                    absent += 1
+                elif b[-1] == "same" or b[-1].startswith("within"):
+                    same += 1
+                else:
+                    differ += 1
+    finally:
+        if conn:
+            conn.close()
+    print(f"{same} of {same + differ + absent} published experiments reproduced, {differ} "
+          f"differ, {absent} not run")
+    return 1 if differ else 0
