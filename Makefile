@@ -11,7 +11,7 @@ APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
 	python3 python3-pip python3-pytest python3-matplotlib python3-sklearn python3-rich git \
 	slurm-wlm munge \
 	rsync file unzip dpkg-dev fakeroot \
-	autoconf automake autopoint
+	autoconf automake autopoint ccache
 
 .PHONY: run test deps benchmark docs serve
 run: deps

@@ -280,9 +280,20 @@ _UNTRUSTED_ENV = ("KCFLAGS", "KCPPFLAGS", "KAFLAGS", "CFLAGS", "LDFLAGS", "LLVM"
                   "KBUILD_OUTPUT", "INSTALL_MOD_PATH", "MAKEFLAGS")
 
 
+# Debian's ccache puts compiler-named links here (gcc, aarch64-linux-gnu-gcc,
+# ...). First on PATH, every compile kbuild runs goes through the cache:
+# the variants share one object tree per arch, and a build that switches
+# back from a variant that edits a header many files include (arm64's
+# uaccess.h: about 500 objects) then finds those objects in the cache. The
+# compiler's output is the same, so the kernel is too.
+CCACHE_LINKS = Path("/usr/lib/ccache")
+
+
 def _env() -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in _UNTRUSTED_ENV and not k.startswith("KBUILD_")}
+    if (CCACHE_LINKS / "gcc").exists():
+        env["PATH"] = f"{CCACHE_LINKS}{os.pathsep}{env.get('PATH', '')}"
     return dict(env, **REPRODUCIBLE_ENV)
 
 
