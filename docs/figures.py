@@ -281,10 +281,12 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
         ax.annotate(f"{r['cycles'] / r['ops']:,.0f}", (i, bottoms[i]), ha="center",
                     va="bottom", fontsize=8)
     ax.axhline(hw, color="#aa3333", ls="--", lw=1)
-    ax.annotate(f"hardware: {hw:,.0f} ({base.what})", (len(drawn) - 0.5, hw), ha="right",
-                va="bottom", fontsize=8, color="#aa3333")
+    ax.annotate(f"hardware: {hw:,.0f} ({base.what})", (-0.45, hw), ha="left",
+                va="bottom", fontsize=8, color="#aa3333",
+                bbox=dict(facecolor="white", edgecolor="none", pad=1))
     ax.set_xticks(range(len(drawn)))
-    ax.set_xticklabels([label.replace(", ", ",\n") for label, _ in drawn], fontsize=7)
+    ax.set_xticklabels([label.replace(", ", ",\n").replace(" settled", "\nsettled")
+                        .replace(" (the", "\n(the") for label, _ in drawn], fontsize=7)
     ax.set_ylabel("cycles per statx (rename's states)")
     ax.set_title("gem5 O3, Skylake preset: a statx at each step of the series", fontsize=10)
     ax.set_ylim(0, max(bottoms) * 1.3)
