@@ -34,8 +34,9 @@ def test_presets_load_and_are_checked():
                                                "x86_64-o3-small", "x86_64-skylake-calibrated",
                                                "x86_64-skylake", "x86_64-timing",
                                                "x86_64-westmere-calibrated", "x86_64-westmere"]
-    assert spec.cpu_preset_names("arm64") == ["arm64-minor", "arm64-o3-big", "arm64-o3-default",
-                                              "arm64-o3-v7a-like", "arm64-timing"]
+    assert spec.cpu_preset_names("arm64") == ["arm64-minor", "arm64-neoverse-v2", "arm64-o3-big",
+                                              "arm64-o3-default", "arm64-o3-v7a-like",
+                                              "arm64-timing"]
     assert spec.load_cpu("arm64-minor", "arm64").type == "minor"
     v7a = spec.load_cpu("arm64-o3-v7a-like", "arm64")
     assert v7a.params["numROBEntries"] == 40 and v7a.type == "o3"
