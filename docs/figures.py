@@ -243,20 +243,12 @@ def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
     x86_core_figure(plt, data, docs)
 
 
-# Rename's states, whose cycles add up to a call's (src/cpu/o3/rename.cc):
-# the stacked bars of x86-core-steps.png, bottom up.
-RENAME_STATES = (("rename_run_cycles", "renaming"), ("rename_idle_cycles", "idle (front end)"),
-                 ("serialize_stall_cycles", "serialize stall"),
-                 ("rename_unblock_cycles", "unblocking"), ("rename_block_cycles", "blocked"),
-                 ("rename_squash_cycles", "squashing"))
-
-
 def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
     """Where a statx's cycles go on the Skylake machine at each step of
     our gem5 series (the x86-core sweep), against the hardware's call:
     the 2017 seed's 162.4 ns at gem5's 3 GHz. Nothing drawn where the
     records hold no x86-core rows."""
-    from analysis import claims, x86_core
+    from analysis import accounting, claims, x86_core
     from configs.gem5 import spec
 
     # A published file of another sweep: its folder holds x86-core's.
@@ -273,7 +265,9 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
     hw = base.hw_cycles or base.hw_ns * float(spec.CLOCK.removesuffix("GHz"))
     fig, ax = plt.subplots(figsize=(8, 4))
     bottoms = [0.0] * len(drawn)
-    for metric, name in RENAME_STATES:
+    # Rename's states (analysis/accounting.py), whose cycles add up to
+    # nearly all of a call's.
+    for name, metric in accounting.STATES:
         ys = [(r.get(metric) or 0) / r["ops"] for _, r in drawn]
         ax.bar(range(len(drawn)), ys, 0.6, bottom=bottoms, label=name)
         bottoms = [b + y for b, y in zip(bottoms, ys)]
