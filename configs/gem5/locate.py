@@ -81,6 +81,14 @@ class SeriesState:
         return "series not applied: " + APPLY_SERIES
 
 
+def series_touched() -> set:
+    """The paths, in a gem5 tree, that the series' patches change."""
+    touched = set()
+    for p in series_patches():
+        touched.update(re.findall(r"^diff --git a/(\S+) b/", p.read_text(), re.M))
+    return touched
+
+
 def source_carries_series(home: Path) -> bool:
     """Whether reversing the whole series, last patch first, applies
     cleanly. `git apply --check` of several patches checks each against
@@ -90,9 +98,7 @@ def source_carries_series(home: Path) -> bool:
     patches = list(reversed(series_patches()))
     if not patches:
         return False
-    touched = set()
-    for p in patches:
-        touched.update(re.findall(r"^diff --git a/(\S+) b/", p.read_text(), re.M))
+    touched = series_touched()
     with tempfile.TemporaryDirectory(prefix="uaccess-series-") as tmp:
         for rel in touched:
             src = home / rel
@@ -112,10 +118,7 @@ def series_sources_mtime(home: Path) -> float:
     `home` (0 where none is there). A binary older than that was built
     before this edition of the series was applied: its marks say "a
     series", not "this one", so it counts as not built."""
-    touched = set()
-    for p in series_patches():
-        touched.update(re.findall(r"^diff --git a/(\S+) b/", p.read_text(), re.M))
-    times = [(home / f).stat().st_mtime for f in touched if (home / f).is_file()]
+    times = [(home / f).stat().st_mtime for f in series_touched() if (home / f).is_file()]
     return max(times, default=0.0)
 
 
