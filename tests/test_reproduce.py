@@ -56,8 +56,11 @@ def test_reproduce_plans_costs_runs_and_compares(tmp_path):
     tiny = next(l for l in lines if l.startswith("tiny-reproduce"))
     assert tiny.split()[1:4] == ["2", "0", "qemu"] and tiny.endswith("unchanged")
     entry = next(l for l in lines if l.startswith("kernel-entry"))
-    assert entry.split()[1:4] == ["9", "9", "gem5+qemu"]
-    published_gem5 = int(entry.split()[1])
+    # 9 published points; how many are still to run depends on what this
+    # machine's run cache already holds (its QEMU twins may be there).
+    points, to_run, backends = entry.split()[1:4]
+    assert points == "9" and 0 < int(to_run) <= 9 and backends == "gem5+qemu"
+    published_gem5 = int(points)
     assert "gem5 for x86_64 is missing: './run.py gem5 setup --isa x86'" in dry.stdout
     assert not mine.exists()
     # Run: the QEMU sweep (its points finished, so cached) into this
