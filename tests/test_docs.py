@@ -248,3 +248,14 @@ def test_a_generated_section_is_the_data_and_its_markers_must_be_there():
     assert "| stock / statx-loop | sdm | 1,513.9 | 0.90 | 460.0 | 12.0 | 9.0 |" in page
     with pytest.raises(UserError, match="no '<!-- generated: kernel-entry -->'"):
         generate.with_sections("machines.md", "# a page without them\n", by_sweep)
+
+
+def test_the_repository_tracks_no_wheels_or_archives():
+    # Issue 58: four pip wheels (1.67 MB) sat at the root, referenced by
+    # nothing; `make deps` installs what the project needs from the
+    # registries, and a clone carries no package files.
+    proc = subprocess.run(["git", "ls-files", "*.whl", "*.tar.gz", "*.tar.xz", "*.zip"],
+                          cwd=REPO, capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert proc.stdout.split() == []
