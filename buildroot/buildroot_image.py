@@ -5,8 +5,10 @@ this folder's external tree (configs/uaccess_<arch>_defconfig) and returns
 the same kind of artifact as the offline assembler (assemble.py): a
 rootfs.cpio and a rootfs.ext2, content-addressed in the image cache.
 
-  Buildroot tree   $BUILDROOT_HOME, else ../shared/third-party's
-                   buildroot-2024.02.13.tar.xz unpacked into the cache.
+  Buildroot tree   $BUILDROOT_HOME, else the 2024.02.13 release unpacked
+                   into the cache, got by release.py (from beside the
+                   clone, else buildroot.org) or by './run.py buildroot
+                   setup --source' (offline).
   toolchain        "debian" (offline, the default): Debian's gcc as a
                    custom external toolchain (toolchain.py), host-package
                    sources from Debian (host_sources.py); "bootlin": the
@@ -32,7 +34,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from buildroot import assemble, cpio, host_sources, kernel_fragment, toolchain
+from buildroot import assemble, cpio, host_sources, kernel_fragment, release, toolchain
 from kernels import build as kbuild
 from kernels import config as kernel_config
 from kernels import source as linux_source
@@ -42,8 +44,6 @@ from lab.progress import Progress
 
 BUILDER_VERSION = 1
 EXTERNAL = Path(__file__).resolve().parent
-THIRD_PARTY = EXTERNAL.parent.parent / "shared" / "third-party"
-TARBALL = "buildroot-2024.02.13.tar.xz"
 TOOLCHAINS = ("debian", "bootlin")
 # What Buildroot reads of the external tree besides the sources of the
 # project's two packages (those are rebuilt each time, see above).
@@ -58,32 +58,9 @@ def check_toolchain(route: str) -> str:
 
 
 def tree() -> tuple:
-    """(path, identity) of the Buildroot tree to build with."""
-    home = os.environ.get("BUILDROOT_HOME")
-    if home:
-        path = Path(home).expanduser().resolve()
-        if not (path / "Makefile").is_file() or not (path / "support" / "scripts").is_dir():
-            raise UserError(f"BUILDROOT_HOME={home} is not a Buildroot tree (no Makefile and "
-                            f"support/scripts): point it at one, or unset it to use "
-                            f"{THIRD_PARTY / TARBALL}")
-        return path, {"home": str(path), "version": _version(path)}
-    tarball = THIRD_PARTY / TARBALL
-    if not tarball.is_file():
-        raise UserError(f"no Buildroot tree: set BUILDROOT_HOME to one, or put {TARBALL} "
-                        f"in {THIRD_PARTY}")
-    sha = cache.file_sha256(tarball)
-    final = cache.area("buildroot") / "tree" / sha[:16]
-    if not final.is_dir():
-        tools.require("tar")
-        with cache.staging_dir(final) as tmp:
-            subprocess.run(["tar", "xf", str(tarball), "-C", str(tmp), "--strip-components=1"],
-                           check=True)
-    return final, {"tarball": TARBALL, "sha256": sha, "version": _version(final)}
-
-
-def _version(path: Path) -> str:
-    m = re.search(r"^export BR2_VERSION := (\S+)", (path / "Makefile").read_text(), re.M)
-    return m.group(1) if m else "unknown"
+    """(path, identity) of the Buildroot tree to build with (release.py
+    says where it comes from: BUILDROOT_HOME, the cache, or got now)."""
+    return release.tree()
 
 
 def _external_digest() -> str:

@@ -3,7 +3,7 @@ builds an image shares: the job from --workload/--script (job_of), the
 builder flags (image_args) and the image from the builder chosen
 (image_of)."""
 
-from buildroot import assemble, buildroot_image
+from buildroot import assemble, buildroot_image, release
 from kernels import build as kbuild
 from kernels import variants
 from lab import arches, inputs
@@ -33,13 +33,22 @@ def image_args(sp) -> None:
 def register(sub) -> None:
     sp = command(sub, "build-image", cmd_build_image, cache=True,
                  help="build (or find cached) one root filesystem")
-    sp.add_argument("--arch", required=True, choices=arches.NAMES)
+    sp.add_argument("--arch", required=True, choices=arches.NAMES, help="the guest architecture")
     workload_args(sp)
     image_args(sp)
     sp.add_argument("--br-kernel", metavar="VARIANT", default="",
                     choices=("",) + tuple(variants.names()),
                     help="with --builder buildroot: the same Buildroot build also makes "
                          "this kernel variant (prints its path first)")
+
+    sp = command(sub, "buildroot", cmd_buildroot, cache=True,
+                 help=f"get Buildroot {release.VERSION} for --builder buildroot (online: "
+                      f"buildroot.org's release, sha256 checked; offline: --source)")
+    sp.add_argument("action", choices=("setup",), help="setup: get, check and unpack it")
+    sp.add_argument("--source", default="", metavar="TARBALL|URL|TREE",
+                    help=f"the release tarball ({release.TARBALL}), a URL to it, or an "
+                         f"unpacked Buildroot tree (default: beside the clone, else "
+                         f"{release.URL})")
 
 
 def job_of(args) -> script.Job:
@@ -79,4 +88,12 @@ def cmd_build_image(args) -> int:
     else:
         img = image_of(args, job)
     print(img.path)
+    return 0
+
+
+def cmd_buildroot(args) -> int:
+    """Buildroot's tree, got now rather than by the first build."""
+    path, ident = release.setup(args.source)
+    print(f"Buildroot {ident['version']} at {path}: ./run.py build-image --builder buildroot "
+          f"uses it")
     return 0

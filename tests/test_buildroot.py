@@ -2,22 +2,30 @@
 script, the offline toolchain, the defconfig check, and (slow, cached)
 real Buildroot builds of both arches compared with the assembler's image.
 
-The real builds need the Buildroot tree (../shared/third-party or
-BUILDROOT_HOME) and, the first time on a machine, the Debian mirror for
+The real builds need the Buildroot tree (BUILDROOT_HOME, the release
+beside the clone in ../shared/third-party, or one './run.py buildroot
+setup' unpacked) and, the first time on a machine, the Debian mirror for
 the host-package sources; they skip, naming what is missing, elsewhere.
+How the release is got (online, checked; offline, given) is tested on a
+loopback HTTP server: no test downloads from outside this machine.
 """
 
+import contextlib
+import functools
+import http.server
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from buildroot import (assemble, buildroot_image, compare_images, cpio, kernel_fragment,
-                       toolchain)
+                       release, toolchain)
 from kernels import build as kbuild
 from lab import arches, kconfig
 from lab.errors import UserError
@@ -31,14 +39,9 @@ POST_BUILD = EXTERNAL / "board" / "uaccess" / "post-build.sh"
 ARCHES = arches.NAMES
 
 
-def _have_tree() -> bool:
-    return bool(os.environ.get("BUILDROOT_HOME")) or \
-        (buildroot_image.THIRD_PARTY / buildroot_image.TARBALL).is_file()
-
-
 needs_tree = pytest.mark.skipif(
-    not _have_tree(), reason=f"no Buildroot tree: set BUILDROOT_HOME or put "
-    f"{buildroot_image.TARBALL} in {buildroot_image.THIRD_PARTY}")
+    not release.available(), reason=f"no Buildroot tree: run './run.py buildroot setup' (online), "
+    f"or set BUILDROOT_HOME to a tree or to {release.TARBALL}")
 needs_qemu = pytest.mark.skipif(
     not all(shutil.which(p) for p in ("qemu-system-x86_64", "qemu-system-aarch64")),
     reason="QEMU is missing: run 'make deps'")
@@ -190,11 +193,106 @@ def test_a_dropped_request_is_named(tmp_path, monkeypatch):
         buildroot_image._configure("x86_64", "debian", br_tree, work)
 
 
-def test_missing_tree_is_one_line(monkeypatch, tmp_path):
+def _no_tree_here(monkeypatch, tmp_path):
+    """A machine with no Buildroot: no BUILDROOT_HOME, an empty cache, no
+    tarball beside the clone."""
     monkeypatch.delenv("BUILDROOT_HOME", raising=False)
-    monkeypatch.setattr(buildroot_image, "THIRD_PARTY", tmp_path)
-    with pytest.raises(UserError, match=r"no Buildroot tree: set BUILDROOT_HOME"):
+    monkeypatch.setenv("UACCESS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(release, "THIRD_PARTY", tmp_path / "no-third-party")
+
+
+def _release_tarball() -> Path:
+    """The real release tarball, where this machine has one."""
+    home = Path(os.environ.get("BUILDROOT_HOME") or "/nonexistent")
+    for path in (release.THIRD_PARTY / release.TARBALL, home):
+        if path.is_file():
+            return path
+    pytest.skip(f"no {release.TARBALL} here (beside the clone in {release.THIRD_PARTY}, or "
+                f"BUILDROOT_HOME=the tarball) to serve")
+
+
+@contextlib.contextmanager
+def _loopback_server(folder: Path):
+    """An HTTP server on 127.0.0.1 serving `folder`: the 'online' release
+    site, on this machine only. Yields its base URL."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_missing_tree_offline_is_one_line_naming_what_to_do(monkeypatch, tmp_path):
+    _no_tree_here(monkeypatch, tmp_path)
+    # "Offline": the release site is a closed port on the loopback.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(release, "URL", f"http://127.0.0.1:{port}/{release.TARBALL}")
+    with pytest.raises(UserError) as e:
         buildroot_image.tree()
+    line = str(e.value)
+    assert "\n" not in line and "could not be fetched" in line
+    assert "./run.py buildroot setup --source PATH" in line and "BUILDROOT_HOME" in line
+    # doctor's reading downloads nothing and says the same fix.
+    with pytest.raises(UserError, match=r"no Buildroot 2024.02.13 yet: run './run.py "
+                                        r"buildroot setup' online"):
+        release.tree(fetch=False)
+    assert not any((tmp_path / "cache").rglob("*.tar.xz"))
+
+
+def test_online_the_release_is_fetched_checked_and_unpacked(monkeypatch, tmp_path):
+    tarball = _release_tarball()
+    _no_tree_here(monkeypatch, tmp_path)
+    site = tmp_path / "site"
+    site.mkdir()
+    shutil.copyfile(tarball, site / release.TARBALL)
+    with _loopback_server(site) as base:
+        monkeypatch.setattr(release, "URL", f"{base}/{release.TARBALL}")
+        path, ident = buildroot_image.tree()
+    assert ident == {"tarball": release.TARBALL, "sha256": release.SHA256,
+                     "version": "2024.02.13"}
+    assert (path / "Makefile").is_file() and str(path).startswith(str(tmp_path / "cache"))
+    # Found again without the site: the unpacked release is kept.
+    monkeypatch.setattr(release, "URL", "http://127.0.0.1:9/gone")
+    assert buildroot_image.tree() == (path, ident)
+
+
+def test_a_download_that_is_not_the_release_is_refused_in_one_line(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / release.TARBALL).write_bytes(b"not buildroot at all\n")
+    cache = tmp_path / "cache"
+    env = dict(os.environ, UACCESS_CACHE=str(cache))
+    env.pop("BUILDROOT_HOME", None)
+    with _loopback_server(site) as base:
+        url = f"{base}/{release.TARBALL}"
+        run = subprocess.run([sys.executable, str(REPO / "run.py"), "buildroot", "setup",
+                              "--source", url], capture_output=True, text=True, env=env,
+                             timeout=120)
+    assert run.returncode == 2 and run.stdout == ""
+    line, = run.stderr.strip().splitlines()
+    assert line.startswith(f"run.py: {url} has sha256 ")
+    assert f"not Buildroot 2024.02.13's {release.SHA256[:16]}" in line
+    assert not any(p.is_file() for p in cache.rglob("*")), list(cache.rglob("*"))
+
+
+def test_offline_setup_takes_the_tarball_given(tmp_path):
+    tarball = _release_tarball()
+    cache = tmp_path / "cache"
+    env = dict(os.environ, UACCESS_CACHE=str(cache))
+    env.pop("BUILDROOT_HOME", None)
+    run = subprocess.run([sys.executable, str(REPO / "run.py"), "buildroot", "setup",
+                          "--source", str(tarball)], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(f"Buildroot 2024.02.13 at {cache}")
+    assert (cache / "buildroot" / "tree" / release.SHA256[:16] / "Makefile").is_file()
 
 
 def test_a_wrong_buildroot_home_is_one_line_and_writes_nothing(tmp_path):
@@ -206,8 +304,7 @@ def test_a_wrong_buildroot_home_is_one_line_and_writes_nothing(tmp_path):
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
         f"run.py: BUILDROOT_HOME={tmp_path} is not a Buildroot tree (no Makefile and "
-        f"support/scripts): point it at one, or unset it to use "
-        f"{buildroot_image.THIRD_PARTY / buildroot_image.TARBALL}"]
+        f"support/scripts) nor its release tarball: point it at one, or unset it"]
     assert not cache.exists() or not any(cache.rglob("*"))
 
 
