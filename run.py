@@ -6,6 +6,7 @@
     ./run.py gem5 setup [--source URL_OR_PATH] [--isa x86,arm] [--variant opt,fast] [--dry-run]
     ./run.py build-kernel --arch x86_64 --variant stock
     ./run.py build-image  --arch arm64 --workload lstat-storm [--script S.toml]
+    ./run.py buildroot setup [--source TARBALL|URL|TREE]  # for --builder buildroot
     ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
     ./run.py run --backend gem5 --arch x86_64 --smap-model lfence --workload statx-loop
     ./run.py crosscheck --arch x86_64 --smap-model lfence --workload statx-loop
@@ -70,7 +71,10 @@ GROUPS = (inventory, kernel_commands, image_commands, run, calibrate, sweep, rep
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="run.py", description=__doc__,
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    # COMMAND, not every name in braces: the list below names each (but the
+    # internal slurm-task) with what it does.
+    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser,
+                           metavar="COMMAND")
     for group in GROUPS:
         group.register(sub)
     return p

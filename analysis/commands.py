@@ -16,7 +16,7 @@ from lab.errors import UserError
 def register(sub) -> None:
     sp = command(sub, "scorecard", cmd_scorecard,
                  help="the seeds' hardware numbers beside gem5's, from the store")
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS))
+    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
     sp.add_argument("--records", help="published records (docs/data) instead of the store")
     sp.add_argument("--markdown", action="store_true",
                     help="every table and column as markdown (what the site shows), not the "
@@ -29,16 +29,20 @@ def register(sub) -> None:
     sp.add_argument("files", nargs="+", metavar="SWEEP",
                     help="a sweep file, or a calibration's store name "
                          "(calibrate-MECHANISM-PRESET-CACHE, as calibrate prints it)")
-    sp.add_argument("--to", default=str(flags.DEFAULT_RECORDS))
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS))
+    sp.add_argument("--to", default=str(flags.DEFAULT_RECORDS),
+                    help="the folder the data files go to (default: docs/data, the "
+                         "published records; your own runs' elsewhere: --to results/data)")
+    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
     sp = command(sub, "compare", cmd_compare,
                  help="your runs beside the published ones (docs/data)")
-    sp.add_argument("--records", default=str(flags.DEFAULT_RECORDS))
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS))
+    sp.add_argument("--records", default=str(flags.DEFAULT_RECORDS),
+                    help="the published records to compare with (default: docs/data)")
+    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
     sp.add_argument("--backend", choices=backends.BACKENDS, help="only this backend's rows")
     sp = command(sub, "report", cmd_report, help="(re)write a sweep's report from the store")
-    sp.add_argument("file", nargs="?", default=str(flags.DEFAULT_SWEEP))
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS))
+    sp.add_argument("file", nargs="?", default=str(flags.DEFAULT_SWEEP),
+                    help=flags.SWEEP_FILE_HELP)
+    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
 
 
 def cmd_report(args) -> int:

@@ -13,7 +13,7 @@ def kernel_args(sp) -> None:
     # lists them, and a wrong one is the parser's one line. The variants
     # are read when the command line is.
     variant_names = variants.names()
-    sp.add_argument("--arch", required=True, choices=arches.NAMES)
+    sp.add_argument("--arch", required=True, choices=arches.NAMES, help="the guest architecture")
     sp.add_argument("--variant", default="stock", choices=variant_names, metavar="VARIANT",
                     help="a kernel variant (kernels/variants): " + ", ".join(variant_names))
     sp.add_argument("--jobs", type=COUNT, default=0, help="make -j (default: cores)")

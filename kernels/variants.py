@@ -132,10 +132,27 @@ def parse_series(name: str, folder: Path) -> Variant:
 
 
 def _subject(text: str) -> str:
+    """The Subject header's first line: what every kernel's recorded inputs
+    (as_record) hold, so it stays as it is; whole_subject() is the title."""
     for line in text.splitlines():
         if line.startswith("Subject:"):
             return re.sub(r"^Subject:\s*(\[PATCH[^\]]*\]\s*)?", "", line)
     return ""
+
+
+def whole_subject(patch: Patch) -> str:
+    """A patch's title as `list` shows it: the Subject header with its
+    folded continuation lines (git wraps a long subject) joined."""
+    lines = patch.path.read_text(errors="replace").splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Subject:"):
+            folded = [line]
+            for more in lines[i + 1:]:
+                if not more.startswith((" ", "\t")):
+                    break
+                folded.append(more.strip())
+            return re.sub(r"^Subject:\s*(\[PATCH[^\]]*\]\s*)?", "", " ".join(folded))
+    return patch.subject
 
 
 def touched_files(patch_text: str) -> list:

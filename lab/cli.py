@@ -19,13 +19,24 @@ class OneLineParser(argparse.ArgumentParser):
     (argparse prints the usage above the error)."""
 
     def error(self, message):
-        raise UserError(f"{self.prog}: {message} (see {self.prog} --help)")
+        # run.py prints "run.py: " before every error: the subcommand's
+        # prog ("run.py run") less that prefix, not "run.py: run.py run:".
+        where = self.prog.split(" ", 1)[1] + ": " if " " in self.prog else ""
+        raise UserError(f"{where}{message} (see {self.prog} --help)")
 
 
 def command(sub, name: str, handler, cache: bool = False, **kwargs) -> argparse.ArgumentParser:
     """The subparser of command `name`, run by handler(args) -> exit code;
     `cache`: the command builds or runs into the cache, which run.py
     checks before anything else (a dry run only reads it)."""
+    if kwargs.get("help") is argparse.SUPPRESS:
+        # Internal (slurm-task): with a help, even SUPPRESS, argparse lists
+        # it in --help as "==SUPPRESS=="; without one it is not listed.
+        del kwargs["help"]
+    else:
+        # A subcommand's --help opens with what it does, as the list of
+        # commands says it.
+        kwargs.setdefault("description", kwargs.get("help"))
     sp = sub.add_parser(name, **kwargs)
     sp.set_defaults(handler=handler, uses_cache=cache)
     return sp

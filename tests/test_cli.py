@@ -121,3 +121,94 @@ def test_a_clone_without_its_python_packages_says_make_deps(tmp_path, module, pa
         assert out.returncode == 2 and not out.stdout, out.stderr
         assert lines == [f"run.py: the Python package {package} is missing: run 'make deps' "
                          f"(it installs the study's packages)"]
+
+
+# -- what a newcomer reads: --help, list, doctor (issue 58, item 7) ----------
+
+def _parser():
+    sys.path.insert(0, str(RUN.parent))
+    import run as run_py
+    return run_py.parser()
+
+
+def _subparsers(parser):
+    import argparse
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+def test_help_lists_commands_without_suppress_markers_or_every_name_in_braces():
+    out = _run("--help")
+    assert out.returncode == 0
+    assert "SUPPRESS" not in out.stdout and "slurm-task" not in out.stdout
+    assert out.stdout.startswith("usage: run.py [-h] COMMAND ...")
+
+
+def test_every_subcommand_says_what_it_does_and_every_flag_has_help():
+    undocumented = []
+    for name, sp in _subparsers(_parser()).items():
+        if name == "slurm-task":
+            continue  # internal: the Slurm job script's, not listed
+        if not sp.description:
+            undocumented.append(f"{name} (no description)")
+        for a in sp._actions:
+            if a.help is None:
+                undocumented.append(f"{name} {'/'.join(a.option_strings) or a.dest}")
+    assert undocumented == []
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "doctor", "calibrate", "crosscheck",
+                                     "reproduce"])
+def test_help_shows_no_empty_choice_and_the_default_gem5_home(command):
+    out = _run(command, "--help")
+    assert out.returncode == 0
+    text = " ".join(out.stdout.split())
+    assert "{," not in text and ",}" not in text
+    assert "default: $GEM5_HOME)" not in text
+    assert "./run.py gem5 setup" in text  # where --gem5 defaults to, without a variable
+
+
+def test_a_parse_error_names_run_py_once():
+    out = _run("run", "--arch", "x86_64", "--variant", "turbo")
+    line, = out.stderr.strip().splitlines()
+    assert line.startswith("run.py: run: argument --variant: invalid choice: 'turbo'")
+    assert line.count("run.py") == 2  # the prefix, and "(see run.py run --help)"
+
+
+def test_list_shows_whole_patch_subjects_in_aligned_columns():
+    out = _run("list")
+    assert out.returncode == 0
+    # Subjects folded over two lines in the patch are shown whole.
+    assert "arm64: uaccess: toggle PSTATE.PAN around every user access" in out.stdout
+    assert "one PAN window around a batch of unsafe accesses" in out.stdout
+    rows = [l for l in out.stdout.splitlines() if l.startswith("  ") and "[" in l]
+    # Every variant's arches start in the same column, long names included.
+    assert len({l.index("[") for l in rows}) == 1, rows
+    assert any(l.split()[0] == "namei-bytewise-bytecmp" for l in rows)
+
+
+def test_doctor_on_a_machine_without_gem5_exits_0_and_says_gem5_once(tmp_path):
+    # No gem5 at all (a cache without one, no GEM5_HOME): what make run
+    # needs decides the exit code; the gem5 lines are not repeated.
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "GEM5_HOME"}
+    env["UACCESS_CACHE"] = str(tmp_path / "cache")
+    shutil_which = __import__("shutil").which
+    if not all(shutil_which(q) for q in ("qemu-system-x86_64", "qemu-system-aarch64", "gcc")):
+        pytest.skip("QEMU or gcc is missing: run 'make deps'")
+    out = subprocess.run([sys.executable, str(RUN), "doctor"], capture_output=True, text=True,
+                         timeout=600, env=env)
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0, out.stdout + out.stderr
+    gem5 = [l for l in lines if l[9:31].strip().startswith("gem5")]
+    assert sum("gem5 not found" in l for l in gem5) == 1, gem5
+    assert lines[-1].endswith("make run needs none of them)") or "0 missing" in lines[-1]
+
+
+def test_doctor_with_a_bad_gem5_path_names_it_and_the_fix(tmp_path):
+    bad = tmp_path / "nonexistent"
+    out = _run("doctor", "--gem5", str(bad))
+    assert out.returncode == 2 and out.stdout == ""
+    line, = out.stderr.strip().splitlines()
+    assert f"--gem5 {bad}" in line and "GEM5_HOME" not in line
+    assert "./run.py gem5 setup" in line

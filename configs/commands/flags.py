@@ -18,11 +18,20 @@ WORKERS = inputs.cli(inputs.count_up_to(sweep.MAX_POINTS, "the most points a swe
                      "--workers")
 
 
+# The help of the flags several commands share.
+RESULTS_HELP = "the results folder: the store (results.sqlite) and reports (default: results)"
+SWEEP_FILE_HELP = "a sweep file (TOML; default: configs/sweeps/default.toml)"
+# No variable is needed: every command finds the gem5 that setup built.
+GEM5_HELP = ("gem5 source tree (default: $GEM5_HOME where set, else the one './run.py gem5 "
+             "setup' built in the cache)")
+ARCH_HELP = "the guest architecture"
+
+
 def gem5_args(sp) -> None:
     """--gem5 (the build) and --cache (a cache preset, read when the
     command line is: a malformed file is a choice, so that its loader
     says what is wrong with it)."""
-    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+    sp.add_argument("--gem5", help=GEM5_HELP)
     caches = sorted(gem5_spec.preset_files("cache"))
     sp.add_argument("--cache", default="classic-l1l2", choices=caches, metavar="CACHE",
                     help="gem5 cache preset (configs/gem5-presets/cache): "

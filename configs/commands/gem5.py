@@ -15,7 +15,7 @@ def register(sub) -> None:
     sp = command(sub, "gem5", cmd_gem5,
                  help="get gem5 v24.0.0.1, apply configs/gem5-patches, build it outside the "
                       "repository (a convenience: hours on two cores)")
-    sp.add_argument("action", choices=("setup",))
+    sp.add_argument("action", choices=("setup",), help="setup: fetch, patch and build")
     sp.add_argument("--source", default=gem5_setup.DEFAULT_SOURCE,
                     help="a git URL (online), or a local clone or bare repository (offline)")
     sp.add_argument("--dest", default="", help="the gem5 tree to make (default: <cache>/gem5)")

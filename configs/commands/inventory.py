@@ -4,8 +4,9 @@ machine has of the prerequisites, one line each, with the fix)."""
 
 import sys
 
-from buildroot import buildroot_image
+from buildroot import release
 from configs import backends, simpoint_method
+from configs.commands import flags
 from configs.gem5 import locate as gem5_locate
 from configs.gem5 import spec as gem5_spec
 from configs.qemu import plugin_build
@@ -24,16 +25,23 @@ def register(sub) -> None:
     command(sub, "list", cmd_list, help="arches, variants, workloads, profiles")
     sp = command(sub, "doctor", cmd_doctor,
                  help="what is found and what is missing, with the fix")
-    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
+    sp.add_argument("--gem5", help=flags.GEM5_HELP)
 
 
 def cmd_list(args) -> int:
     print("arches:    " + ", ".join(arches.NAMES))
     print("variants:")
-    for name in variants.names():
-        v = variants.load(name)
-        subjects = "; ".join(p.subject for p in v.patches) or "no patches"
-        print(f"  {name:18} [{' '.join(v.arches)}] {subjects}")
+    loaded = [variants.load(name) for name in variants.names()]
+    # Columns as wide as their longest entry; a patch per line, its title
+    # whole (a long one wraps in the terminal, it is not cut).
+    width = max(len(v.name) for v in loaded)
+    arch_width = max(len(" ".join(v.arches)) for v in loaded) + 2
+    for v in loaded:
+        titles = [variants.whole_subject(p) for p in v.patches] or ["no patches"]
+        first = f"  {v.name:{width}}  {'[' + ' '.join(v.arches) + ']':{arch_width}}  "
+        print(first + titles[0])
+        for title in titles[1:]:
+            print(" " * len(first) + title)
     print("workloads: " + ", ".join(script.workload_names()))
     print("backends:  " + ", ".join(backends.BACKENDS))
     print("profiles:  " + ", ".join(qemu_profile.profile_names()) + "  (QEMU)")
@@ -51,19 +59,23 @@ def cmd_list(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    """What is found and what is missing, one line each, with the fix."""
+    """What is found and what is missing, one line each, with the fix. It
+    fails (exit 1) only where `make run`, the QEMU study, cannot run: gem5
+    is the gem5 backend's, and optional there."""
+    if args.gem5:  # a bad path given is bad input: one line, exit 2
+        gem5_locate.home(args.gem5)
     checks = []
 
     class Absent(Exception):
         """An optional prerequisite that is not there: not a missing one."""
 
-    def check(name, fn):
+    def check(name, fn, gem5=False):
         try:
-            checks.append(("ok", name, fn() or ""))
+            checks.append(("ok", name, fn() or "", gem5))
         except Absent as e:
-            checks.append(("absent", name, str(e)))
+            checks.append(("absent", name, str(e), gem5))
         except UserError as e:
-            checks.append(("MISSING", name, str(e)))
+            checks.append(("MISSING", name, str(e), gem5))
 
     def python():
         if sys.version_info < (3, 11):
@@ -120,10 +132,11 @@ def cmd_doctor(args) -> int:
         check(f"{arch} build tools", tools_for(arch))
         check(f"{arch} QEMU", qemu_version(arch))
     check("QEMU profiling plugin", plugin)
-    check("gem5", gem5_home)
-    for arch in arches.NAMES:
-        check(f"gem5 {arch}", gem5_arch(arch))
-    check("gem5 patch series", gem5_series)
+    check("gem5", gem5_home, gem5=True)
+    if checks[-1][0] == "ok":
+        for arch in arches.NAMES:
+            check(f"gem5 {arch}", gem5_arch(arch), gem5=True)
+        check("gem5 patch series", gem5_series, gem5=True)
 
     def simpoint_reference():
         # Optional: the built-in method needs no binary.
@@ -137,19 +150,21 @@ def cmd_doctor(args) -> int:
     def buildroot_tree():
         # Optional: the offline assembler is the default image builder.
         try:
-            path, ident = buildroot_image.tree()
+            path, ident = release.tree(fetch=False)  # doctor downloads nothing
         except UserError as e:
             raise Absent(f"optional, for --builder buildroot: {e}") from None
         return f"Buildroot {ident['version']} at {path}"
     check("Buildroot", buildroot_tree)
-    for status, name, detail in checks:
+    for status, name, detail, _ in checks:
         print(f"{status:8} {name:22} {detail}")
     missing = [c for c in checks if c[0] == "MISSING"]
+    for_run = [c for c in missing if not c[3]]
     absent = [c for c in checks if c[0] == "absent"]
     print(f"{len(checks) - len(missing) - len(absent)} found, {len(missing)} missing"
           + (f", {len(absent)} optional absent" if absent else "")
-          + (" (the QEMU backend needs none of the gem5 lines)" if missing else ""))
-    return 1 if missing else 0
+          + (f" (gem5 only: make run needs none of them)" if missing and not for_run else
+             f" (make run needs {', '.join(c[1] for c in for_run)})" if for_run else ""))
+    return 1 if for_run else 0
 
 
 def _qemu_binary(arch: str) -> str:

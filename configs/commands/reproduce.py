@@ -31,8 +31,8 @@ def register(sub) -> None:
     sp.add_argument("--workers", type=flags.WORKERS, default=0,
                     help="parallel runs (default: cores)")
     sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS))
-    sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: its home)")
+    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
+    sp.add_argument("--gem5", help=flags.GEM5_HELP)
 
 
 def cmd_reproduce(args) -> int:

@@ -38,7 +38,8 @@ def register(sub) -> None:
     sp.add_argument("--br-kernel", action="store_true",
                     help="with --builder buildroot (QEMU): the kernel from the same "
                          "Buildroot build instead of kernels/")
-    sp.add_argument("--backend", default="qemu", choices=backends.BACKENDS)
+    sp.add_argument("--backend", default="qemu", choices=backends.BACKENDS,
+                    help="qemu (exact counts, the default) or gem5 (cycles)")
     profiles = qemu_profile.profile_names()
     sp.add_argument("--profile", default="default", choices=["default"] + profiles,
                     metavar="PROFILE", help="QEMU CPU profile (configs/qemu-profiles; default: "
@@ -50,14 +51,17 @@ def register(sub) -> None:
                     metavar="PRESET", help="gem5 CPU preset (configs/gem5-presets/cpu; default: "
                     "<arch>-o3-default): " + ", ".join(cpu_presets))
     sp.add_argument("--kernel-entry", default="", choices=("",) + gem5_spec.KERNEL_ENTRY,
+                    metavar="{" + ",".join(gem5_spec.KERNEL_ENTRY) + "}",
                     help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
                          "drains) or sdm (as the SDM describes them; patches 0008-0009); "
                          "default: the CPU preset's")
     sp.add_argument("--stac-clac", default="", choices=("",) + gem5_spec.STAC_CLAC,
+                    metavar="{" + ",".join(gem5_spec.STAC_CLAC) + "}",
                     help="x86 gem5: how STAC and CLAC run: serialize (each drains the "
                          "pipeline) or commit (they run ahead; SMAP settled at commit; "
                          "patches 0018-0021); default: the CPU preset's")
     sp.add_argument("--uops", default="", choices=("",) + gem5_spec.UOPS,
+                    metavar="{" + ",".join(gem5_spec.UOPS) + "}",
                     help="x86 gem5: how instructions become micro-ops: gem5 (v24's "
                          "microcode) or fused (as Intel's fused domain counts them; our "
                          "series); default: the CPU preset's")

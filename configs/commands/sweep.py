@@ -18,13 +18,14 @@ from lab.errors import UserError
 def register(sub) -> None:
     sp = command(sub, "sweep", cmd_sweep, cache=True,
                  help="run a sweep file's points, store, report")
-    sp.add_argument("file", nargs="?", default=str(flags.DEFAULT_SWEEP))
+    sp.add_argument("file", nargs="?", default=str(flags.DEFAULT_SWEEP),
+                    help=flags.SWEEP_FILE_HELP)
     sp.add_argument("--dry-run", action="store_true", help="print the plan and what is cached")
     sp.add_argument("--workers", type=flags.WORKERS, default=0,
                     help="parallel runs (default: cores)")
     sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS))
-    sp.add_argument("--gem5", help="gem5 source tree for gem5 points (default: $GEM5_HOME)")
+    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
+    sp.add_argument("--gem5", help=flags.GEM5_HELP)
     sp.add_argument("--arch", choices=arches.NAMES,
                     help="only this arch's points (say, gem5 built for X86 only)")
     sp.add_argument("--executor", default="local", choices=("local", "slurm"),

@@ -232,14 +232,17 @@ class Gem5:
 
     def missing(self, arch: str) -> list:
         """What this arch's gem5 runs need that is not there, with the fix."""
-        out = []
+        absent = []  # (what, its fix)
         if not os.access(self.binary(arch), os.X_OK):
-            out.append(f"{self.binary(arch)} not found: " + self._how_to_build(
+            absent.append((self.binary(arch), self._how_to_build(
                 arch, f"build it in the gem5 tree with 'scons {arches.get(arch).gem5_binary()} "
-                f"-j$(nproc)' (gem5's documentation lists its build dependencies)"))
+                f"-j$(nproc)' (gem5's documentation lists its build dependencies)")))
         if arches.get(arch).gem5_bootloader and not self.bootloader().is_file():
-            out.append(f"{self.bootloader()} not found: " + self._how_to_build(arch, HOW_BOOTLOADER))
-        return out
+            absent.append((self.bootloader(), self._how_to_build(arch, HOW_BOOTLOADER)))
+        # Parts with the same fix (the set-up builds both) say it once.
+        fixes = dict.fromkeys(fix for _, fix in absent)
+        return [" and ".join(str(what) for what, f in absent if f == fix) + " not found: " + fix
+                for fix in fixes]
 
     def _how_to_build(self, arch: str, by_hand: str) -> str:
         """The fix for a missing part: at the default home, the set-up that
@@ -295,8 +298,12 @@ def home(flag: str = None) -> Path:
                         f"documentation")
     path = Path(value).expanduser().resolve()
     if not (path / "src" / "base" / "version.cc").is_file():
-        raise UserError(f"{path} is not a gem5 source tree (no src/base/version.cc); "
-                        f"set GEM5_HOME to the top of the gem5 checkout")
+        # Name where the bad path came from, and the two ways out.
+        given, leave = ((f"--gem5 {value}", "leave --gem5 out") if flag else
+                        (f"GEM5_HOME={value}", "unset GEM5_HOME"))
+        raise UserError(f"{given}: {path} is not a gem5 source tree (no "
+                        f"src/base/version.cc): give the top of a gem5 checkout, or {leave} "
+                        f"to use the one './run.py gem5 setup' builds at {default_home()}")
     return path
 
 
