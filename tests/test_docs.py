@@ -259,3 +259,95 @@ def test_the_repository_tracks_no_wheels_or_archives():
     if proc.returncode != 0:
         pytest.skip("not a git checkout")
     assert proc.stdout.split() == []
+
+
+# -- the tutorial's numbers and promises (issue 58, item 5) -------------------
+
+TUTORIAL = REPO / "docs" / "tutorial"
+CHAPTERS = ("smap.md", "batching.md", "pan.md", "namecmp.md", "symlink.md")
+
+
+def _page_numbers():
+    sys.path.insert(0, str(REPO / "docs"))
+    try:
+        import page_numbers
+    finally:
+        sys.path.pop(0)
+    return page_numbers
+
+
+def _exercises():
+    """(chapter, arch, variant, '--workload' or '--script', its value, expect)."""
+    import re
+    out = []
+    for name in CHAPTERS:
+        text = (TUTORIAL / name).read_text()
+        for m in re.finditer(r"^\./run\.py run --arch (\S+) --variant (\S+) (--workload|--script) "
+                             r"(\S+) --plugin\n# expect: (.+)$", text, re.M):
+            out.append((name, *m.groups()))
+    return out
+
+
+def test_each_exercise_answer_is_what_its_published_row_prints():
+    # The answer under a --workload exercise is the published row's count
+    # as `run --plugin` prints it; the window exercise of chapter 2 asks
+    # for windows, so for stac (it once expected "lfence 0.00").
+    numbers = _page_numbers()
+    by_sweep = published.by_sweep(DATA)
+    checked = 0
+    for page, arch, variant, kind, what, expect in _exercises():
+        if kind != "--workload":
+            continue
+        run = numbers._published_point(by_sweep, arch, variant, what)
+        assert run is not None, f"{page}: {arch} {variant} {what} is published nowhere"
+        count = expect.rsplit(" ", 1)[0]
+        assert expect == f"{count} {numbers._answer(run, count)}", page
+        checked += 1
+    assert checked == 10
+    windows = [e for p, a, v, k, w, e in _exercises()
+               if (v, w) == ("strncpy-unbatched", "lstat-storm")]
+    assert windows == ["stac 7.54"]
+
+
+def test_make_run_holds_every_exercise_the_tutorial_says_it_does():
+    from configs import sweep
+    planned = {(p.arch, p.variant, p.workload) for p in
+               sweep.load(REPO / "configs" / "sweeps" / "default.toml").points}
+    index = " ".join((TUTORIAL / "index.md").read_text().split())
+    for page, arch, variant, kind, what, _ in _exercises():
+        if kind == "--workload":
+            assert (arch, variant, what) in planned, (page, variant, what)
+        else:  # a script of its own: the index says make run does not run it
+            assert f"`{what}`" in index, f"index.md does not name {what} as outside make run"
+    assert "includes every run" not in index
+
+
+def test_every_chapter_says_what_you_will_learn():
+    for name in CHAPTERS:
+        head = (TUTORIAL / name).read_text().split("\n\n")[1]
+        assert head.startswith("**What you will learn.**"), name
+
+
+def test_no_tutorial_command_writes_over_the_published_data_or_figures():
+    # Measuring the gem5 figures yourself must not overwrite the tracked
+    # docs/data/tutorial-gem5.jsonl.gz nor docs/tutorial/gem5/*.png.
+    import re
+    for name in CHAPTERS:
+        for block in re.findall(r"```sh\n(.*?)```", (TUTORIAL / name).read_text(), re.S):
+            for line in block.splitlines():
+                words = line.split("#")[0].split()
+                if words[:2] == ["./run.py", "export"]:
+                    assert "--to" in words and not words[words.index("--to") + 1].startswith(
+                        "docs"), (name, line)
+                if words[:2] == ["python3", "docs/figures.py"]:
+                    assert "--docs" in words and not words[words.index("--docs") + 1].startswith(
+                        "docs"), (name, line)
+
+
+def test_the_gem5_point_counts_on_the_pages_are_the_datas():
+    rows = published.by_sweep(DATA)["tutorial-gem5"]
+    gem5 = sum(1 for r in rows if r.point.backend == "gem5")
+    assert f"<!-- n:tutorial-gem5-points -->{gem5}<!-- /n --> gem5 points" in (
+        TUTORIAL / "smap.md").read_text()
+    assert f"17 of the {gem5} gem5 points have a QEMU twin" in (
+        REPO / "docs" / "results.md").read_text()

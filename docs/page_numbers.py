@@ -1,0 +1,106 @@
+"""Numbers inside hand-written pages, from the published data (docs/data),
+for docs/generate.py: written by `make docs`, checked by tests/test_docs.py.
+
+Two kinds:
+
+- A tutorial exercise's answer. Under a command
+      ./run.py run --arch A --variant V --workload W --plugin
+  the line `# expect: COUNT VALUE` is what `run --plugin` prints for that
+  point (analysis/table.py's per_op_counts), read off the published row
+  of the point (the teaching sweep's, else the default study's). An
+  exercise whose point is published nowhere keeps its line (test_tutorial
+  runs it); one whose COUNT the output lacks is an error.
+- A number in prose: `<!-- n:NAME -->VALUE<!-- /n -->`, VALUE being what
+  NUMBERS[NAME] gives from the data (an HTML comment shows on no page).
+"""
+
+import re
+from pathlib import Path
+
+from analysis import table
+from lab.errors import UserError
+
+DOCS = Path(__file__).resolve().parent
+REPO = DOCS.parent
+
+ANSWER_SWEEPS = ("teaching", "default")  # where an exercise's point is looked up
+_COMMAND = re.compile(r"^\./run\.py run --arch (\S+) --variant (\S+) --workload (\S+) --plugin$")
+_EXPECT = re.compile(r"^# expect: (.+?) (-?[\d,]+\.\d+)$")
+_INLINE = re.compile(r"<!-- n:([\w-]+) -->(.*?)<!-- /n -->")
+
+
+def _published_point(by_sweep: dict, arch: str, variant: str, workload: str):
+    for sweep in ANSWER_SWEEPS:
+        for r in by_sweep.get(sweep, []):
+            p = r.point
+            if (p.arch, p.variant, p.workload, p.backend) == (arch, variant, workload, "qemu") \
+                    and not p.params:
+                return r
+    return None
+
+
+def _answer(run, count: str) -> str:
+    """`count`'s value as `run --plugin` prints it for `run`."""
+    printed = table.per_op_counts(run).splitlines()[0].removeprefix("per op: ")
+    values = dict(item.rsplit(" ", 1) for item in printed.split(", "))
+    if count not in values:
+        raise UserError(f"'# expect: {count} ...' names no count `run --plugin` prints "
+                        f"({', '.join(values)}): name one of those")
+    return values[count]
+
+
+def with_answers(page: str, text: str, by_sweep: dict) -> str:
+    """`text` with each exercise's expected answer from the published row."""
+    lines = text.splitlines()
+    point = None
+    for i, line in enumerate(lines):
+        m = _COMMAND.match(line)
+        if m:
+            point = _published_point(by_sweep, *m.groups())
+            continue
+        e = _EXPECT.match(line)
+        if e and point is not None:
+            lines[i] = f"# expect: {e.group(1)} {_answer(point, e.group(1))}"
+        if not line.startswith("#"):
+            point = None  # an expect belongs to the command right above it
+    return "\n".join(lines) + "\n"
+
+
+def _gem5_points(by_sweep: dict) -> str:
+    return str(sum(1 for r in by_sweep.get("tutorial-gem5", []) if r.point.backend == "gem5"))
+
+
+def _default_points(by_sweep: dict) -> str:
+    return str(len(by_sweep.get("default", [])))
+
+
+NUMBERS = {
+    "tutorial-gem5-points": _gem5_points,
+    "default-points": _default_points,
+}
+
+
+def inline(text: str, by_sweep: dict) -> str:
+    """`text` with each marked number made from the data."""
+    def made(m):
+        if m.group(1) not in NUMBERS:
+            raise UserError(f"'<!-- n:{m.group(1)} -->' names no number docs/page_numbers.py "
+                            f"makes ({', '.join(NUMBERS)})")
+        return f"<!-- n:{m.group(1)} -->{NUMBERS[m.group(1)](by_sweep)}<!-- /n -->"
+    return _INLINE.sub(made, text)
+
+
+def numbered(pages: dict, by_sweep: dict) -> dict:
+    """{page named as generate.py names it: its text} of each hand-written
+    page whose numbers the data changes: the tutorial's answers, and every
+    page's marked numbers (README.md is "../README.md")."""
+    out = {}
+    for path in [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        name = str(path.relative_to(DOCS)) if path.is_relative_to(DOCS) else "../README.md"
+        text = pages.get(name) or path.read_text()
+        made = inline(text, by_sweep)
+        if name.startswith("tutorial/"):
+            made = with_answers(name, made, by_sweep)
+        if made != text:
+            out[name] = made
+    return out
