@@ -29,27 +29,35 @@ def _save(plt, fig, title: str, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def plot_group(title: str, members: list, arch: str, path: Path) -> bool:
+def group_bars(members: list, arch: str, count=per_op, digits: int = 1) -> list:
+    """plot_group's two panels: (axis label, [(variant, value, its label)]).
+    `count(row, column)` is the per-op value (the README's figure passes
+    findings.per_call, the calls' own instructions, and digits=0, so its
+    labels read as the table above it does)."""
+    if arch == "x86_64":
+        mech = ("stac + clac per op", lambda r: (per_op(r, "stac") or 0) + (per_op(r, "clac") or 0))
+    else:
+        mech = ("PSTATE.PAN writes per op", lambda r: per_op(r, "pan_writes") or 0)
+    panels = [("kernel instructions per op", lambda r: count(r, "insns_kernel") or 0), mech]
+    return [(label, [(r["variant"], value(r), f"{value(r):,.{digits}f}") for r in members])
+            for label, value in panels]
+
+
+def plot_group(title: str, members: list, arch: str, path: Path, count=per_op,
+               digits: int = 1) -> bool:
     """Kernel insns/op and the uaccess-mechanism count per variant."""
     plt = pyplot()
     if plt is None:
         return False
-    names = [r["variant"] for r in members]
-    kern = [per_op(r, "insns_kernel") or 0 for r in members]
-    if arch == "x86_64":
-        mech = [(per_op(r, "stac") or 0) + (per_op(r, "clac") or 0) for r in members]
-        mech_label = "stac + clac per op"
-    else:
-        mech = [per_op(r, "pan_writes") or 0 for r in members]
-        mech_label = "PSTATE.PAN writes per op"
+    panels = group_bars(members, arch, count, digits)
+    names = [name for name, _, _ in panels[0][1]]
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.6))
-    for ax, values, label in ((axes[0], kern, "kernel instructions per op"),
-                              (axes[1], mech, mech_label)):
-        bars = ax.barh(names, values, color=["#777777" if n == "stock" else "#3b6ea8"
-                                             for n in names])
+    for ax, (label, bars_) in zip(axes, panels):
+        bars = ax.barh(names, [v for _, v, _ in bars_],
+                       color=["#777777" if n == "stock" else "#3b6ea8" for n in names])
         ax.invert_yaxis()
         ax.set_xlabel(label)
-        ax.bar_label(bars, fmt="%.1f", fontsize=8, padding=2)
+        ax.bar_label(bars, labels=[text for _, _, text in bars_], fontsize=8, padding=2)
         ax.margins(x=0.2)
     _save(plt, fig, title, path)
     return True

@@ -121,6 +121,14 @@ def verdict_first(lines: list) -> list:
     return out
 
 
+def _linked(lines: list) -> list:
+    """The analysis names pages as paths from the repository's top
+    (docs/machines.md), right in a terminal; on a page at docs/'s top,
+    where the site shows them, each is a link."""
+    return [re.sub(r"(?<!\]\()(?<![\w/\[`])docs/([\w/-]+\.md)\b", r"[docs/\1](\1)", line)
+            for line in lines]
+
+
 def scorecard_page(by_sweep: dict) -> str:
     rows = store.one_per_key(r for rs in by_sweep.values() for r in rs)
     gem5 = [r for r in rows if r.gem5]
@@ -135,7 +143,8 @@ def scorecard_page(by_sweep: dict) -> str:
         out += ["**No gem5 record is published yet**: every gem5 column below is empty. "
                 "Run the seeds' sweeps with a gem5 built by `./run.py gem5 setup`, then "
                 "`./run.py export` them into docs/data.", ""]
-    out += ["## The tables", "", *verdict_first(scorecard.markdown(rows).splitlines()), ""]
+    out += ["## The tables", "", *_linked(verdict_first(scorecard.markdown(rows).splitlines())),
+            ""]
     out += ["## Where these rows come from", ""] + _sources(by_sweep)
     return "\n".join(out).rstrip() + "\n"
 
@@ -441,6 +450,9 @@ def with_sections(page: str, text: str, by_sweep: dict) -> str:
 # matplotlib version, so --check leaves it alone; make docs redraws it.
 FIGURE = DOCS / "img" / "statx-x86_64.png"
 FIGURE_GROUP = ("x86_64", "statx-loop")
+# Its numbers as the table above it in the README has them (findings.py):
+# the calls' own instructions, whole.
+FIGURE_COUNTS = {"count": findings.per_call, "digits": 0}
 
 
 def figure(by_sweep: dict) -> bool:
@@ -449,7 +461,7 @@ def figure(by_sweep: dict) -> bool:
         if (arch, workload) == FIGURE_GROUP:
             return figures.plot_group(
                 f"{render.title(arch, workload, params, profile)}: exact counts per call "
-                f"(QEMU plugin)", members, arch, FIGURE)
+                f"(QEMU plugin)", members, arch, FIGURE, **FIGURE_COUNTS)
     return False
 
 

@@ -351,3 +351,89 @@ def test_the_gem5_point_counts_on_the_pages_are_the_datas():
         TUTORIAL / "smap.md").read_text()
     assert f"17 of the {gem5} gem5 points have a QEMU twin" in (
         REPO / "docs" / "results.md").read_text()
+
+
+# -- the site's pages (issue 58, item 9) --------------------------------------
+
+def _bare_page_paths(text: str) -> list:
+    """Paths of pages (x.md) in a page's prose that are not links: the
+    site shows them as text. Code, links and comments left out."""
+    import re
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    return re.findall(r"(?<![\w/.\[])(?:\.\./|docs/)?[\w-]+(?:/[\w-]+)*\.md\b", text)
+
+
+def test_a_page_named_in_a_pages_prose_is_a_link():
+    bare = {str(p.relative_to(REPO)): _bare_page_paths(p.read_text())
+            for p in sorted((REPO / "docs").rglob("*.md"))}
+    assert {page: paths for page, paths in bare.items() if paths} == {}
+
+
+def test_machines_names_every_era_preset_the_machine_table_ran():
+    import re
+    page = (REPO / "docs" / "machines.md").read_text()
+    presets = page.split("| machine | CPU preset |", 1)[1].split("\n\n", 1)[0]
+    table = page.split("<!-- generated: machines -->", 1)[1].split("<!-- end generated", 1)[0]
+    era = {row.split("|")[-2].strip() for row in table.splitlines()
+           if row.startswith("| ") and not row.startswith("| kind")} - {"-", "era preset"}
+    assert era and all(f"`{p}`" in presets for p in era), (era, presets)
+    assert re.search(r"`x86_64-skylake-calibrated`", presets)
+
+
+# -- numbers that must agree across pages (issue 58, item 6) ------------------
+
+def _first_table_rows(text: str) -> list:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_readme_and_home_page_list_every_seed_thread():
+    import tomllib
+    seeds = [k for k in tomllib.loads((REPO / "analysis" / "seeds.toml").read_text())
+             if k[:3].isdigit()]
+    for page in (REPO / "README.md", REPO / "docs" / "index.md"):
+        assert len(_first_table_rows(page.read_text())) == len(seeds) == 7, page.name
+        assert "arm64" in page.read_text().split("## ")[0]
+
+
+def test_readme_figure_and_excerpt_are_the_published_counts():
+    # The figure's labels and the excerpt of what make run prints above it
+    # are the same numbers: the calls' own, from docs/data (1,286, not
+    # 1286.7, for stock's kernel instructions).
+    from analysis import figures, findings, metrics
+    sys.path.insert(0, str(REPO / "docs"))
+    try:
+        import generate
+    finally:
+        sys.path.pop(0)
+    _, rows = published.load_file(DATA / "default.jsonl.gz")
+    printed = findings.text(rows)
+    readme = (REPO / "README.md").read_text()
+    excerpt = readme.split("```text\n", 1)[1].split("```", 1)[0]
+    for line in excerpt.splitlines():
+        if line.strip() not in ("...", "") and "/path/to/" not in line:
+            assert line in printed, line
+    members = next(m for g, m in metrics.groups(rows).items()
+                   if (g[0], g[1]) == generate.FIGURE_GROUP)
+    (_, kernel), _ = figures.group_bars(members, "x86_64", **generate.FIGURE_COUNTS)
+    labels = {variant: label for variant, _, label in kernel}
+    for variant in ("stock", "nosmap", "statx-putuser"):
+        row = next(line for line in excerpt.splitlines() if line.split()[:1] == [variant])
+        assert labels[variant] in row.split()[2:4], (variant, labels[variant], row)
+
+
+def test_pages_state_no_test_counts_that_go_stale():
+    # "583 collected" and CI's "548 passed" were counts of a day, copied by
+    # hand; pytest and CI print their own.
+    import re
+    for page in (REPO / "README.md", REPO / "docs" / "reference" / "runs.md"):
+        assert not re.search(r"\d+ (collected|passed)", page.read_text()), page.name
