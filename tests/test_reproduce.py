@@ -90,3 +90,25 @@ def test_bad_reproduce_input_is_one_line(tmp_path):
         lines = out.stderr.strip().splitlines()
         assert out.returncode == 2 and len(lines) == 1 and says in lines[0], out.stderr
         assert not out.stdout
+
+
+def test_the_dry_run_plan_reads_at_80_columns(tmp_path):
+    # Issue 58: the plan was a 167-column table at COLUMNS=80, and a short
+    # estimate read "0 min"; its points (a run per sweep that plans it) and
+    # compare's experiments (a published run once) were two totals unexplained.
+    out = _run("reproduce", "--dry-run", "--results", str(tmp_path / "r"),
+               env={"COLUMNS": "80", "GEM5_HOME": str(tmp_path / "no-gem5")})
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    table = lines[:lines.index(next(l for l in lines if l.startswith("all ")))+1]
+    assert max(len(l) for l in table) <= 80, max(table, key=len)
+    assert not any(" 0 min" in l for l in table)
+    assert "teaching" in out.stdout and " s " in " ".join(table) + " "
+    text = " ".join(out.stdout.split())
+    assert "distinct runs (what compare counts)" in text
+
+
+def test_estimates_read_as_seconds_minutes_or_hours():
+    from configs.commands import reproduce
+    assert [reproduce._time(s) for s in (0, 28, 59.4, 60, 5940, 6000, 54720)] == [
+        "0 s", "28 s", "59 s", "1 min", "99 min", "1.7 h", "15.2 h"]

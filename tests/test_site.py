@@ -154,3 +154,40 @@ def test_make_docs_runs_no_simulation_and_installs_only_the_sites_needs():
     assert "run.py" not in proc.stdout, "make docs runs a sweep"
     assert "APT_PACKAGES" not in proc.stdout and "slurm" not in proc.stdout
     assert "mkdocs build --strict" in proc.stdout
+
+
+class _Prose(HTMLParser):
+    """A page's text outside links, code and the theme's navigation."""
+
+    SKIP = ("a", "code", "pre", "script", "style", "nav", "header", "footer")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.text = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP:
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.text.append(data)
+
+
+def test_no_page_shows_a_page_path_as_text(site):
+    # Issue 58: "(../machines.md)" on runs.html, "(docs/machines.md)" on
+    # machines.html and calibration.html: a path a reader cannot click.
+    import re
+    shown = {}
+    for path in sorted(site.rglob("*.html")):
+        prose = _Prose()
+        prose.feed(path.read_text(encoding="utf-8"))
+        paths = re.findall(r"(?<![\w/.])(?:\.\./|docs/)?[\w-]+(?:/[\w-]+)*\.md\b",
+                           " ".join(prose.text))
+        if paths:
+            shown[str(path.relative_to(site))] = paths
+    assert shown == {}

@@ -73,15 +73,14 @@ def cmd_reproduce(args) -> int:
     # QEMU sweeps first (minutes), then gem5's, each arch's together, those
     # that share a boot group beside each other (their checkpoints are made once).
     plans.sort(key=lambda p: (p[5], sorted({pl.point.arch for pl in p[2]}), p[0].name))
-    header = ["sweep", "points", "to run", "backends", "host time", f"local ({workers} cores)",
-              "Slurm 8 nodes", "Slurm 32 nodes", "sweep file since the export"]
-    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "not known (no digest)"}
+    header = ["sweep", "points", "to run", "backends", "host", "local",
+              "8 nodes", "32 nodes", "file"]
+    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "unknown"}
     body = []
     for src, sw, planned, cost, todo, gem5 in plans:
         body.append([src.name, str(len(planned)), str(todo), "gem5+qemu" if gem5 else "qemu",
-                     f"{cost.total_host() / 60:,.0f} min", f"{cost.local_wall(workers) / 60:,.0f} min",
-                     f"{cost.slurm_wall(8) / 60:,.0f} min", f"{cost.slurm_wall(32) / 60:,.0f} min",
-                     since[src.status]])
+                     _time(cost.total_host()), _time(cost.local_wall(workers)),
+                     _time(cost.slurm_wall(8)), _time(cost.slurm_wall(32)), since[src.status]])
     total = study_cost.Cost()
     for _, _, _, cost, _, _ in plans:
         for field_ in ("host", "insts"):
@@ -91,13 +90,14 @@ def cmd_reproduce(args) -> int:
         total.rest += cost.rest
         total.boots.update(cost.boots)
     body.append(["all", str(sum(len(p[2]) for p in plans)), str(sum(p[4] for p in plans)), "",
-                 f"{total.total_host() / 60:,.0f} min", f"{total.local_wall(workers) / 60:,.0f} min",
-                 f"{total.slurm_wall(8) / 60:,.0f} min", f"{total.slurm_wall(32) / 60:,.0f} min", ""])
-    print(findings.aligned(header, body, indent="", text_cols=1), end="")
-    print("Estimated from the published records' own host seconds on the machine that made "
-          "them (every phase: boots, warming, ROIs, QEMU runs), a core a point, every point "
-          "(finished here or not), kernels and images already built; a sweep's boots are "
-          "shared within it, not across sweeps.")
+                 _time(total.total_host()), _time(total.local_wall(workers)),
+                 _time(total.slurm_wall(8)), _time(total.slurm_wall(32)), ""])
+    print(_fitted(header, body), end="")
+    import shutil
+    import textwrap
+    for line in _about(chosen, plans, workers, total):
+        print(textwrap.fill(line, max(60, shutil.get_terminal_size().columns),
+                            break_long_words=False, break_on_hyphens=False))
     for line in notes:
         print(line)
     need = sorted({pl.point.arch for p in plans if p[5] for pl in p[2] if pl.point.run.needs_gem5})
@@ -130,6 +130,7 @@ def _reproduced(chosen: list, plans: list, args) -> int:
     db = Path(args.results) / flags.STORE_NAME
     conn = store.connect(db) if db.is_file() else None
     same = differ = absent = 0
+    every, yours = [], []
     try:
         ran = {p[0].name for p in plans}
         for src in chosen:
@@ -139,16 +140,71 @@ def _reproduced(chosen: list, plans: list, args) -> int:
             header, body = compare.table(src.rows, mine)
             print(f"\n{src.name}:")
             print(findings.aligned(header, body, indent="  ", text_cols=1), end="")
-            for b in body:
-                if b[-1] == "not run here":
-                    absent += 1
-                elif b[-1] == "same" or b[-1].startswith("within"):
-                    same += 1
-                else:
-                    differ += 1
+            every += src.rows
+            yours += mine
+        # The count: each published run once, as compare counts them (a run
+        # that two sweeps share is one experiment, not one per sweep).
+        for b in compare.table(store.one_per_key(every), yours)[1]:
+            if b[-1] == "not run here":
+                absent += 1
+            elif b[-1] == "same" or b[-1].startswith("within"):
+                same += 1
+            else:
+                differ += 1
     finally:
         if conn:
             conn.close()
     print(f"{same} of {same + differ + absent} published experiments reproduced, {differ} "
           f"differ, {absent} not run")
     return 1 if differ else 0
+
+
+def _time(seconds: float) -> str:
+    """An estimate as a reader takes it in: seconds under a minute (not
+    "0 min"), minutes under 100, then hours."""
+    if seconds < 59.5:
+        return f"{seconds:.0f} s"
+    if seconds < 99.5 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+# The Slurm columns, which a narrow terminal does without (their totals
+# follow the table).
+SLURM_COLUMNS = ("8 nodes", "32 nodes")
+
+
+def _fitted(header: list, body: list) -> str:
+    """The plan's table, within the terminal's width where it can be: at
+    80 columns without the per-sweep Slurm estimates."""
+    import shutil
+    text = findings.aligned(header, body, indent="", text_cols=1)
+    if max(len(line) for line in text.splitlines()) <= shutil.get_terminal_size().columns:
+        return text
+    keep = [i for i, h in enumerate(header) if h not in SLURM_COLUMNS]
+    return findings.aligned([header[i] for i in keep], [[row[i] for i in keep] for row in body],
+                            indent="", text_cols=1)
+
+
+def _about(chosen: list, plans: list, workers: int, total) -> list:
+    """What the table's columns and its totals mean, in the lines under it."""
+    rows = [r for src in chosen for r in src.rows]
+    runs_ = len(store.one_per_key(rows))
+    swept = len(store.one_per_key(r for src in chosen if src.status != "calibration"
+                                  for r in src.rows))
+    unknown = [p[0].name for p in plans if p[0].status == "no digest"]
+    return [
+        f"host: the published records' own host seconds on the machine that made them (every "
+        f"phase: boots, warming, ROIs, QEMU runs); local: here, {workers} workers, a core a "
+        f"point; "
+        f"8 and 32 nodes: on Slurm (all: {_time(total.slurm_wall(8))} and "
+        f"{_time(total.slurm_wall(32))}). Every point counts, finished here or not, kernels "
+        f"and images already built; a sweep's boots are shared within it, not across sweeps.",
+        "file: the sweep file since the export (unchanged, CHANGED or unknown).",
+        f"points: as each sweep file plans them now, a run that several sweeps share counted in "
+        f"each. The published records hold {len(rows)} rows, {runs_} distinct runs (what "
+        f"compare counts); {swept} of them are the sweeps' (what the closing line counts, "
+        f"each once), the other {runs_ - swept} calibrations'.",
+    ] + ([f"sweep file unknown: {', '.join(unknown)} were exported before the records kept "
+          f"their sweep file's digest, so whether the file changed since is not known."]
+         if unknown else [])
