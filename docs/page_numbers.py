@@ -8,8 +8,9 @@ Two kinds:
   the line `# expect: COUNT VALUE` is what `run --plugin` prints for that
   point (analysis/table.py's per_op_counts), read off the published row
   of the point (the teaching sweep's, else the default study's). An
-  exercise whose point is published nowhere keeps its line (test_tutorial
-  runs it); one whose COUNT the output lacks is an error.
+  exercise run with --script (its point published nowhere) keeps its
+  line, checked where test_tutorial runs it; an expect whose COUNT the
+  output lacks is an error.
 - A number in prose: `<!-- n:NAME -->VALUE<!-- /n -->`, VALUE being what
   NUMBERS[NAME] gives from the data (an HTML comment shows on no page).
 """
