@@ -121,14 +121,6 @@ def verdict_first(lines: list) -> list:
     return out
 
 
-def _linked(lines: list) -> list:
-    """The analysis names pages as paths from the repository's top
-    (docs/machines.md), right in a terminal; on a page at docs/'s top,
-    where the site shows them, each is a link."""
-    return [re.sub(r"(?<!\]\()(?<![\w/\[`])docs/([\w/-]+\.md)\b", r"[docs/\1](\1)", line)
-            for line in lines]
-
-
 def scorecard_page(by_sweep: dict) -> str:
     rows = store.one_per_key(r for rs in by_sweep.values() for r in rs)
     gem5 = [r for r in rows if r.gem5]
@@ -143,8 +135,8 @@ def scorecard_page(by_sweep: dict) -> str:
         out += ["**No gem5 record is published yet**: every gem5 column below is empty. "
                 "Run the seeds' sweeps with a gem5 built by `./run.py gem5 setup`, then "
                 "`./run.py export` them into docs/data.", ""]
-    out += ["## The tables", "", *_linked(verdict_first(scorecard.markdown(rows).splitlines())),
-            ""]
+    tables = verdict_first(scorecard.markdown(rows).splitlines())
+    out += ["## The tables", "", *page_numbers.linked(tables), ""]
     out += ["## Where these rows come from", ""] + _sources(by_sweep)
     return "\n".join(out).rstrip() + "\n"
 

@@ -1,5 +1,6 @@
 """Numbers inside hand-written pages, from the published data (docs/data),
 for docs/generate.py: written by `make docs`, checked by tests/test_docs.py.
+(And linked(): the analysis' page paths as links on a generated page.)
 
 Two kinds:
 
@@ -89,6 +90,14 @@ def inline(text: str, by_sweep: dict) -> str:
                             f"makes ({', '.join(NUMBERS)})")
         return f"<!-- n:{m.group(1)} -->{NUMBERS[m.group(1)](by_sweep)}<!-- /n -->"
     return _INLINE.sub(made, text)
+
+
+def linked(lines: list) -> list:
+    """The analysis names pages as paths from the repository's top
+    (docs/machines.md), right in a terminal; on a page at docs/'s top,
+    where the site shows them, each is a link."""
+    return [re.sub(r"(?<!\]\()(?<![\w/\[`])docs/([\w/-]+\.md)\b", r"[docs/\1](\1)", line)
+            for line in lines]
 
 
 def numbered(pages: dict, by_sweep: dict) -> dict:
