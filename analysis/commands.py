@@ -145,5 +145,5 @@ def cmd_compare(args) -> int:
     same, differ, absent = compare.tally(body)
     print(f"\n{len(body) - absent} of {len(body)} published experiments run here; {same} agree, "
           f"{differ} differ.")
-    print("\n".join(compare.rules()))
+    print("\n".join(compare.rules(compare.residues(pub))))
     return 0

@@ -153,7 +153,8 @@ def _reproduced(chosen: list, plans: list, args) -> int:
     finally:
         if conn:
             conn.close()
-    print("\n".join(compare.rules()))
+    print("\n".join(compare.rules(compare.residues(
+        [r for src in chosen if src.status != "calibration" for r in src.rows]))))
     print(f"{same} of {same + differ + absent} published experiments reproduced, {differ} "
           f"differ, {absent} not run")
     return 1 if differ else 0
