@@ -35,10 +35,10 @@
       QEMU point run again --repeat N times (default 1; the run cache's
       record is replaced by the last): per point, whether every exact count
       (analysis/compare.py: qemu_counts) is equal, and how far kernel
-      instructions less the ROI's interrupts moved per call; the most
-      moved, per interrupt taken, is what compare's INSNS_PER_INTERRUPT
-      must cover. Prints what
-      docs/data/qemu-residue.txt holds.
+      instructions less the ROI's interrupts moved, with the interrupts
+      taken. Target: exact counts equal; the most moved per interrupt
+      within compare's INSNS_PER_INTERRUPT (which compare.residues()
+      measured over the published records' own reruns).
   kernel-entry (needs GEM5_HOME, built with patches 0008-0009)
       configs/sweeps/kernel-entry.toml, run or read from the cache: per
       kernel and workload, cycles per call with gem5's drains
@@ -639,9 +639,9 @@ def qemu_residue(sweep_file: str, repeat: int) -> None:
     planned = [pl for pl in local_executor.plan(sweep.load(sweep_file))
                if not pl.point.run.needs_gem5]
     todo = [pl for pl in planned if pl.done]
+    version = runs.finished(todo[0].key)["provenance"]["uaccess_lab"] if todo else "-"
     print(f"{sweep_file}: {len(todo)} of {len(planned)} QEMU points finished here, each run "
-          f"again {repeat} time(s) (uaccess-lab {runs.finished(todo[0].key)['provenance']"
-          f"['uaccess_lab'] if todo else '-'})")
+          f"again {repeat} time(s) (uaccess-lab {version})")
     worst, moved, pairs, unequal = 0.0, 0, 0, []
     for pl in todo:
         first = store.from_record(runs.finished(pl.key))
