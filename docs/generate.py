@@ -437,13 +437,13 @@ def _default_kernels(by_sweep: dict) -> str:
 
 
 NUMBERS = {
-    ("../README.md", "default-points"): (r"\((\d[\d,]*) QEMU\s+points\)", _default_points),
+    ("../README.md", "default-points"): (r"\((\d[\d,]*)\s+QEMU\s+points\)", _default_points),
     ("../README.md", "default-progress"): (r"\] \d+/(\d[\d,]*) \(\d+ cached", _default_points),
-    ("index.md", "default-points"): (r"\((\d[\d,]*) QEMU\s+points", _default_points),
+    ("index.md", "default-points"): (r"\((\d[\d,]*)\s+QEMU\s+points", _default_points),
     ("reference/runs.md", "default-cold"):
-        (r"built (\d[\d,]*) kernels and ran \d[\d,]* points", _default_kernels),
+        (r"built\s+(\d[\d,]*)\s+kernels\s+and\s+ran\s+\d[\d,]*\s+points", _default_kernels),
     ("reference/runs.md", "default-cold-points"):
-        (r"built \d[\d,]* kernels and ran (\d[\d,]*) points", _default_points),
+        (r"built\s+\d[\d,]*\s+kernels\s+and\s+ran\s+(\d[\d,]*)\s+points", _default_points),
 }
 
 
