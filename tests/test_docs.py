@@ -5,6 +5,7 @@ the store held, and a bad data file is one line and exit 2."""
 import gzip
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +118,29 @@ def test_an_export_names_the_sweep_file_that_made_it_as_it_was(tmp_path):
                                                      "cmd", source))
     assert header["sweep_file"] == "configs/sweeps/default.toml"
     assert header["sweep_sha256"] == source["sweep_sha256"]
+
+
+def test_the_pages_state_the_default_studys_size():
+    # README, the home page and runs.md say how many points `make run`
+    # runs and how many kernels it builds: what the published data holds.
+    _, rows = published.load_file(DATA / "default.jsonl.gz")
+    n, kernels = len(rows), len({(r["arch"], r["variant"]) for r in rows})
+    readme = (REPO / "README.md").read_text()
+    assert re.findall(r"\((\d+) QEMU\s+points\)", readme) == [str(n)]
+    assert re.findall(r"\] \d+/(\d+) \(\d+ cached", readme) == [str(n)]
+    assert re.findall(r"\((\d+) QEMU\s+points", (REPO / "docs" / "index.md").read_text()) \
+        == [str(n)]
+    runs_md = (REPO / "docs" / "reference" / "runs.md").read_text()
+    assert re.findall(r"built\s+(\d+)\s+kernels\s+and\s+ran\s+(\d+)\s+points", runs_md) \
+        == [(str(kernels), str(n))]
+    sys.path.insert(0, str(REPO / "docs"))
+    try:
+        import generate
+    finally:
+        sys.path.pop(0)
+    with pytest.raises(UserError, match="default-points"):
+        generate.with_numbers("index.md", "# a page that lost the sentence\n",
+                              published.by_sweep(DATA))
 
 
 def test_compare_matches_by_experiment_not_key(tmp_path):
