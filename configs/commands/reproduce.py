@@ -75,7 +75,8 @@ def cmd_reproduce(args) -> int:
     plans.sort(key=lambda p: (p[5], sorted({pl.point.arch for pl in p[2]}), p[0].name))
     header = ["sweep", "points", "to run", "backends", "host time", f"local ({workers} cores)",
               "Slurm 8 nodes", "Slurm 32 nodes", "sweep file since the export"]
-    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "not known (no digest: see below)"}
+    since = {"ok": "unchanged", "changed": "CHANGED",
+             "no digest": "not known (no digest: see below)"}
     body = []
     for src, sw, planned, cost, todo, gem5 in plans:
         body.append([src.name, str(len(planned)), str(todo), "gem5+qemu" if gem5 else "qemu",
