@@ -230,8 +230,8 @@ def rules(measured: list = (), width: int = 100) -> list:
     said = [f"QEMU: every count both records hold, exactly, but two residues of the ROI's "
             f"interrupts: kernel instructions less the interrupts' own within "
             f"{INSNS_PER_INTERRUPT:,} per interrupt taken (an interrupt's work left behind in "
-            f"the calls' path), and REPE CMPS/REPNE SCAS instances within one per interrupt taken (an "
-            f"interrupt splits an instance). Measured: the most one run's interrupts left "
+            f"the calls' path), and REPE CMPS/REPNE SCAS instances within one per interrupt "
+            f"taken (an interrupt splits an instance). Measured: the most one run's interrupts left "
             f"behind was {MEASURED_MOST:,} instructions (the bound's comment)."
             + (f" {measured_text(measured)}." if measured else ""),
             f"Not compared: {NOT_COMPARED}.",
