@@ -16,7 +16,8 @@ def qemu_exact(by_sweep: dict) -> list:
     every = [r for rows in by_sweep.values() for r in rows]
     text = ("- QEMU-TCG's counts of the calls (the guest's result and checksum, user "
             "instructions, `stac`/`clac`, `lfence`, each REP kind's iterations, PSTATE.PAN "
-            "writes, LDTR/STTR, per-function kernel instructions), with what the ROI's "
+            "writes, LDTR/STTR, instructions in the kernel functions no interrupt runs), with "
+            "what the ROI's "
             "interrupts ran taken out, are exact: the same on every boot, asserted exactly by "
             "the tests and by `./run.py compare`. Two are not: QEMU delivers interrupts by "
             "the host's clock, and an interrupt can leave work behind that the plugin counts "

@@ -186,3 +186,29 @@ def test_the_bound_covers_every_rerun_in_the_published_records():
     for label, calls, moved, taken in measured:
         assert abs(moved) <= compare.INSNS_PER_INTERRUPT * taken, label
     assert compare.measured_text(measured) in " ".join(" ".join(compare.rules(measured)).split())
+
+
+def _rerun(n: int) -> results.Run:
+    path = REPO / "tests" / "data" / "reruns" / f"x86_64-stock-statx-loop-{n}.json.gz"
+    return store.from_record(json.loads(gzip.decompress(path.read_bytes())))
+
+
+def test_real_reruns_agree_on_every_exact_count_and_move_within_the_residue():
+    # One point of the default study run three times (./run.py run --force)
+    # on a loaded host: 119 to 153 interrupts each. Every exact count is
+    # equal; kernel instructions less interrupts moved 2 per interrupt.
+    runs = [_rerun(n) for n in (1, 2, 3)]
+    assert len({r.key for r in runs}) == 1 and len({r["interrupts_taken"] for r in runs}) == 3
+    for r in runs[1:]:
+        header, body = compare.table([runs[0]], [r])
+        assert body[0][-1].startswith("within the residue: 25 of 27 counts equal, "), body
+        assert compare.agrees(body[0])
+        name = compare.INSNS_RESIDUE[0]
+        moved = compare.qemu_counts(r)[name] - compare.qemu_counts(runs[0])[name]
+        assert moved == 2 * (r["interrupts_taken"] - runs[0]["interrupts_taken"])
+    # The kernel functions interrupts also run are totals: they move, and
+    # are not compared (strncpy_from_user, which none runs, is).
+    a, b = (dict(r.qemu.counts["symbols"]) for r in runs[:2])
+    assert a["timekeeping_advance"] != b["timekeeping_advance"]
+    assert "timekeeping_advance insns" not in compare.qemu_counts(runs[0])
+    assert compare.qemu_counts(runs[0])["strncpy_from_user insns"] == a["strncpy_from_user"]
