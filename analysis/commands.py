@@ -137,10 +137,17 @@ def cmd_compare(args) -> int:
         pub = [r for r in pub if r.point.backend == args.backend]
     mine = _store_rows(args.results, "run a sweep first (for the published gem5 points: "
                                      "'./run.py sweep configs/sweeps/seeds-era.toml')")
+    if args.backend:
+        mine = [r for r in mine if r.point.backend == args.backend]
     header, body = compare.table(pub, mine)
     print(findings.aligned(header, body, indent="", text_cols=len(header)), end="")
-    same = sum(1 for b in body if b[-1] == "same" or b[-1].startswith("within"))
-    ran = sum(1 for b in body if b[-1] != "not run here")
-    print(f"{ran} of {len(body)} published experiments run here; {same} agree "
-          f"(gem5 cycles within {compare.TOLERANCE:.0%}, QEMU counts exactly)")
+    alone = compare.unpublished(pub, mine)
+    if alone:
+        print(f"\n{len(alone)} of your runs have no published row of the same experiment "
+              f"(nothing to compare them with):")
+        print("".join(f"  {label}\n" for label in alone), end="")
+    same, differ, absent = compare.tally(body)
+    print(f"\n{len(body) - absent} of {len(body)} published experiments run here; {same} agree, "
+          f"{differ} differ.")
+    print("\n".join(compare.rules(compare.residues(pub))))
     return 0

@@ -14,12 +14,18 @@ Two kinds:
   output lacks is an error.
 - A number in prose: `<!-- n:NAME -->VALUE<!-- /n -->`, VALUE being what
   NUMBERS[NAME] gives from the data (an HTML comment shows on no page).
+
+And sentences the data rewrites where a marker cannot go (inside a code
+span, say): SENTENCES, a pattern whose one group is replaced (the default
+study's size); and the home page's "what is exact" bullet (qemu_exact, a
+generated section of docs/generate.py).
 """
 
 import re
+import textwrap
 from pathlib import Path
 
-from analysis import table
+from analysis import compare, table
 from lab.errors import UserError
 
 DOCS = Path(__file__).resolve().parent
@@ -114,3 +120,62 @@ def numbered(pages: dict, by_sweep: dict) -> dict:
         if made != text:
             out[name] = made
     return out
+
+
+def _default_points_commas(by_sweep: dict) -> str:
+    return f"{len(by_sweep.get('default', [])):,}"
+
+
+# The home page's "what is exact": which QEMU counts are, and how far the
+# ones that are not moved between the published records' own reruns.
+def qemu_exact(by_sweep: dict) -> list:
+    every = [r for rows in by_sweep.values() for r in rows]
+    text = ("- QEMU-TCG's counts of the calls (the guest's result and checksum, user "
+            "instructions, `stac`/`clac`, `lfence`, each REP kind's iterations, PSTATE.PAN "
+            "writes, LDTR/STTR, instructions in the kernel functions no interrupt runs), with "
+            "what the ROI's "
+            "interrupts ran taken out, are exact: the same on every boot, asserted exactly by "
+            "the tests and by `./run.py compare`. Two are not: QEMU delivers interrupts by "
+            "the host's clock, and an interrupt can leave work behind that the plugin counts "
+            "as the calls' own. Kernel instructions move by a few, or now and then by a step "
+            "of about a scheduler round trip (most likely what it is; `./run.py compare` "
+            f"allows {compare.INSNS_PER_INTERRUPT:,} per interrupt taken), and an "
+            "interrupt that splits a REPE CMPS or REPNE SCAS adds an instance (compare allows "
+            f"one per interrupt taken). {compare.measured_text(compare.residues(every))}. "
+            "Guest time under TCG is not a cycle count and is shown last, as a rough guide.")
+    return textwrap.wrap(text, 72, subsequent_indent="  ", break_on_hyphens=False,
+                         break_long_words=False)
+
+
+# Numbers inside hand-written sentences: on a page, every match of a
+# pattern has its one group replaced by what the data gives (a sentence
+# reworded so that none matches is one line naming it, like a lost
+# section marker). The default study's size: what `make run` runs.
+def _default_kernels(by_sweep: dict) -> str:
+    return f"{len({(r['arch'], r['variant']) for r in by_sweep.get('default', [])}):,}"
+
+
+SENTENCES = {
+    ("../README.md", "default-points"): (r"\((\d[\d,]*)\s+QEMU\s+points\)", _default_points_commas),
+    ("../README.md", "default-progress"): (r"\] \d+/(\d[\d,]*) \(\d+ cached", _default_points_commas),
+    ("index.md", "default-points"): (r"\((\d[\d,]*)\s+QEMU\s+points", _default_points_commas),
+    ("reference/runs.md", "default-cold"):
+        (r"built\s+(\d[\d,]*)\s+kernels\s+and\s+ran\s+\d[\d,]*\s+points", _default_kernels),
+    ("reference/runs.md", "default-cold-points"):
+        (r"built\s+\d[\d,]*\s+kernels\s+and\s+ran\s+(\d[\d,]*)\s+points", _default_points_commas),
+}
+
+
+def with_sentences(page: str, text: str, by_sweep: dict) -> str:
+    """`text` with each of `page`'s generated numbers made from the data."""
+    for (name, fact), (pattern, make) in SENTENCES.items():
+        if name != page:
+            continue
+        value = make(by_sweep)
+        text, n = re.subn(pattern, lambda m: m.group(0)[:m.start(1) - m.start(0)] + value
+                          + m.group(0)[m.end(1) - m.start(0):], text)
+        if not n:
+            shown = page[3:] if page.startswith("../") else f"docs/{page}"
+            raise UserError(f"{shown} has no sentence matching {pattern!r} "
+                            f"({fact}): put the number back in one, or change SENTENCES")
+    return text

@@ -31,6 +31,14 @@
       simpoint.toml, whole and sampled at intervals of 250,000, 500,000
       and 1,000,000 instructions (max_k 6, measure_all off), run or read
       from the cache: the estimate's error and cost per size.
+  qemu-residue  configs/sweeps/default.toml (or --sweep's), each finished
+      QEMU point run again --repeat N times (default 1; the run cache's
+      record is replaced by the last): per point, whether every exact count
+      (analysis/compare.py: qemu_counts) is equal, and how far kernel
+      instructions less the ROI's interrupts moved, with the interrupts
+      taken. Target: exact counts equal; the most moved per interrupt
+      within compare's INSNS_PER_INTERRUPT (which compare.residues()
+      measured over the published records' own reruns).
   kernel-entry (needs GEM5_HOME, built with patches 0008-0009)
       configs/sweeps/kernel-entry.toml, run or read from the cache: per
       kernel and workload, cycles per call with gem5's drains
@@ -624,13 +632,54 @@ def gem5_build() -> None:
                   f"this one {100 * hours / full:.0f} % of it")
 
 
+def qemu_residue(sweep_file: str, repeat: int) -> None:
+    from analysis import compare, store
+    from configs import local_executor, runs, sweep
+
+    planned = [pl for pl in local_executor.plan(sweep.load(sweep_file))
+               if not pl.point.run.needs_gem5]
+    todo = [pl for pl in planned if pl.done]
+    version = runs.finished(todo[0].key)["provenance"]["uaccess_lab"] if todo else "-"
+    print(f"{sweep_file}: {len(todo)} of {len(planned)} QEMU points finished here, each run "
+          f"again {repeat} time(s) (uaccess-lab {version})")
+    worst, moved, pairs, unequal = 0.0, 0, 0, []
+    for pl in todo:
+        first = store.from_record(runs.finished(pl.key))
+        label = f"{pl.point.arch}/{pl.point.variant}/{pl.point.workload}"
+        deltas = []
+        for _ in range(repeat):
+            again = store.from_record(pl.backend.run(pl.point, pl.kernel, pl.image, True))
+            a, b = compare.qemu_counts(first), compare.qemu_counts(again)
+            n = len(set(a) & set(b))
+            exact_differ = [k for k in sorted(set(a) & set(b))
+                            if k not in compare.RESIDUE and a[k] != b[k]]
+            if exact_differ:
+                unequal.append(f"{label}: {', '.join(exact_differ)}")
+            name = compare.INSNS_RESIDUE[0]
+            taken = max(first.get("interrupts_taken") or 0, again.get("interrupts_taken") or 0)
+            deltas.append((b[name] - a[name], taken))
+            pairs += 1
+        moved += sum(1 for d, _ in deltas if d)
+        worst = max([worst] + [abs(d) / max(t, 1) for d, t in deltas])
+        print(f"  {label:45} {n} counts, exact ones "
+              f"{'equal' if not any(u.startswith(label + ':') for u in unequal) else 'DIFFER'}; "
+              f"kernel insns less interrupts moved "
+              f"{' '.join(f'{d:+,} ({t} interrupts)' for d, t in deltas)}")
+    for line in unequal:
+        print(f"  exact counts that differ: {line}")
+    print(f"{pairs} reruns: exact counts equal in {pairs - len(unequal)}; kernel instructions "
+          f"less interrupts moved in {moved}, by at most {worst:,.0f} per interrupt taken "
+          f"(compare's bound: {compare.INSNS_PER_INTERRUPT:,})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="foundation",
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
                              "simpoint-interval", "kernel-entry", "slurm", "study",
-                             "make-split", "gem5-fast", "x86-core", "gem5-build"))
+                             "make-split", "gem5-fast", "x86-core", "gem5-build",
+                             "qemu-residue"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--repeat", type=inputs.cli(inputs.at_least_one, "--repeat"),
@@ -648,6 +697,10 @@ def main() -> int:
     if args.mode == "study":
         root = Path(__file__).resolve().parent.parent / "configs" / "sweeps"
         study_cost(args.sweep or [str(root / "seeds.toml"), str(root / "seeds-era.toml")])
+        return 0
+    if args.mode == "qemu-residue":
+        root = Path(__file__).resolve().parent.parent / "configs" / "sweeps"
+        qemu_residue((args.sweep or [str(root / "default.toml")])[0], args.repeat or 1)
         return 0
     if args.mode == "make-split":
         make_split()

@@ -75,7 +75,7 @@ def cmd_reproduce(args) -> int:
     plans.sort(key=lambda p: (p[5], sorted({pl.point.arch for pl in p[2]}), p[0].name))
     header = ["sweep", "points", "to run", "backends", "host", "local",
               "8 nodes", "32 nodes", "file"]
-    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "unknown"}
+    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "not known (see below)"}
     body = []
     for src, sw, planned, cost, todo, gem5 in plans:
         body.append([src.name, str(len(planned)), str(todo), "gem5+qemu" if gem5 else "qemu",
@@ -100,6 +100,12 @@ def cmd_reproduce(args) -> int:
                             break_long_words=False, break_on_hyphens=False))
     for line in notes:
         print(line)
+    undigested = [p[0].name for p in plans if p[0].status == "no digest"]
+    if undigested:
+        print(f"not known (no digest): {', '.join(undigested)} "
+              f"{'was' if len(undigested) == 1 else 'were'} exported before export headers "
+              f"kept the sweep file's sha256, so whether the file changed since is not known; "
+              f"an export of a new run of it records one.")
     need = sorted({pl.point.arch for p in plans if p[5] for pl in p[2] if pl.point.run.needs_gem5})
     lacking = []
     for arch in need:
@@ -140,20 +146,19 @@ def _reproduced(chosen: list, plans: list, args) -> int:
             header, body = compare.table(src.rows, mine)
             print(f"\n{src.name}:")
             print(findings.aligned(header, body, indent="  ", text_cols=1), end="")
+            alone = compare.unpublished(src.rows, mine)
+            if alone:
+                print(f"  run here, not published ({len(alone)}): {', '.join(alone)}")
             every += src.rows
             yours += mine
         # The count: each published run once, as compare counts them (a run
         # that two sweeps share is one experiment, not one per sweep).
-        for b in compare.table(store.one_per_key(every), yours)[1]:
-            if b[-1] == "not run here":
-                absent += 1
-            elif b[-1] == "same" or b[-1].startswith("within"):
-                same += 1
-            else:
-                differ += 1
+        same, differ, absent = compare.tally(compare.table(store.one_per_key(every), yours)[1])
     finally:
         if conn:
             conn.close()
+    print("\n".join(compare.rules(compare.residues(
+        [r for src in chosen if src.status != "calibration" for r in src.rows]))))
     print(f"{same} of {same + differ + absent} published experiments reproduced, {differ} "
           f"differ, {absent} not run")
     return 1 if differ else 0
