@@ -75,7 +75,7 @@ def cmd_reproduce(args) -> int:
     plans.sort(key=lambda p: (p[5], sorted({pl.point.arch for pl in p[2]}), p[0].name))
     header = ["sweep", "points", "to run", "backends", "host", "local",
               "8 nodes", "32 nodes", "file"]
-    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "not known (see below)"}
+    since = {"ok": "unchanged", "changed": "CHANGED", "no digest": "unknown"}
     body = []
     for src, sw, planned, cost, todo, gem5 in plans:
         body.append([src.name, str(len(planned)), str(todo), "gem5+qemu" if gem5 else "qemu",
@@ -100,12 +100,6 @@ def cmd_reproduce(args) -> int:
                             break_long_words=False, break_on_hyphens=False))
     for line in notes:
         print(line)
-    undigested = [p[0].name for p in plans if p[0].status == "no digest"]
-    if undigested:
-        print(f"not known (no digest): {', '.join(undigested)} "
-              f"{'was' if len(undigested) == 1 else 'were'} exported before export headers "
-              f"kept the sweep file's sha256, so whether the file changed since is not known; "
-              f"an export of a new run of it records one.")
     need = sorted({pl.point.arch for p in plans if p[5] for pl in p[2] if pl.point.run.needs_gem5})
     lacking = []
     for arch in need:
@@ -210,6 +204,7 @@ def _about(chosen: list, plans: list, workers: int, total) -> list:
         f"each. The published records hold {len(rows)} rows, {runs_} distinct runs (what "
         f"compare counts); {swept} of them are the sweeps' (what the closing line counts, "
         f"each once), the other {runs_ - swept} calibrations'.",
-    ] + ([f"sweep file unknown: {', '.join(unknown)} were exported before the records kept "
+    ] + ([f"sweep file unknown: {', '.join(unknown)} {'was' if len(unknown) == 1 else 'were'} "
+          f"exported before the records kept "
           f"their sweep file's digest, so whether the file changed since is not known."]
          if unknown else [])
