@@ -135,11 +135,11 @@ def test_the_pages_state_the_default_studys_size():
         == [(str(kernels), str(n))]
     sys.path.insert(0, str(REPO / "docs"))
     try:
-        import generate
+        import page_numbers
     finally:
         sys.path.pop(0)
     with pytest.raises(UserError, match="default-points"):
-        generate.with_numbers("index.md", "# a page that lost the sentence\n",
+        page_numbers.with_sentences("index.md", "# a page that lost the sentence\n",
                               published.by_sweep(DATA))
 
 
