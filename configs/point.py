@@ -21,6 +21,7 @@ from configs.qemu import process as qemu_process
 from configs.qemu import profile as qemu_profile
 from lab import arches, inputs
 from lab.errors import UserError
+from workloads import script
 
 
 @dataclass(frozen=True)
@@ -146,8 +147,11 @@ class Point:
         return {k: c[k] for k in RECORD_KEYS if c[k] is not None}
 
     def label(self) -> str:
+        # The experiment's name: two jobs of one workload that are two
+        # experiments (statx-loop's NULL path is statx-null) read apart.
+        name = script.experiment_name(self.workload, dict(self.job.params))
         extra = "".join(f" {k}={v}" for k, v in self.params)
-        return f"{self.arch}/{self.variant}/{self.workload}{extra}{self.run.label(self.smap_model)}"
+        return f"{self.arch}/{self.variant}/{name}{extra}{self.run.label(self.smap_model)}"
 
 
 # What a run record's "point" holds, as records have since the first run.

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis import (boot_once, figures, findings, kernel_entry, make_build,  # noqa: E402
-                      metrics, probe, published, render, results, scorecard,
+                      metrics, probe, published, render, results, scorecard, seed_calls,
                       simpoint_vs_full, store, uop_table, warmup, x86_core)
 from lab.errors import UserError  # noqa: E402
 
@@ -232,6 +232,9 @@ SECTIONS = {
     ("machines.md", "x86-core"): lambda by_sweep: _x86_core(by_sweep),
     # Issue 58: what "exact" covers, and the one count it does not.
     ("index.md", "qemu-exact"): lambda by_sweep: page_numbers.qemu_exact(by_sweep),
+    # Issue 53: what each seed's thread ran against what the workload runs.
+    ("seeds.md", "seed-calls"): lambda by_sweep: render.md_table(
+        *seed_calls.table(by_sweep)).splitlines(),
 }
 # The warm-up study's sweeps: the statx loop's, and the lstat storm's
 # (no cold scheme there: every storm point warms).

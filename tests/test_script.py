@@ -110,3 +110,26 @@ def test_the_ext4_filesystem_is_the_same_bytes_on_every_build(tmp_path):
     link = subprocess.run(["debugfs", "-R", "stat /initrd.img", str(out)],
                           capture_output=True, text=True).stdout
     assert "Type: symlink" in link and "Size: 30" in link and "Blockcount: 0" in link
+
+
+def test_statx_path_default_stays_out_of_the_job_and_null_brings_its_layer():
+    # path came after statx-loop's scripts had run: "empty" ("") stays out
+    # of the job, so their images and runs keep their keys. NULL is the
+    # 2017 thread's call (issue 53): 6.1 fails it with EFAULT, so its
+    # job's kernels carry the statx-null-path layer, and it is another
+    # experiment than statx-loop's "".
+    plain = script.load(script.default_script("statx-loop"))
+    assert "path=" not in plain.job_conf() and plain.kernel_layers == ()
+    empty = script.from_dict({"workload": "statx-loop", "run": {"path": "empty"}})
+    assert empty.job_conf() == script.from_dict({"workload": "statx-loop"}).job_conf()
+    for name in ("statx-null.toml", "statx-null-gem5.toml"):
+        null = script.load(script.SCRIPT_DIR / name)
+        assert "path=null" in null.job_conf().splitlines()
+        assert null.kernel_layers == ("statx-null-path",)
+        assert script.experiment_name(null.workload, dict(null.params)) == "statx-null"
+    assert script.experiment_name("statx-loop", dict(plain.params)) == "statx-loop"
+
+
+def test_statx_path_takes_empty_or_null_only():
+    with pytest.raises(UserError, match=r"s.toml: run.path must be one of empty, null, got 'nul'"):
+        script.from_dict({"workload": "statx-loop", "run": {"path": "nul"}}, "s.toml")

@@ -95,6 +95,12 @@ _NAMELEN = {"run": dict(_LOOP["run"],
 # readlink-loop's link: a tmpfs one it makes (the default), or the image's
 # ext4 /initrd.img (the 2024 thread's call; workloads/src/readlink-loop.c).
 _READLINK = {"run": dict(_LOOP["run"], fs=("fs", ("tmpfs", "ext4"), None, None, "tmpfs"))}
+# statx-loop's path: "" with AT_EMPTY_PATH (the default, the call every
+# kernel since 4.11 takes), or NULL, the 2017 thread's call
+# (000_ccfae2f7fd7a499e: "statx() passed a NULL path", which 4.11-rc meant
+# as the fd alone). Linux 6.1 fails a NULL path with EFAULT; its points'
+# kernels carry the statx-null-path layer, upstream's 6.11 fd-only path.
+_STATX = {"run": dict(_LOOP["run"], path=("path", ("empty", "null"), None, None, "empty"))}
 # usercopy-loop (workloads/src/usercopy-loop.c): a tmpfs file read (pread,
 # copy_to_user) or written (pwrite, copy_from_user) `size` bytes a call.
 # The arm64 usercopy threads timed 128 B to 64 KiB (Qi Xi's to 256 KiB);
@@ -104,15 +110,17 @@ _USERCOPY = {"run": dict(_LOOP["run"], size=("size", int, 1, 1 << 20, 4096),
 # Keys whose default is left out of the job file (the guest applies the
 # same default): they came after scripts had run, and a job, and so its
 # image and run keys, must not move for a key its script never set.
-QUIET_DEFAULTS = {"fs": "tmpfs"}
+QUIET_DEFAULTS = {"fs": "tmpfs", "path": "empty"}
 # The kernel layers (kernels/layers) a job's parameter needs: its points'
 # kernels carry them, on every backend.
-LAYERS_FOR = {("fs", "ext4"): ("ext4",)}
+LAYERS_FOR = {("fs", "ext4"): ("ext4",), ("path", "null"): ("statx-null-path",)}
 # A job whose parameter makes it another experiment than its workload's
 # default, and the name analysis gives it, so its rows never stand in for
 # the default's (the image's ext4 link is the 2024 thread's call; the
-# tmpfs one is not).
-EXPERIMENT_NAMES = {("readlink-loop", "fs", "ext4"): "readlink-ext4"}
+# tmpfs one is not; statx with a NULL path skips the name copy and lookup
+# that "" costs on 6.1).
+EXPERIMENT_NAMES = {("readlink-loop", "fs", "ext4"): "readlink-ext4",
+                    ("statx-loop", "path", "null"): "statx-null"}
 
 
 def experiment_name(workload: str, params: dict) -> str:
@@ -159,7 +167,7 @@ WHOLE_SYSTEM = ("make-build",)
 SCHEMAS = {
     "lstat-storm": _STORM,
     "fstat-loop": _LOOP,
-    "statx-loop": _LOOP,
+    "statx-loop": _STATX,
     "readlink-loop": _READLINK,
     "stat-namelen": _NAMELEN,
     "probe": _PROBE,

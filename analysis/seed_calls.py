@@ -1,0 +1,85 @@
+"""The seeds' calls against the workloads' (issue 53; docs/seeds.md's
+generated table): per seed, what the thread ran (the call and its
+arguments, the filesystem, the kernel) beside what the study's workload
+runs, and what that gap costs per call where a published pair of
+experiments shows it, in QEMU-exact kernel instructions and STAC/CLAC.
+
+What each side ran is analysis/seeds.toml's `[<id>.call]`; the pairs it
+names (`measured`: sweep, variant, from, to, each an experiment's name as
+results.PointView.job_name gives it) are read off the published QEMU rows,
+so the numbers change only with the data.
+"""
+
+import tomllib
+from pathlib import Path
+
+SEEDS_FILE = Path(__file__).resolve().parent / "seeds.toml"
+HEADER = ["seed", "the thread ran", "its filesystem, kernel", "the workload runs",
+          "its filesystem, kernel", "the gap per call, measured (QEMU-exact)"]
+
+
+def _seeds() -> dict:
+    with open(SEEDS_FILE, "rb") as f:
+        return tomllib.load(f)
+
+
+def _qemu_run(rows: list, variant: str, experiment: str):
+    """The newest QEMU run of `experiment` on `variant` (a gem5 sweep's
+    twins of one kernel count the same, whatever machine they shadow)."""
+    found = [r for r in rows if r.qemu and r["variant"] == variant
+             and r.point.job_name == experiment]
+    return max(found, key=lambda r: r.recorded_at or "", default=None)
+
+
+def _kernel_per_call(run) -> float:
+    """Kernel instructions per call, less the ROI's timer interrupts (the
+    store keeps them in insns_kernel and says how many in interrupt_insns),
+    so a pair differs by what the calls ran, not by when the timer fired."""
+    return (run["insns_kernel"] - (run.get("interrupt_insns") or 0)) / run["ops"]
+
+
+def gap(rows: list, pair: dict) -> str:
+    """One pair's difference per call: kernel instructions, and STAC+CLAC
+    where the arch has them; "" when either side is not published."""
+    a, b = (_qemu_run(rows, pair["variant"], pair[k]) for k in ("from", "to"))
+    if a is None or b is None:
+        return ""
+    ka, kb = _kernel_per_call(a), _kernel_per_call(b)
+    text = (f"{pair['variant']}: {pair['from']} {ka:,.0f} -> {pair['to']} {kb:,.0f} kernel "
+            f"instructions ({kb - ka:+,.0f})")
+    if a.get("stac") is not None and b.get("stac") is not None:  # x86
+        sa = (a["stac"] + a["clac"]) / a["ops"]
+        sb = (b["stac"] + b["clac"]) / b["ops"]
+        text += f", stac+clac {sa:,.2f} -> {sb:,.2f}"
+    if pair.get("same_result"):
+        text += ("; the same checksum" if a.get("checksum") == b.get("checksum") else
+                 "; CHECKSUMS DIFFER")
+    return f"{text} ({a['profile']}, {pair['sweep']})"
+
+
+def table(by_sweep: dict) -> tuple:
+    """(header, body): one row per seed of analysis/seeds.toml."""
+    body = []
+    for sid, seed in _seeds().items():
+        call = seed.get("call") or {}
+        gaps = [gap(by_sweep.get(p["sweep"], []), p) for p in call.get("measured", [])]
+        shown = "; ".join(g for g in gaps if g)
+        if not call.get("measured"):
+            shown = "no variant or job shows it"
+        elif not shown:
+            shown = "not published yet: " + ", ".join(sorted({p["sweep"] for p in
+                                                              call["measured"]}))
+        kernel = _kernel(by_sweep, call.get("measured", []))
+        body.append([sid, call.get("thread_call", "-"),
+                     f"{call.get('thread_fs', '-')}; {call.get('thread_kernel', '-')}",
+                     call.get("workload_call", "-"),
+                     f"{call.get('workload_fs', '-')}; {kernel}", shown])
+    return HEADER, body
+
+
+def _kernel(by_sweep: dict, pairs: list) -> str:
+    """The kernel the workload ran: the published rows' linux-source-6.1
+    version where the pairs name some, else the study's source."""
+    versions = sorted({r.get("kernel_version") for p in pairs
+                       for r in by_sweep.get(p["sweep"], []) if r.get("kernel_version")})
+    return "Linux 6.1 (linux-source-6.1" + (f" {', '.join(versions)}" if versions else "") + ")"

@@ -1,0 +1,91 @@
+"""The era CPUs' QEMU profiles (issue 53): a real boot's /proc/cpuinfo
+shows the CPUID each profile promises, flag by flag, where the stat paths
+switch on them (cx16, erms, smap, ...), and what its alternatives then run.
+
+Real QEMU-TCG boots of the stock kernel; the flags are the guest's own
+(the record's cpu_flags), the rep counts the plugin's (exact: less the
+ROI's timer interrupts).
+"""
+
+import shutil
+
+import pytest
+
+from buildroot import assemble
+from kernels import build as kbuild
+from workloads import script
+import qemu_runs
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("qemu-system-x86_64"),
+    reason="qemu-system-x86_64 is missing: run 'make deps'")
+
+CALLS = 200
+# What each part has and lacks, among the flags the stat paths (and the
+# kernel's setup of them) read; configs/qemu-profiles/<name>.toml cites
+# each one's source.
+HAS = {
+    "x86_64-westmere": {"cx16", "popcnt", "sse4_1", "sse4_2", "aes", "pclmulqdq", "ssse3",
+                        "nx", "lm", "lahf_lm"},
+    "x86_64-skylake": {"cx16", "popcnt", "sse4_1", "sse4_2", "erms", "smap", "smep", "xsave",
+                       "xsaveopt", "avx", "avx2", "bmi1", "bmi2", "fsgsbase", "aes", "movbe"},
+}
+LACKS = {
+    "x86_64-westmere": {"erms", "smap", "smep", "xsave", "avx", "hypervisor", "3dnow"},
+    "x86_64-skylake": {"hle", "rtm", "hypervisor", "3dnow", "pcid", "invpcid"},
+}
+
+
+def _boot(profile: str) -> dict:
+    job = script.from_dict({"workload": "statx-loop",
+                            "run": {"iterations": CALLS, "warmup": 20}}, "<test era statx>")
+    kernel = kbuild.build_kernel("x86_64", "stock")
+    rec = qemu_runs.run(kernel, assemble.build_image("x86_64", job), job, profile, 300,
+                        plugin=True)
+    assert rec["result"]["errors"] == 0
+    return rec
+
+
+@pytest.mark.parametrize("profile", sorted(HAS))
+def test_the_guest_sees_the_era_cpu(profile):
+    rec = _boot(profile)
+    flags = set(rec["guest"]["cpu_flags"].split())
+    assert HAS[profile] <= flags, HAS[profile] - flags
+    assert not LACKS[profile] & flags, LACKS[profile] & flags
+
+
+def _per_call(rec: dict, *path) -> float:
+    """An x86 count per call, less what the ROI's timer interrupts ran."""
+    mine, irq = rec["counts"]["x86"], rec["counts"]["interrupts"]["x86"]
+    for key in path:
+        mine, irq = mine[key], irq[key]
+    return (mine - irq) / CALLS
+
+
+def _symbol(rec: dict, name: str) -> float:
+    return rec["counts"]["symbols"].get(name, 0) / CALLS
+
+
+def test_what_the_era_cpuid_switches_on_the_statx_path():
+    # Measured: the default profile (qemu64+smap, cx16, no erms) copies
+    # struct statx out with rep movsq (32) and a rep movsb of its 0-byte
+    # tail: 2 movs executions, 32 iterations; gem5's own CPUID (no cx16)
+    # adds this_cpu_cmpxchg16b_emu, 22 instructions per statx.
+    westmere, skylake = _boot("x86_64-westmere"), _boot("x86_64-skylake")
+    for rec in (westmere, skylake):
+        assert _symbol(rec, "this_cpu_cmpxchg16b_emu") == 0  # cx16: one cmpxchg16b
+        # The compiler's own rep stosq (memset of struct statx and kstat),
+        # the same whatever the CPU: 4 executions, 94 iterations.
+        assert (_per_call(rec, "rep", "stos", "executions"),
+                _per_call(rec, "rep", "stos", "iterations")) == (4, 94)
+    # Westmere, no erms: copy_user_generic_string, rep movsq + rep movsb.
+    assert (_per_call(westmere, "rep", "movs", "executions"),
+            _per_call(westmere, "rep", "movs", "iterations")) == (2, 32)
+    assert _symbol(westmere, "copy_user_generic_string") == 47
+    assert _per_call(westmere, "stac") == _per_call(westmere, "clac") == 0
+    # Skylake, erms: copy_user_enhanced_fast_string, one rep movsb of 256
+    # bytes (QEMU counts each iteration as an instruction: 264 in all).
+    assert (_per_call(skylake, "rep", "movs", "executions"),
+            _per_call(skylake, "rep", "movs", "iterations")) == (1, 256)
+    assert _symbol(skylake, "copy_user_enhanced_fast_string") == 264
+    assert _per_call(skylake, "stac") == _per_call(skylake, "clac") == 2
