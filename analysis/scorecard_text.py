@@ -21,22 +21,6 @@ from rich.table import Table
 from analysis import scorecard
 
 EARLIER = "(an earlier version)"
-# Per section, the columns kept (by header, in the table's own order); a
-# header not listed here is dropped, and a section not listed keeps all.
-COLUMNS = {
-    "The seeds' claims": ("claim", "hardware", "hw after/before", "gem5 after/before",
-                          "cpu preset", "effect sim/hw", "verdict"),
-    "Base costs": ("base", "hardware cycles", "gem5 cycles", "sim/hw", "verdict",
-                   "cpu preset / caches"),
-    "Per-byte lines": ("claim", "hardware", "gem5 (cycles)", "slope sim/hw", "verdict",
-                       "cpu preset"),
-    "SMAP's share": ("claim", "hardware", "gem5 (SMAP share)", "sim/hw", "verdict",
-                     "cpu preset"),
-    "A function's share of a workload": ("claim", "hardware", "gem5", "sim/hw", "verdict",
-                                         "cpu preset"),
-    "On Arm": ("view", "Arm mechanism", "gem5 before -> after (cycles/op)",
-               "gem5 after/before", "x86 hardware after/before", "cpu preset"),
-}
 # A cell past this many characters is cut at its first clause.
 CELL_CHARS = 90
 WHERE_FULL = ("Every column and the full notes: ./run.py scorecard --markdown, or the "
@@ -52,9 +36,11 @@ def short(cell: str) -> str:
     return head.rstrip(" ,;:") + " ..."
 
 
-def _kept(title: str, header: list) -> list:
-    wanted = COLUMNS.get(title)
-    return [i for i, h in enumerate(header) if wanted is None or h in wanted]
+def _kept(section) -> list:
+    """The indices of the section's columns a terminal keeps (its kind's
+    COLUMNS, in the table's own order; a section without them keeps all)."""
+    wanted = section.columns
+    return [i for i, h in enumerate(section.header) if wanted is None or h in wanted]
 
 
 def render(rows: list, width: int = None, all_presets: bool = False) -> str:
@@ -64,14 +50,15 @@ def render(rows: list, width: int = None, all_presets: bool = False) -> str:
     console = Console(file=out, width=width, force_terminal=False, color_system=None,
                       highlight=False, soft_wrap=False)
     hidden = 0
-    for title, what, (header, body) in scorecard.sections(rows):
+    for section in scorecard.sections(rows):
+        title, what, header, body = section.title, section.what, section.header, section.body
         if not all_presets:
             kept_rows = [r for r in body if not any(EARLIER in c for c in r)]
             hidden += len(body) - len(kept_rows)
             body = kept_rows
         if not body:
             continue
-        cols = _kept(title, header)
+        cols = _kept(section)
         # The title, then what the table says, then the table: a table's
         # own title would come after the sentence that introduces it.
         table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)

@@ -183,7 +183,7 @@ def teaching_figures(plt, source: Path, docs: Path) -> None:
 
 
 def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
-    from analysis import claims, scorecard
+    from analysis.kinds import line, registry
 
     rows = gem5_rows(data)
     out = docs / GEM5_OUT
@@ -222,14 +222,14 @@ def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
     lens = list(range(1, 33))
     for v in NAMELEN_VARIANTS:
         r = next((r for r in namelen if r["variant"] == v), None)
-        fitted = scorecard.fit_line(r) if r else None
+        fitted = line.fit_line(r) if r else None
         if not fitted:
             continue
-        pts = scorecard.cycles_by_length(r)
+        pts = line.cycles_by_length(r)
         ax.plot([n for n, _ in pts], [c for _, c in pts], "o", ms=3,
                 label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
     # The seed's line: its base and slope as the scorecard's claims name them.
-    base = next(b for b in claims.CLAIMS.bases if b.id == "stat-base-westmere")
+    base = next(b for b in registry.CLAIMS.of("base") if b.id == "stat-base-westmere")
     ax.plot(lens, [base.hw_cycles + base.hw_per_byte * n for n in lens], "--", color="#aa3333",
             label=f"Westmere 2010: {base.hw_cycles:g} + {base.hw_per_byte:g} per byte")
     ax.set_xlabel("name length (bytes)")
@@ -248,7 +248,8 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
     our gem5 series (the x86-core sweep), against the hardware's call:
     the 2017 seed's 162.4 ns at gem5's 3 GHz. Nothing drawn where the
     records hold no x86-core rows."""
-    from analysis import accounting, claims, x86_core
+    from analysis import accounting, x86_core
+    from analysis.kinds import registry
     from configs.gem5 import spec
 
     # A published file of another sweep: its folder holds x86-core's.
@@ -261,7 +262,7 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
              if "statx-loop" in steps.get(label, {})]
     if not drawn:
         return
-    base = next(b for b in claims.CLAIMS.bases if b.id == "statx-base-2017")
+    base = next(b for b in registry.CLAIMS.of("base") if b.id == "statx-base-2017")
     hw = base.hw_cycles or base.hw_ns * float(spec.CLOCK.removesuffix("GHz"))
     fig, ax = plt.subplots(figsize=(8, 4))
     bottoms = [0.0] * len(drawn)
