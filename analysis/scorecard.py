@@ -47,13 +47,15 @@ class Scored:
 @dataclass(frozen=True)
 class Section:
     """One of the scorecard's tables: its title, the sentence that says
-    what it shows, its header and rows, and the columns a terminal keeps
-    (None: all)."""
+    what it shows, its header and rows, the columns a terminal keeps
+    (None: all), and `key`, the column that names what a row is about (a
+    terminal too narrow for the table shows one block per key)."""
     title: str
     what: str
     header: list
     body: list
     columns: tuple = None
+    key: str = None  # None: the first column
 
 
 def judge(scored: Scored, kinds: tuple = None) -> dict:
@@ -197,7 +199,7 @@ def sections(rows: list) -> list:
     judged = judge(scored)
     entries = _machine_entries(judged)
     return [Section("At a glance", _summary(entries) + " One row per claim; the tables below "
-                    "give each machine's run.", *_machine_table(entries)),
+                    "give each machine's run.", *_machine_table(entries), key="claim"),
             *_kind_sections(judged),
             Section("The machine probes", "Each preset's measured figures against its "
                     "documentation.", *probe.table(scored.rows))]
