@@ -119,7 +119,7 @@ def model_table(rows: list, preset: str, cache: str) -> tuple:
 # its era's machine (the seed's own preset on its own caches).
 
 @dataclass(frozen=True)
-class _Cell:
+class Cell:
     """One claim's result on one machine: simulated over hardware, and
     the verdict; `fitted` where the row checks a latency fitted on it."""
     ratio: float
@@ -131,7 +131,7 @@ class _Cell:
 
 
 def _machine_entries(judged: dict) -> dict:
-    """(kind, claim) -> {"hardware", "generic": _Cell, "era": _Cell,
+    """(kind, claim) -> {"hardware", "generic": Cell, "era": Cell,
     "era preset"}, from every kind's scored rows, effects first, then
     shares, then bases; each kind lists its preferred row first, so the
     first row on a machine is the one kept."""
@@ -142,10 +142,11 @@ def _machine_entries(judged: dict) -> dict:
                   for j in rows):
             if j.ratio is None:
                 continue
-            entry = found.setdefault((j.kind, j.claim.what), {"hardware": j.cells[2]})
+            entry = found.setdefault((j.kind, j.claim.what),
+                                     {"hardware": j.cells[2], "id": j.claim.id})
             side = "generic" if j.generic else "era" if j.era else None
             if side and side not in entry:
-                entry[side] = _Cell(j.ratio, j.verdict, j.fitted)
+                entry[side] = Cell(j.ratio, j.verdict, j.fitted)
                 if side == "era":
                     entry["era preset"] = j.preset
     return found
@@ -183,6 +184,13 @@ def _summary(entries: dict) -> str:
             f"{MISS:g}x of the hardware's: {count('generic')} on the generic machine, "
             f"{count('era')} on the era machines. Absolute bases over the hardware's: "
             f"{span('generic')} on the generic machine, {span('era')} on the era machines.")
+
+
+def glance(rows: list) -> dict:
+    """(kind, claim) -> {"hardware", "id", "generic": Cell, "era": Cell,
+    "era preset"}: the at-a-glance rows as numbers (docs/figures.py
+    draws them)."""
+    return _machine_entries(judge(Scored.of(rows)))
 
 
 def machine_summary(rows: list) -> str:

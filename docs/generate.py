@@ -21,8 +21,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import (boot_once, figures, findings, kernel_entry, make_build,  # noqa: E402
-                      metrics, probe, published, render, results, scorecard,
+from analysis import (boot_once, claims, figures, findings, kernel_entry,  # noqa: E402
+                      make_build, metrics, probe, published, render, results, scorecard,
                       simpoint_vs_full, store, uop_table, warmup, x86_core)
 from lab.errors import UserError  # noqa: E402
 
@@ -132,6 +132,16 @@ def scorecard_page(by_sweep: dict) -> str:
         out += ["**No gem5 record is published yet**: every gem5 column below is empty. "
                 "Run the seeds' sweeps with a gem5 built by `./run.py gem5 setup`, then "
                 "`./run.py export` them into docs/data.", ""]
+    else:
+        # Drawn by docs/figures.py (make docs) from the same records.
+        out += [f"![Each scored claim's gem5 number over its seed's hardware number, on the "
+                f"generic machine and on the seed's era machine]({VERDICTS_FIGURE})", "",
+                f"Each scored claim's simulated number over its seed's hardware number (the "
+                f"at-a-glance table below), on the generic machine "
+                f"({scorecard.GENERIC_PRESET}, circles) and on the seed's era machine "
+                f"(squares); in the shaded band, within {claims.SETTINGS.miss:g}x either "
+                f"way, the verdict is \"agrees\". Hollow: the run a latency was fitted on, a "
+                f"check rather than a prediction.", ""]
     out += ["## The tables", "", *verdict_first(scorecard.markdown(rows).splitlines()), ""]
     out += ["## Where these rows come from", ""] + _sources(by_sweep)
     return "\n".join(out).rstrip() + "\n"
@@ -175,6 +185,7 @@ def study_page(by_sweep: dict) -> str:
 
 
 PAGES = {"scorecard.md": scorecard_page, "study.md": study_page}
+VERDICTS_FIGURE = "img/verdicts.png"  # docs/figures.py's VERDICTS, from the scorecard page
 # Tables inside hand-written pages: between a page's two marker lines,
 #   <!-- generated: NAME -->  ...  <!-- end generated: NAME -->
 # the lines are what the function gives from the data, checked like a page.
