@@ -25,7 +25,7 @@ from configs.gem5 import spec as gem5_spec
 # wrbase, wrlimit, wrattr, rdval, wrval). Hardware renames that state.
 SERIALIZING = ("gem5 v24 x86: each micro-op on a segment, control or MSR register is "
                "serialize-after, and SYSCALL, SYSRET and SWAPGS are made of them")
-GHZ = claims.CLAIMS.clock_ghz  # the gem5 board's clock; the seeds' is assumed
+GHZ = claims.SETTINGS.clock_ghz  # the gem5 board's clock; the seeds' is assumed
 
 
 class Figure(float):
@@ -66,7 +66,7 @@ def dilution(pair, rows: list) -> str:
     gb, ga = cycles_per_op(pair.before), cycles_per_op(pair.after)
     base_run = pair.after if ga <= gb else pair.before
     base_hw, base_g = min(hb, ha), min(gb, ga)
-    twin = store.twins(rows, claims.CLAIMS.arch, c.smap_model).get(
+    twin = store.twins(rows, claims.SETTINGS.arch, c.smap_model).get(
         (base_run.point.variant, base_run.point.job_name))
     insns = (f": {twin['insns_kernel'] / twin['ops']:,.0f} kernel + "
              f"{twin['insns_user'] / twin['ops']:,.0f} user instructions (QEMU twin)"
@@ -157,7 +157,7 @@ def _ends(rows: list, variant: str, workload: str, model: str, want) -> dict:
     first where a length ran twice."""
     by = {}
     for r in sorted(rows, key=lambda r: r.recorded_at or "", reverse=True):
-        if (r.point.arch == claims.CLAIMS.arch and r.point.variant == variant and want(r)
+        if (r.point.arch == claims.SETTINGS.arch and r.point.variant == variant and want(r)
                 and r.point.workload == workload and (r.point.smap_model or "none") == model
                 and _length(r) is not None):
             by.setdefault(r["profile"], {}).setdefault(_length(r), r)
@@ -253,7 +253,7 @@ def _saving_fields(rows: list, pair, data: dict) -> dict:
     instructions, gem5's cycles and instructions, against the seed's
     speed-up; the cause's data gives what no published record keeps."""
     c = pair.claim
-    twins = store.twins(rows, claims.CLAIMS.arch, c.smap_model)
+    twins = store.twins(rows, claims.SETTINGS.arch, c.smap_model)
     tb, ta = twins.get(c.before), twins.get(c.after)
     # The sentence is the era machine's (its seed's own): elsewhere, not said.
     if tb is None or ta is None or pair.before is None or \

@@ -1,9 +1,10 @@
-"""The scorecard's claims, read once from analysis/claims.toml: each a
-typed declaration (seed, its hardware number, kinds, variants, workload,
-STAC/CLAC model, and the cause to measure where it misses) that the one
-engine, analysis/scorecard.py, scores. Hardware numbers are looked up by
-name in analysis/seeds.toml, the seeds' quoted numbers and those derived
-from them, so no number is typed twice.
+"""Reading analysis/claims.toml: the scorecard's settings (SETTINGS: the
+arch the seeds measured, the miss factor, the generic and era machines,
+the assumed clock) and, for each kind of claim, the one Reader its module
+(analysis/kinds/) reads its tables with. Hardware numbers are looked up
+by name in analysis/seeds.toml, the seeds' quoted numbers and those
+derived from them, so no number is typed twice. Which kinds there are,
+and in what order, is analysis/kinds/registry.py's (the file's `kinds`).
 
 A bad claims file fails here, in one line naming the claim and the field.
 """
@@ -55,17 +56,6 @@ class Cited:
 
 
 @dataclass(frozen=True)
-class Effect(Cited):
-    """A time before and after a kernel change: after / before."""
-    hw_ratio: float        # after / before, in time
-    before: tuple          # (variant, workload)
-    after: tuple
-    smap_model: str        # the model matching the seed's hardware
-    hw_ns: tuple = None    # (before, after) ns per call where the seed gives times
-    cause: Cause = None
-
-
-@dataclass(frozen=True)
 class OneKernel(Cited):
     """A claim about one kernel's runs: its variant, workload and the
     STAC/CLAC model matching the seed's hardware."""
@@ -74,72 +64,13 @@ class OneKernel(Cited):
     smap_model: str
 
 
-@dataclass(frozen=True)
-class Line(OneKernel):
-    """A cost the seed gives as a line, cycles per call = base + slope * n."""
-    slope: float
-    cause: Cause = None
+CITED = ("id", "seed", "what", "hardware")  # Cited's fields, as the file names them
+ONE_KERNEL = CITED + ("variant", "workload", "smap_model")
 
 
 @dataclass(frozen=True)
-class SlopeChange:
-    """The change between two of a seed's lines, judged as a change:
-    `before` and `after` are the lines (the file names them by id), the
-    seed is theirs."""
-    id: str
-    before: Line
-    after: Line
-    what: str
-    cause: Cause = None
-
-    @property
-    def seed(self) -> str:
-        return self.before.seed
-
-
-@dataclass(frozen=True)
-class Share(Cited):
-    """SMAP's share of one function: its cycles with SMAP less without,
-    over with (gem5's commit profile of the same ROI under both models);
-    `after`: the kernel after the change, shown for contrast."""
-    share: float
-    function: str
-    variant: str
-    workload: str
-    after: str = None
-
-
-@dataclass(frozen=True)
-class WorkloadShare(Share):
-    """A function's share of a whole workload's cycles under `smap_model`."""
-    smap_model: str = "smap"
-
-
-@dataclass(frozen=True)
-class Base(OneKernel):
-    """What one call costs on the seed's hardware, absolute: cycles where
-    the seed gives cycles, else its time per call."""
-    hw_cycles: float = None   # the seed's own cycles
-    hw_ns: float = None       # or its time per call
-    hw_per_byte: float = None  # a line's slope: the call at a run's mean name length
-
-
-@dataclass(frozen=True)
-class ArmView:
-    """A seed's change where Arm has the mechanism, beside the x86
-    hardware's effect it mirrors (`mirrors`, an effect's id)."""
-    id: str
-    what: str
-    name: str              # the mechanism, in words
-    mechanism: str         # the same with the QEMU twins' counts (a template)
-    before: tuple
-    after: tuple
-    mirrors: Effect = None
-
-
-@dataclass(frozen=True)
-class Claims:
-    """Every claim of the file, by kind, and the scorecard's settings."""
+class Settings:
+    """The scorecard's [scorecard] table and its [era_preset]."""
     arch: str
     arm_arch: str
     miss: float
@@ -148,115 +79,80 @@ class Claims:
     clock_ghz: float
     clock_range_ghz: tuple
     era_preset: dict          # seed id -> the CPU preset of its era's machine
-    effects: tuple
-    lines: tuple
-    slope_changes: tuple
-    shares: tuple
-    workload_shares: tuple
-    bases: tuple
-    arm_views: tuple
-    pending: tuple            # (seed, what, why): numbers not compared yet
-
-    def every(self) -> tuple:
-        """Every claim that cites a seed, in the file's order by kind."""
-        return (self.effects + self.lines + self.slope_changes + self.shares
-                + self.workload_shares + self.bases)
+    kinds: tuple              # the claim kinds, in the scorecard's order
 
 
-def _need(table: dict, key: str, where: str):
-    if key not in table:
-        raise UserError(f"{CLAIMS_FILE.name}: {where} lacks {key}: add it (the kinds' fields "
-                        f"are at the top of the file)")
-    return table[key]
-
-
-def _number(numbers: dict, seed: str, name, where: str) -> float:
-    """A seed's number by its name in analysis/seeds.toml."""
-    if name not in numbers.get(seed, {}):
-        raise UserError(f"{CLAIMS_FILE.name}: {where}: {name!r} is not a number of seed "
-                        f"{seed} in {SEEDS_FILE.name}: name a quoted or derived one")
-    return numbers[seed][name]
-
-
-def _cause(table: dict):
-    c = table.get("cause")
-    if c is None:
-        return None
-    if c.get("kind") not in CAUSE_KINDS:
-        raise UserError(f"{CLAIMS_FILE.name}: {table.get('id', '?')}: cause kind "
-                        f"{c.get('kind')!r} is not one of {', '.join(CAUSE_KINDS)}")
-    return Cause(c["kind"], _need(c, "text", f"{table.get('id', '?')}'s cause"),
-                 {k: v for k, v in c.items() if k not in ("kind", "text")})
-
-
-def load(path: Path = CLAIMS_FILE, seeds_path: Path = SEEDS_FILE) -> Claims:
-    with open(path, "rb") as f:
-        data = tomllib.load(f)
-    with open(seeds_path, "rb") as f:
-        numbers = seed_numbers(tomllib.load(f))
-
-    def fields_of(t: dict, kind: str, *keys) -> tuple:
-        """The claim's `keys`, each required (one line naming the claim and
-        the field where one is missing)."""
-        where = f"[[{kind}]] {t.get('id', '?')}"
-        return where, {k: _need(t, k, where) for k in keys}
-
-    def number(t: dict, seed: str, key: str, where: str) -> float:
-        return _number(numbers, seed, _need(t, key, where), where)
-
-    common = ("id", "seed", "what", "hardware")
-    effects = []
-    for t in data.get("effect", []):
-        where, c = fields_of(t, "effect", *common, "smap_model")
-        ns = t.get("ns")
-        effects.append(Effect(**c, hw_ratio=number(t, c["seed"], "ratio", where),
-                              before=tuple(_need(t, "before", where)),
-                              after=tuple(_need(t, "after", where)),
-                              hw_ns=tuple(_number(numbers, c["seed"], n, where) for n in ns)
-                              if ns else None, cause=_cause(t)))
-    lines = {}
-    for t in data.get("line", []):
-        where, c = fields_of(t, "line", *common, "variant", "workload", "smap_model")
-        lines[c["id"]] = Line(**c, slope=number(t, c["seed"], "slope", where), cause=_cause(t))
-    changes = []
-    for t in data.get("slope_change", []):
-        where, c = fields_of(t, "slope_change", "id", "before", "after", "what")
-        unknown = [c[k] for k in ("before", "after") if c[k] not in lines]
-        if unknown:
-            raise UserError(f"{CLAIMS_FILE.name}: {where}: {unknown[0]!r} is no [[line]]'s "
-                            f"id: name one of {', '.join(lines)}")
-        changes.append(SlopeChange(c["id"], lines[c["before"]], lines[c["after"]], c["what"],
-                                   _cause(t)))
-    shares, workload_shares = [], []
-    for kind, into, cls in (("share", shares, Share),
-                            ("workload_share", workload_shares, WorkloadShare)):
-        for t in data.get(kind, []):
-            more = ("smap_model",) if cls is WorkloadShare else ()
-            where, c = fields_of(t, kind, *common, "function", "variant", "workload", *more)
-            into.append(cls(**c, share=number(t, c["seed"], "share", where),
-                            after=t.get("after")))
-    bases = []
-    for t in data.get("base", []):
-        where, c = fields_of(t, "base", *common, "variant", "workload", "smap_model")
-        hw = {f"hw_{k}": number(t, c["seed"], k, where)
-              for k in ("cycles", "ns", "per_byte") if k in t}
-        bases.append(Base(**c, **hw))
-    by_id = {e.id: e for e in effects}
-    arm = []
-    for t in data.get("arm_view", []):
-        where, c = fields_of(t, "arm_view", "id", "what", "name", "mechanism", "before", "after")
-        mirrors = t.get("mirrors")
-        if mirrors is not None and mirrors not in by_id:
-            raise UserError(f"{CLAIMS_FILE.name}: {where}: mirrors {mirrors!r}, no [[effect]]'s "
-                            f"id: name one of {', '.join(by_id)}")
-        arm.append(ArmView(**dict(c, before=tuple(c["before"]), after=tuple(c["after"])),
-                           mirrors=by_id.get(mirrors)))
+def settings(data: dict) -> Settings:
     s = data["scorecard"]
-    return Claims(s["arch"], s["arm_arch"], s["miss"], s["generic_preset"], s["generic_cache"],
-                  s["clock_ghz"], tuple(s["clock_range_ghz"]), dict(data["era_preset"]),
-                  tuple(effects), tuple(lines.values()), tuple(changes), tuple(shares),
-                  tuple(workload_shares), tuple(bases), tuple(arm),
-                  tuple((p["seed"], p["what"], p["why"]) for p in data.get("pending", [])))
+    return Settings(s["arch"], s["arm_arch"], s["miss"], s["generic_preset"],
+                    s["generic_cache"], s["clock_ghz"], tuple(s["clock_range_ghz"]),
+                    dict(data["era_preset"]), tuple(s["kinds"]))
 
 
-CLAIMS = load()
+def read_file(path: Path = CLAIMS_FILE) -> dict:
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def read_numbers(path: Path = SEEDS_FILE) -> dict:
+    with open(path, "rb") as f:
+        return seed_numbers(tomllib.load(f))
+
+
+class Reader:
+    """One claim's table as its kind's module reads it: each field it
+    needs (one line naming the claim and the field where one is missing)
+    and the seed's numbers by the names the table gives."""
+
+    def __init__(self, kind: str, table: dict, numbers: dict):
+        self.kind, self.table, self.numbers = kind, table, numbers
+        self.where = f"[[{kind}]] {table.get('id', '?')}"
+
+    def fail(self, problem: str):
+        raise UserError(f"{CLAIMS_FILE.name}: {self.where}: {problem}")
+
+    def need(self, key: str):
+        if key not in self.table:
+            raise UserError(f"{CLAIMS_FILE.name}: {self.where} lacks {key}: add it (the "
+                            f"kinds' fields are at the top of the file)")
+        return self.table[key]
+
+    def fields(self, *keys) -> dict:
+        return {k: self.need(k) for k in keys}
+
+    def get(self, key: str, default=None):
+        return self.table.get(key, default)
+
+    def seed_number(self, seed: str, name) -> float:
+        """A seed's number by its name in analysis/seeds.toml."""
+        if name not in self.numbers.get(seed, {}):
+            self.fail(f"{name!r} is not a number of seed {seed} in {SEEDS_FILE.name}: name a "
+                      f"quoted or derived one")
+        return self.numbers[seed][name]
+
+    def number(self, seed: str, key: str) -> float:
+        """The seed's number that the table's `key` names."""
+        return self.seed_number(seed, self.need(key))
+
+    def cause(self):
+        c = self.table.get("cause")
+        if c is None:
+            return None
+        if c.get("kind") not in CAUSE_KINDS:
+            raise UserError(f"{CLAIMS_FILE.name}: {self.table.get('id', '?')}: cause kind "
+                            f"{c.get('kind')!r} is not one of {', '.join(CAUSE_KINDS)}")
+        if "text" not in c:
+            raise UserError(f"{CLAIMS_FILE.name}: {self.table.get('id', '?')}'s cause lacks "
+                            f"text: add it (the kinds' fields are at the top of the file)")
+        return Cause(c["kind"], c["text"],
+                     {k: v for k, v in c.items() if k not in ("kind", "text")})
+
+    def one_of(self, key: str, claims: dict, kind: str):
+        """The claim of `kind` (among `claims`, by id) that the table's `key` names."""
+        name = self.need(key)
+        if name not in claims:
+            self.fail(f"{name!r} is no [[{kind}]]'s id: name one of {', '.join(claims)}")
+        return claims[name]
+
+
+SETTINGS = settings(read_file())

@@ -15,7 +15,7 @@ from configs import calibration_targets
 from configs.gem5 import spec as gem5_spec
 from lab.errors import UserError
 
-MISS = claims.CLAIMS.miss  # an effect off by more than this factor, either way, is a miss
+MISS = claims.SETTINGS.miss  # an effect off by more than this factor, either way, is a miss
 EARLIER = "(an earlier version)"
 # What ./run.py calibrate fits a latency on (configs/calibration_targets.py):
 # the seed, and the two kernels whose difference is the target.
@@ -33,7 +33,7 @@ def cycles_per_op(run) -> float:
     return run["cycles"] / run["ops"]
 
 
-def gem5_runs(rows: list, arch: str = claims.CLAIMS.arch, default_params: bool = True) -> list:
+def gem5_runs(rows: list, arch: str = claims.SETTINGS.arch, default_params: bool = True) -> list:
     """The gem5 runs of `arch` (the seeds': x86), at their workloads'
     default parameters unless `default_params` is False."""
     return [r for r in rows if r.gem5 and r.point.arch == arch
@@ -51,7 +51,7 @@ def machine(seed: str, m, variants: tuple = None) -> str:
     the two kernels (`variants`, before and after) a latency of its preset
     was fitted on, so the run checks the fit rather than predicts. `m`:
     the run's machine (results.Machine), as its record holds it."""
-    out = "era" if m.base == claims.CLAIMS.era_preset.get(seed) else "generic"
+    out = "era" if m.base == claims.SETTINGS.era_preset.get(seed) else "generic"
     here = variants and seed in m.fitted_on and (seed, *variants) in FITTED_ON
     return out + (", fitted here" if here else "")
 
@@ -120,4 +120,5 @@ def era_machine(seed: str, run, preset: str, era_caches: bool = True) -> bool:
 def on_generic(preset: str, cache: str = "") -> bool:
     """Whether a row stands for the generic machine (a cache of "" is a
     table that does not split caches)."""
-    return preset == claims.CLAIMS.generic_preset and cache in ("", claims.CLAIMS.generic_cache)
+    s = claims.SETTINGS
+    return preset == s.generic_preset and cache in ("", s.generic_cache)

@@ -103,18 +103,20 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
         if any(r.gem5 for r in rows):
             judged = store.newest_per_experiment(rows)
             sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
-                             "(analysis/scorecard.py)", *scorecard.table(judged, rows), [], None))
+                             "(analysis/scorecard.py)",
+                             *scorecard.kind_table("effect", judged, rows), [], None))
             sections.append(("Scorecard: costs the seeds give as a line",
-                             *scorecard.line_table(judged), [], None))
+                             *scorecard.kind_table("line", judged), [], None))
             sections.append(("Scorecard: a mechanism's share of one function "
-                             "(gem5 commit profiles)", *scorecard.share_table(judged), [], None))
+                             "(gem5 commit profiles)", *scorecard.kind_table("share", judged),
+                             [], None))
             sections.append(("Scorecard: a function's share of a whole workload "
                              "(gem5 commit profiles)",
-                             *scorecard.workload_share_table(judged), [], None))
+                             *scorecard.kind_table("workload_share", judged), [], None))
             if any(r.gem5 and r.point.arch == scorecard.ARM_ARCH for r in rows):
                 sections.append(("Scorecard on Arm: the seeds' changes where Arm has the "
                                  "mechanism (no Arm hardware number)",
-                                 *scorecard.arm_table(rows), [], None))
+                                 *scorecard.kind_table("arm_view", rows), [], None))
         sections += warmup_sections(rows, out_dir)
         header, body = simpoint_vs_full.table(rows)
         if body:

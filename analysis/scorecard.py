@@ -1,18 +1,17 @@
 """The scorecard: each seed's hardware number beside the simulated one.
 
-The claims are data (analysis/claims.toml, read by analysis/claims.py:
-each seed's numbers, each claim's kind, kernels, workload and STAC/CLAC
-model); this module is the one engine that scores them. Per kind it
-selects the runs that stand for a claim, computes the simulated effect,
-share, slope or base against the hardware's, and the verdict: agrees
-within 1.5x either way, else too large, too small or the wrong direction,
-with the cause measured where one was (analysis/causes.py), "not
-measured yet" where none was: never a guess. The kinds' tables are
-analysis/scorecard_effects.py (effects, Arm), scorecard_lines.py (lines,
-slope changes, bases) and scorecard_shares.py; here are the views across
-them (each claim on the generic and the era machine, every claim under
-each STAC/CLAC model) and the sections the renderers show
-(analysis/scorecard_markdown.py, analysis/scorecard_text.py).
+The claims are data (analysis/claims.toml), each of a kind whose module
+(analysis/kinds/, in the order analysis/kinds/registry.py reads them)
+reads its tables, selects the runs that stand for a claim, computes the
+simulated effect, share, slope or base against the hardware's, and the
+verdict: agrees within 1.5x either way, else too large, too small or the
+wrong direction, with the cause measured where one was
+(analysis/causes.py), "not measured yet" where none was: never a guess.
+Here the runs are selected once (Scored), every kind judges them once
+(judge), and the views across kinds are made of their rows: each claim on
+the generic and the era machine (at a glance), the kinds' tables in
+their order, every claim under each STAC/CLAC model; the renderers show
+the sections (analysis/scorecard_markdown.py, analysis/scorecard_text.py).
 
 The store's typed runs are the input: analysis reads results, it runs
 nothing, and reads each run's machine from its record.
@@ -22,18 +21,69 @@ from dataclasses import dataclass
 
 from analysis import claims, metrics, probe, scorecard_markdown, store
 from analysis.judging import MISS, cycles_per_op, gem5_runs, model_of
-from analysis.scorecard_effects import (arm_table, judged as effect_judged, pairs, qemu_ratio,
-                                        table)
-from analysis.scorecard_lines import (base_judged, base_table, cycles_by_length, fit_line,
-                                      line_judged, line_table, slopes_by_model)
-from analysis.scorecard_shares import (function_share, share_judged, share_table,
-                                       workload_share_judged, workload_share_table)
+from analysis.kinds import registry
+from analysis.kinds.line import slopes_by_model
 
-ARCH, ARM_ARCH = claims.CLAIMS.arch, claims.CLAIMS.arm_arch
-GENERIC_PRESET, GENERIC_CACHE = claims.CLAIMS.generic_preset, claims.CLAIMS.generic_cache
-__all__ = ["arm_table", "base_table", "cycles_by_length", "fit_line", "function_share",
-           "line_table", "machine_summary", "machine_table", "markdown", "model_table",
-           "pairs", "qemu_ratio", "sections", "share_table", "table", "workload_share_table"]
+ARCH, ARM_ARCH = claims.SETTINGS.arch, claims.SETTINGS.arm_arch
+GENERIC_PRESET, GENERIC_CACHE = claims.SETTINGS.generic_preset, claims.SETTINGS.generic_cache
+# What the at-a-glance table's rows are, in its order (a kind's MEASURES):
+# the summary counts effects and shares as predictions, gives the bases' range.
+GLANCE = ("effect", "share", "base")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """The runs a scorecard judges, selected once for every kind: `rows`,
+    the newest run of each experiment, and `history`, every run they were
+    picked from (an effect's other runs)."""
+    rows: list
+    history: list = ()
+
+    @classmethod
+    def of(cls, rows: list) -> "Scored":
+        return cls(store.newest_per_experiment(rows), rows)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One of the scorecard's tables: its title, the sentence that says
+    what it shows, its header and rows, the columns a terminal keeps
+    (None: all), and `key`, the column that names what a row is about (a
+    terminal too narrow for the table shows one block per key)."""
+    title: str
+    what: str
+    header: list
+    body: list
+    columns: tuple = None
+    key: str = None  # None: the first column
+
+
+def judge(scored: Scored, kinds: tuple = None) -> dict:
+    """{kind: its rows (judging.Judged)}: every kind (or those of
+    `kinds`) judged once, in the scorecard's order."""
+    c = registry.CLAIMS
+    return {name: m.judged(scored, c.of(name)) for name, m in c.kinds.items()
+            if kinds is None or name in kinds}
+
+
+def _kind_sections(judged: dict) -> list:
+    """The kinds' tables in their order, kinds of one SECTION in one table."""
+    out = {}
+    for name, rows in judged.items():
+        m = registry.CLAIMS.kinds[name]
+        if m.SECTION not in out:
+            out[m.SECTION] = Section(m.SECTION, m.ABOUT, m.HEADER, [], m.COLUMNS)
+        out[m.SECTION].body.extend(j.cells for j in rows)
+    return list(out.values())
+
+
+def kind_table(kind: str, rows: list, history: list = ()) -> tuple:
+    """(header, body): the table of `kind`'s section (every kind in it)
+    from `rows` as given; `history`, every run they were picked from."""
+    title = registry.CLAIMS.kinds[kind].SECTION
+    names = tuple(n for n, m in registry.CLAIMS.kinds.items() if m.SECTION == title)
+    [section] = _kind_sections(judge(Scored(rows, history), names))
+    return section.header, section.body
 
 
 # A claim's STAC/CLAC model is the one its seed's hardware had; the same
@@ -50,7 +100,7 @@ def model_table(rows: list, preset: str, cache: str) -> tuple:
     cycles = {(r.point.variant, r.point.job_name, model_of(r)): cycles_per_op(r)
               for r in gem5}
     body = []
-    for c in claims.CLAIMS.effects:
+    for c in registry.CLAIMS.of("effect"):
         cells = []
         for m in models:
             b, a = cycles.get((*c.before, m)), cycles.get((*c.after, m))
@@ -58,7 +108,8 @@ def model_table(rows: list, preset: str, cache: str) -> tuple:
                          f"{a / b:.3f}" + (" (its model)" if m == c.smap_model else ""))
         if any(cell != "-" for cell in cells):
             body.append([f"{c.what} ({c.hw_ratio:.3f})"] + cells)
-    return ["claim (hardware after/before)"] + models, body + slopes_by_model(gem5, models)
+    return (["claim (hardware after/before)"] + models,
+            body + slopes_by_model(gem5, models, registry.CLAIMS.of("line")))
 
 
 # -- what the machine model moves ------------------------------------------------
@@ -68,7 +119,7 @@ def model_table(rows: list, preset: str, cache: str) -> tuple:
 # its era's machine (the seed's own preset on its own caches).
 
 @dataclass(frozen=True)
-class _Cell:
+class Cell:
     """One claim's result on one machine: simulated over hardware, and
     the verdict; `fitted` where the row checks a latency fitted on it."""
     ratio: float
@@ -79,43 +130,46 @@ class _Cell:
         return f"{self.ratio:.2f}x, {self.verdict}" + (" (fitted on it)" if self.fitted else "")
 
 
-def _machine_entries(rows: list) -> dict:
-    """(kind, claim) -> {"hardware", "generic": _Cell, "era": _Cell,
-    "era preset"}, from every kind's scored rows; each kind lists its
-    preferred row first, so the first row on a machine is the one kept."""
-    rows = store.newest_per_experiment(rows)
+def _machine_entries(judged: dict) -> dict:
+    """(kind, claim) -> {"hardware", "generic": Cell, "era": Cell,
+    "era preset"}, from every kind's scored rows, effects first, then
+    shares, then bases; each kind lists its preferred row first, so the
+    first row on a machine is the one kept."""
+    kinds = registry.CLAIMS.kinds
     found = {}
-    for j in (effect_judged(rows) + line_judged(rows) + share_judged(rows)
-              + workload_share_judged(rows) + base_judged(rows)):
-        if j.ratio is None:
-            continue
-        entry = found.setdefault((j.kind, j.claim.what), {"hardware": j.cells[2]})
-        side = "generic" if j.generic else "era" if j.era else None
-        if side and side not in entry:
-            entry[side] = _Cell(j.ratio, j.verdict, j.fitted)
-            if side == "era":
-                entry["era preset"] = j.preset
+    for group in GLANCE:
+        for j in (j for name, rows in judged.items() if kinds[name].MEASURES == group
+                  for j in rows):
+            if j.ratio is None:
+                continue
+            entry = found.setdefault((j.kind, j.claim.what),
+                                     {"hardware": j.cells[2], "id": j.claim.id})
+            side = "generic" if j.generic else "era" if j.era else None
+            if side and side not in entry:
+                entry[side] = Cell(j.ratio, j.verdict, j.fitted)
+                if side == "era":
+                    entry["era preset"] = j.preset
     return found
+
+
+def _machine_table(entries: dict) -> tuple:
+    header = ["kind", "claim", "hardware", f"generic machine ({GENERIC_PRESET}, "
+              f"{GENERIC_CACHE})", "era machine", "era preset"]
+    body = [[kind, what, e["hardware"],
+             e["generic"].text() if "generic" in e else "-",
+             e["era"].text() if "era" in e else "-", e.get("era preset", "-")]
+            for (kind, what), e in entries.items()]
+    return header, body
 
 
 def machine_table(rows: list) -> tuple:
     """(header, body): one row per scored claim, its effect (or base, or
     share) over the hardware's with the verdict, on the generic machine
     and on the era machine; "-" where that machine did not run it."""
-    header = ["kind", "claim", "hardware", f"generic machine ({GENERIC_PRESET}, "
-              f"{GENERIC_CACHE})", "era machine", "era preset"]
-    body = [[kind, what, e["hardware"],
-             e["generic"].text() if "generic" in e else "-",
-             e["era"].text() if "era" in e else "-", e.get("era preset", "-")]
-            for (kind, what), e in _machine_entries(rows).items()]
-    return header, body
+    return _machine_table(_machine_entries(judge(Scored.of(rows))))
 
 
-def machine_summary(rows: list) -> str:
-    """One sentence: how many predictions (rows not fitted on their own
-    data) agree on each machine, and the range of the bases."""
-    entries = _machine_entries(rows)
-
+def _summary(entries: dict) -> str:
     def cells(side: str, kinds: tuple) -> list:
         return [e[side] for (kind, _), e in entries.items() if kind in kinds and side in e]
 
@@ -132,26 +186,31 @@ def machine_summary(rows: list) -> str:
             f"{span('generic')} on the generic machine, {span('era')} on the era machines.")
 
 
+def glance(rows: list) -> dict:
+    """(kind, claim) -> {"hardware", "id", "generic": Cell, "era": Cell,
+    "era preset"}: the at-a-glance rows as numbers (docs/figures.py
+    draws them)."""
+    return _machine_entries(judge(Scored.of(rows)))
+
+
+def machine_summary(rows: list) -> str:
+    """One sentence: how many predictions (rows not fitted on their own
+    data) agree on each machine, and the range of the bases."""
+    return _summary(_machine_entries(judge(Scored.of(rows))))
+
+
 def sections(rows: list) -> list:
-    """(title, what it shows, (header, body)) for each of the scorecard's
-    tables, the one-line-per-claim view first."""
-    history, rows = rows, store.newest_per_experiment(rows)
-    return [
-        ("At a glance", machine_summary(rows) + " One row per claim; the tables below "
-         "give each machine's run.", machine_table(rows)),
-        ("The seeds' claims", "Each claim's effect, hardware against gem5, per CPU preset.",
-         table(rows, history)),
-        ("Base costs", "Absolute cycles per call against the hardware's.", base_table(rows)),
-        ("Per-byte lines", "Cycles against name length, the slope against the hardware's.",
-         line_table(rows)),
-        ("SMAP's share", "Where a thread gave a share of a workload, not an effect.",
-         share_table(rows)),
-        ("A function's share of a workload", "", workload_share_table(rows)),
-        ("On Arm", "The same changes where Arm has the mechanism (no Arm hardware number).",
-         arm_table(rows)),
-        ("The machine probes", "Each preset's measured figures against its documentation.",
-         probe.table(rows)),
-    ]
+    """The scorecard's tables (Section), the one-line-per-claim view
+    first, then each kind's, then the machine probes; the runs selected
+    and judged once for all of them."""
+    scored = Scored.of(rows)
+    judged = judge(scored)
+    entries = _machine_entries(judged)
+    return [Section("At a glance", _summary(entries) + " One row per claim; the tables below "
+                    "give each machine's run.", *_machine_table(entries), key="claim"),
+            *_kind_sections(judged),
+            Section("The machine probes", "Each preset's measured figures against its "
+                    "documentation.", *probe.table(scored.rows))]
 
 
 def markdown(rows: list) -> str:

@@ -35,8 +35,9 @@ def with_notes(header, body) -> list:
 
 
 def render(sections: list) -> str:
-    """sections: scorecard.sections()'s (title, what it shows, (header, body))."""
+    """sections: scorecard.sections()'s Sections."""
     out = []
-    for title, what, tab in sections:
-        out += [f"### {title}", ""] + ([what, ""] if what else []) + with_notes(*tab) + [""]
+    for s in sections:
+        out += ([f"### {s.title}", ""] + ([s.what, ""] if s.what else [])
+                + with_notes(s.header, s.body) + [""])
     return "\n".join(out).rstrip() + "\n"

@@ -2,17 +2,22 @@
 the full tables that the site's Scorecard page shows).
 
 The same sections as the markdown (scorecard.sections), at a glance first,
-each table cut to the columns a reader needs to follow a verdict, drawn by
-rich to the terminal's width. A cell longer than a line is cut at its
-first clause: the full notes, and every column, are in the markdown and on
-the site. Rows of a preset that has changed since it ran ("(an earlier
-version)") are left out unless all_presets: they are history, not today's
-machine.
+each cut to the columns a reader needs to follow a verdict (its kind's
+COLUMNS), every kept cell whole: a claim's words are what tells two rows
+apart, and a preset's overrides are what tells two machines apart. A
+section is a table where the terminal is wide enough for one with no word
+or name broken; where it is not, it is one block per claim: the claim,
+what its rows share, then one line per machine (a preset with overrides
+wraps before a "+", never inside a name). The full notes, and every
+column, are in the markdown and on the site. Rows of a preset that has
+changed since it ran ("(an earlier version)") are left out unless
+all_presets: they are history, not today's machine.
 """
 
 import io
 import re
 import shutil
+from collections import Counter
 
 from rich import box
 from rich.console import Console
@@ -21,71 +26,128 @@ from rich.table import Table
 from analysis import scorecard
 
 EARLIER = "(an earlier version)"
-# Per section, the columns kept (by header, in the table's own order); a
-# header not listed here is dropped, and a section not listed keeps all.
-COLUMNS = {
-    "The seeds' claims": ("claim", "hardware", "hw after/before", "gem5 after/before",
-                          "cpu preset", "effect sim/hw", "verdict"),
-    "Base costs": ("base", "hardware cycles", "gem5 cycles", "sim/hw", "verdict",
-                   "cpu preset / caches"),
-    "Per-byte lines": ("claim", "hardware", "gem5 (cycles)", "slope sim/hw", "verdict",
-                       "cpu preset"),
-    "SMAP's share": ("claim", "hardware", "gem5 (SMAP share)", "sim/hw", "verdict",
-                     "cpu preset"),
-    "A function's share of a workload": ("claim", "hardware", "gem5", "sim/hw", "verdict",
-                                         "cpu preset"),
-    "On Arm": ("view", "Arm mechanism", "gem5 before -> after (cycles/op)",
-               "gem5 after/before", "x86 hardware after/before", "cpu preset"),
-}
-# A cell past this many characters is cut at its first clause.
-CELL_CHARS = 90
 WHERE_FULL = ("Every column and the full notes: ./run.py scorecard --markdown, or the "
               "site's Scorecard page (make docs).")
+# Where a long line may break: after a space, or before the "+" of a
+# preset's override (x86_64-skylake+fetchWidth=4); never inside a name.
+_BREAK = re.compile(r"(?<= )|(?<=[\w.])(?=\+[A-Za-z])")
+SEP = " · "
 
 
-def short(cell: str) -> str:
-    """A long cell's first clause, marked as cut."""
-    if len(cell) <= CELL_CHARS:
-        return cell
-    m = re.match(r"(.{20,%d}?)[;:(]|(.{20,%d}?)\. " % (CELL_CHARS, CELL_CHARS), cell)
-    head = (m.group(1) or m.group(2)) if m else cell[:CELL_CHARS]
-    return head.rstrip(" ,;:") + " ..."
+def _kept(section) -> list:
+    """The indices of the section's columns a terminal keeps (its kind's
+    COLUMNS, in the table's own order; a section without them keeps all)."""
+    wanted = section.columns
+    return [i for i, h in enumerate(section.header) if wanted is None or h in wanted]
 
 
-def _kept(title: str, header: list) -> list:
-    wanted = COLUMNS.get(title)
-    return [i for i, h in enumerate(header) if wanted is None or h in wanted]
+def wrap(text: str, width: int, first: str = "", rest: str = None) -> list:
+    """`text` in lines at most `width` wide, broken only where _BREAK
+    allows; `first` and `rest` prefix the first and the later lines. A
+    piece longer than a line stays whole (the one case a line runs over)."""
+    rest = first if rest is None else rest
+    lines, line = [], first
+    for piece in (p for p in _BREAK.split(text) if p):
+        if len(line) + len(piece.rstrip()) > width and line.strip():
+            lines.append(line.rstrip())
+            line = rest + piece.lstrip()
+        else:
+            line += piece
+    lines.append(line.rstrip())
+    return lines
+
+
+def _table(header: list, body: list, width: int) -> str:
+    """The rows as a rich table, or None where one `width` wide would break
+    a word or a name (rich folds a word longer than its column)."""
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
+    for h in header:
+        table.add_column(h, overflow="fold")
+    for r in body:
+        table.add_row(*r)
+    out = io.StringIO()
+    Console(file=out, width=width, force_terminal=False, color_system=None, highlight=False,
+            soft_wrap=False).print(table)
+    text = out.getvalue()
+    wanted = Counter(w for r in [header, *body] for cell in r for w in cell.split())
+    got = Counter(text.split())
+    whole = all(got[w] >= n for w, n in wanted.items())
+    fits = all(len(line) <= width for line in text.splitlines())
+    return text if whole and fits else None
+
+
+def _groups(body: list, key: int) -> list:
+    """Consecutive rows about one thing (the same `key` cell), together."""
+    out = []
+    for r in body:
+        if out and out[-1][0][key] == r[key]:
+            out[-1].append(r)
+        else:
+            out.append([r])
+    return out
+
+
+def _blocks(header: list, body: list, key: int, width: int) -> list:
+    """One block per claim (its `key` cell): its words; the columns its
+    rows share, each named; then, where its rows differ, the columns that
+    differ named once and one line per row, aligned where the line allows.
+    The section's widest column comes last, where it wraps without moving
+    the others."""
+    rest = [i for i in range(len(header)) if i != key]
+    widest = max(rest, key=lambda i: max(len(r[i]) for r in body))
+    last_widest = [i for i in rest if i != widest] + [widest]
+    lines = []
+    for group in _groups(body, key):
+        lines += wrap(group[0][key], width)
+        shared = [i for i in rest if all(r[i] == group[0][i] for r in group)]
+        differ = [i for i in last_widest if i not in shared]
+        named = [f"{header[i]}: {group[0][i]}" for i in shared if group[0][i]]
+        if named:
+            lines += wrap(SEP.join(named), width, "  ", "    ")
+        if not differ:
+            lines.append("")
+            continue
+        cols = [max(len(header[i]), *(len(r[i]) for r in group)) for i in differ[:-1]]
+        if 4 + sum(c + 2 for c in cols) + 20 <= width:
+            def line(cells: list, first: str) -> list:
+                head = first + "".join(c.ljust(n) + "  " for c, n in zip(cells, cols))
+                return wrap(cells[-1], width, head, " " * len(head))
+            lines += line([header[i] for i in differ], "    ")
+            for r in group:
+                lines += line([r[i] for i in differ], "  - ")
+        else:
+            lines += wrap(SEP.join(header[i] for i in differ), width, "    ", "    ")
+            for r in group:
+                lines += wrap(SEP.join(r[i] for i in differ), width, "  - ", "    ")
+        lines.append("")
+    return lines
 
 
 def render(rows: list, width: int = None, all_presets: bool = False) -> str:
     """The scorecard of `rows` as text for a terminal `width` wide."""
     width = width or shutil.get_terminal_size((120, 40)).columns
-    out = io.StringIO()
-    console = Console(file=out, width=width, force_terminal=False, color_system=None,
-                      highlight=False, soft_wrap=False)
+    out = []
     hidden = 0
-    for title, what, (header, body) in scorecard.sections(rows):
+    for section in scorecard.sections(rows):
+        body = section.body
         if not all_presets:
             kept_rows = [r for r in body if not any(EARLIER in c for c in r)]
             hidden += len(body) - len(kept_rows)
             body = kept_rows
         if not body:
             continue
-        cols = _kept(title, header)
-        # The title, then what the table says, then the table: a table's
-        # own title would come after the sentence that introduces it.
-        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
-        for i in cols:
-            table.add_column(header[i], overflow="fold")
-        for r in body:
-            table.add_row(*(short(r[i]) for i in cols))
-        console.print(title, style="bold")
-        if what:
-            console.print(what)
-        console.print(table)
-        console.print()
+        cols = _kept(section)
+        key = cols.index(section.header.index(section.key)) if section.key else 0
+        header = [section.header[i] for i in cols]
+        body = [[r[i] for i in cols] for r in body]
+        # The title, then what the table says, then the table.
+        out += wrap(section.title, width)
+        if section.what:
+            out += wrap(section.what, width)
+        table = _table(header, body, width)
+        out += table.splitlines() + [""] if table else [""] + _blocks(header, body, key, width)
     if hidden:
-        console.print(f"{hidden} rows of presets that have changed since they ran are left "
-                      f"out: --all shows them.")
-    console.print(WHERE_FULL)
-    return out.getvalue()
+        out += wrap(f"{hidden} rows of presets that have changed since they ran are left "
+                    f"out: --all shows them.", width)
+    out += wrap(WHERE_FULL, width)
+    return "\n".join(out) + "\n"

@@ -13,6 +13,8 @@ Each set is drawn from its sweeps' rows:
   gem5 figures   tutorial-gem5.jsonl.gz -> docs/tutorial/gem5/ (kept in git)
   warm-up        warmup-{functional,detailed,roi,cold,storm-functional,
                  storm-roi}.jsonl.gz -> docs/warmup/figures/ (kept in git)
+  verdicts       every published record -> docs/img/verdicts.png (kept in
+                 git; --all): the scorecard at a glance, on its page
 
 SOURCE says where the rows are: a folder of published records (default:
 docs/data, so every figure redraws on any machine, with no simulator and
@@ -38,6 +40,7 @@ DATA = DOCS / "data"
 OUT = Path("tutorial") / "figures"
 GEM5_OUT = Path("tutorial") / "gem5"
 WARMUP_OUT = Path("warmup")
+VERDICTS = Path("img") / "verdicts.png"  # the scorecard at a glance, on its page
 SWEEP = "teaching"
 GEM5_SWEEP = "tutorial-gem5"
 GEM5_DATA = published.path_for(DATA, GEM5_SWEEP)
@@ -183,7 +186,7 @@ def teaching_figures(plt, source: Path, docs: Path) -> None:
 
 
 def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
-    from analysis import claims, scorecard
+    from analysis.kinds import line, registry
 
     rows = gem5_rows(data)
     out = docs / GEM5_OUT
@@ -222,14 +225,14 @@ def gem5_figures(plt, data: Path, docs: Path = DOCS) -> None:
     lens = list(range(1, 33))
     for v in NAMELEN_VARIANTS:
         r = next((r for r in namelen if r["variant"] == v), None)
-        fitted = scorecard.fit_line(r) if r else None
+        fitted = line.fit_line(r) if r else None
         if not fitted:
             continue
-        pts = scorecard.cycles_by_length(r)
+        pts = line.cycles_by_length(r)
         ax.plot([n for n, _ in pts], [c for _, c in pts], "o", ms=3,
                 label=f"{v}: {fitted[0]:.0f} + {fitted[1]:.1f} per byte")
     # The seed's line: its base and slope as the scorecard's claims name them.
-    base = next(b for b in claims.CLAIMS.bases if b.id == "stat-base-westmere")
+    base = next(b for b in registry.CLAIMS.of("base") if b.id == "stat-base-westmere")
     ax.plot(lens, [base.hw_cycles + base.hw_per_byte * n for n in lens], "--", color="#aa3333",
             label=f"Westmere 2010: {base.hw_cycles:g} + {base.hw_per_byte:g} per byte")
     ax.set_xlabel("name length (bytes)")
@@ -248,7 +251,8 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
     our gem5 series (the x86-core sweep), against the hardware's call:
     the 2017 seed's 162.4 ns at gem5's 3 GHz. Nothing drawn where the
     records hold no x86-core rows."""
-    from analysis import accounting, claims, x86_core
+    from analysis import accounting, x86_core
+    from analysis.kinds import registry
     from configs.gem5 import spec
 
     # A published file of another sweep: its folder holds x86-core's.
@@ -261,7 +265,7 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
              if "statx-loop" in steps.get(label, {})]
     if not drawn:
         return
-    base = next(b for b in claims.CLAIMS.bases if b.id == "statx-base-2017")
+    base = next(b for b in registry.CLAIMS.of("base") if b.id == "statx-base-2017")
     hw = base.hw_cycles or base.hw_ns * float(spec.CLOCK.removesuffix("GHz"))
     fig, ax = plt.subplots(figsize=(8, 4))
     bottoms = [0.0] * len(drawn)
@@ -322,6 +326,59 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+def verdict_points(data: Path) -> list:
+    """[(label, {machine: (simulated / hardware, fitted here)})]: each
+    scored claim of the scorecard at a glance (analysis/scorecard.py's
+    rows, from every published record under the folder `data`), on the
+    generic machine and on its era's."""
+    from analysis import scorecard
+    return [(f"{e['id']} ({kind})", {side: (e[side].ratio, e[side].fitted)
+                                     for side in ("generic", "era") if side in e})
+            for (kind, _), e in scorecard.glance(published.load(data)).items()]
+
+
+def verdict_figure(plt, data: Path, docs: Path = DOCS) -> None:
+    """The scorecard at a glance drawn: verdict_points, the band a
+    verdict calls agreeing shaded, a point checked on the run a latency
+    was fitted on hollow. Nothing drawn from a source that is not a
+    folder of published records."""
+    from analysis import scorecard
+    from analysis.judging import MISS
+
+    if not Path(data).is_dir():
+        return
+    points = verdict_points(data)
+    if not points:
+        return
+    fig, ax = plt.subplots(figsize=(8, 0.3 * len(points) + 1.6))
+    ax.axvspan(1 / MISS, MISS, color="#d8ecd8", zorder=0,
+               label=f"agrees: within {MISS:g}x either way")
+    ax.axvline(1, color="#777777", lw=0.8, zorder=1)
+    for side, marker, color, label in (
+            ("generic", "o", "#1f77b4", f"generic machine ({scorecard.GENERIC_PRESET})"),
+            ("era", "s", "#d62728", "the seed's era machine")):
+        for y, (_, at) in enumerate(points):
+            if side in at:
+                ratio, fitted = at[side]
+                ax.plot(ratio, y, marker, ms=7, color=color, zorder=3,
+                        markerfacecolor="none" if fitted else color)
+        ax.plot([], [], marker, ms=7, color=color, label=label)
+    ax.plot([], [], "o", ms=7, color="#555555", markerfacecolor="none",
+            label="hollow: the run a latency was fitted on (a check)")
+    ax.set_yticks(range(len(points)))
+    ax.set_yticklabels([label for label, _ in points], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("simulated / hardware (an effect: the ratio of its sizes)")
+    ax.set_title("The scorecard at a glance: gem5 against the seeds' hardware", fontsize=10)
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    path = docs / VERDICTS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"figure: {_shown(path)}")
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(
         prog="docs/figures.py", description=__doc__.split("\n\n")[0],
@@ -366,6 +423,7 @@ def main(argv=None) -> int:
         if args.all:
             gem5_figures(plt, source, args.docs)
             warmup_figures(source, args.docs, tables=False)
+            verdict_figure(plt, source, args.docs)
     return 0
 
 

@@ -14,20 +14,21 @@ print the same numbers.
 """
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import (boot_once, figures, findings, kernel_entry, make_build,  # noqa: E402
-                      metrics, probe, published, render, results, scorecard, seed_calls,
+from analysis import (boot_once, claims, figures, findings, kernel_entry,  # noqa: E402
+                      make_build, metrics, probe, published, render, results, scorecard,
+                      seed_calls,
                       simpoint_vs_full, store, uop_table, warmup, x86_core)
 from lab.errors import UserError  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_numbers  # noqa: E402  (docs/page_numbers.py)
+from table_layout import VERDICT_FIRST_PAGES, verdict_first  # noqa: E402
 
 DATA = REPO / "docs" / "data"
 DOCS = REPO / "docs"
@@ -62,64 +63,6 @@ def _sources(by_sweep: dict) -> list:
     return out
 
 
-# A judged table's row is read for its verdict. The site shows a table in
-# a column about 830 pixels wide at 1280, and the analysis' order (the
-# evidence first, then the verdict) put every verdict of the scorecard's
-# and the SimPoint tables 6 to 15 columns in, off-screen in a box that
-# scrolls sideways, with the CPU preset that tells a claim's rows apart
-# off-screen too. On these pages such a table leads with the columns that
-# name its row, then the preset, the verdict and the ratio it rests on;
-# the other columns follow in the analysis' order.
-NAMING = ("claim", "base", "arch", "variant", "workload")
-LEAD = ("cpu preset", "cpu preset / caches", "CPU preset", "verdict", "effect sim/hw",
-        "sim/hw", "slope sim/hw", "error")
-VERDICT_FIRST_PAGES = ("simpoint.md",)  # and the scorecard page, all of it
-_SEPARATOR = re.compile(r"\|(\s*:?-+:?\s*\|)+")
-
-
-def _cells(line: str) -> list:
-    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
-
-
-def _breakable(cell: str) -> str:
-    """A preset named with its overrides (x86_64-skylake+decodeWidth=4+...)
-    is one unbreakable word, as wide as a column of prose: it may wrap
-    after each +."""
-    return re.sub(r"(?<=\w)\+(?=[A-Za-z])", "+<wbr>", cell) if "<wbr>" not in cell else cell
-
-
-def verdict_first(lines: list) -> list:
-    """`lines` with each markdown table that has a verdict column (and
-    starts with a column naming its row) in LEAD's order, its long preset
-    names breakable; the same lines when there is none or that is done."""
-    out, i = [], 0
-    while i < len(lines):
-        if not (lines[i].startswith("|") and i + 1 < len(lines)
-                and _SEPARATOR.fullmatch(lines[i + 1].strip())):
-            out.append(lines[i])
-            i += 1
-            continue
-        end = i + 2
-        while end < len(lines) and lines[end].startswith("|"):
-            end += 1
-        table = [_cells(line) for line in lines[i:end] if not _SEPARATOR.fullmatch(line.strip())]
-        header = table[0]
-        names = 0
-        while names < len(header) and header[names] in NAMING:
-            names += 1
-        if "verdict" not in header or not names or any(len(r) != len(header) for r in table):
-            out += lines[i:end]
-        else:
-            lead = [header.index(c) for c in LEAD if c in header[names:]]
-            order = list(range(names)) + lead + [k for k in range(names, len(header))
-                                                 if k not in lead]
-            out += ["| " + " | ".join(header[k] for k in order) + " |",
-                    "|" + "---|" * len(header)]
-            out += ["| " + " | ".join(_breakable(r[k]) for k in order) + " |"
-                    for r in table[1:]]
-        i = end
-    return out
-
 
 def scorecard_page(by_sweep: dict) -> str:
     rows = store.one_per_key(r for rs in by_sweep.values() for r in rs)
@@ -135,6 +78,16 @@ def scorecard_page(by_sweep: dict) -> str:
         out += ["**No gem5 record is published yet**: every gem5 column below is empty. "
                 "Run the seeds' sweeps with a gem5 built by `./run.py gem5 setup`, then "
                 "`./run.py export` them into docs/data.", ""]
+    else:
+        # Drawn by docs/figures.py (make docs) from the same records.
+        out += [f"![Each scored claim's gem5 number over its seed's hardware number, on the "
+                f"generic machine and on the seed's era machine]({VERDICTS_FIGURE})", "",
+                f"Each scored claim's simulated number over its seed's hardware number (the "
+                f"at-a-glance table below), on the generic machine "
+                f"({scorecard.GENERIC_PRESET}, circles) and on the seed's era machine "
+                f"(squares); in the shaded band, within {claims.SETTINGS.miss:g}x either "
+                f"way, the verdict is \"agrees\". Hollow: the run a latency was fitted on, a "
+                f"check rather than a prediction.", ""]
     tables = verdict_first(scorecard.markdown(rows).splitlines())
     out += ["## The tables", "", *page_numbers.linked(tables), ""]
     out += ["## Where these rows come from", ""] + _sources(by_sweep)
@@ -179,6 +132,7 @@ def study_page(by_sweep: dict) -> str:
 
 
 PAGES = {"scorecard.md": scorecard_page, "study.md": study_page}
+VERDICTS_FIGURE = "img/verdicts.png"  # docs/figures.py's VERDICTS, from the scorecard page
 # Tables inside hand-written pages: between a page's two marker lines,
 #   <!-- generated: NAME -->  ...  <!-- end generated: NAME -->
 # the lines are what the function gives from the data, checked like a page.

@@ -5,6 +5,7 @@ test_gem5_real). Every count here is exact: the rule is arithmetic."""
 import pytest
 
 from analysis import results, scorecard, store
+from analysis.kinds import share as share_kind
 from configs.gem5 import commit_profile
 from lab.symbols import USER, SymbolMap
 
@@ -73,7 +74,7 @@ def test_smap_share_is_the_cycles_smap_adds_to_the_function():
             _row("strncpy-unbatched", "none", 10_000, 0, 280_000),
             _row("stock", "smap", 12_000, 3_000, 270_000),
             _row("stock", "none", 10_000, 0, 268_000)]
-    [(run, cache, share, direct, part, on, off)] = scorecard.function_share(
+    [(run, cache, share, direct, part, on, off)] = share_kind.function_share(
         rows, "strncpy_from_user", "strncpy-unbatched", "lstat-storm")
     assert run is rows[0] and cache == "classic-l1l2"
     assert (share, direct, part, on, off) == (pytest.approx(2 / 3), 0.5, 0.1, 300, 100)
@@ -85,13 +86,13 @@ def test_smap_share_is_the_cycles_smap_adds_to_the_function():
 def _storm_rows(rows: list) -> tuple:
     """The share table's rows of the storm's claim (the make's claim has
     rows of its own: "not simulated" on these storm-only rows)."""
-    header, body = scorecard.share_table(rows)
+    header, body = scorecard.kind_table("share", rows)
     return header, [r for r in body if "make -j" not in r[header.index("claim")]]
 
 
 def test_a_share_without_its_none_twin_is_not_simulated():
     rows = [_row("strncpy-unbatched", "smap", 30_000, 15_000, 300_000)]
-    header, body = scorecard.share_table(rows)
+    header, body = scorecard.kind_table("share", rows)
     assert [r[header.index("verdict")] for r in body] == ["not simulated", "not simulated"]
     assert [r[header.index("claim")] for r in body][1].startswith(
         "SMAP's share of strncpy_from_user in a no-op make -j")
@@ -122,11 +123,11 @@ def test_a_functions_share_of_a_whole_workload_is_judged_against_the_seed():
     # the whole ROI's (every process of the build).
     row = _row("strncpy-unbatched", "smap", 15_000, 6_000, 1_000_000, ops=1,
                workload="make-build")
-    header, body = scorecard.workload_share_table([row])
+    header, body = scorecard.kind_table("workload_share", [row])
     assert [(r[header.index("gem5")], r[header.index("sim/hw")], r[header.index("verdict")])
             for r in body] == [("1.50%", "1.00x", "agrees")]
-    header, body = scorecard.workload_share_table([_row(
+    header, body = scorecard.kind_table("workload_share", [_row(
         "strncpy-unbatched", "smap", 15_000, 6_000, 3_000_000, ops=1, workload="make-build")])
     assert body[0][header.index("verdict")] == "too small"
-    header, body = scorecard.workload_share_table([])
+    header, body = scorecard.kind_table("workload_share", [])
     assert body[0][header.index("verdict")] == "not simulated"

@@ -258,6 +258,32 @@ def test_the_tutorial_gem5_figures_come_from_published_data(tmp_path):
         figures.gem5_rows(bad)
 
 
+def test_the_verdict_figure_is_the_scorecard_at_a_glance():
+    # Issue 58: a picture of the verdicts. Each point of docs/img/
+    # verdicts.png is an at-a-glance cell of the published scorecard, one
+    # row per scored claim, and the scorecard page shows it.
+    sys.path.insert(0, str(REPO / "docs"))
+    try:
+        import figures
+        import generate
+    finally:
+        sys.path.pop(0)
+    points = dict(figures.verdict_points(figures.DATA))
+    header, body = scorecard.machine_table(published.load(figures.DATA))
+    assert len(points) == len(body)
+    # As the at-a-glance table says them: "1.06x, agrees" and "1.32x,
+    # agrees"; the statx seed's latency was fitted on statx-copy.
+    generic, era = points["statx-vs-fstat (effect)"]["generic"], \
+        points["statx-vs-fstat (effect)"]["era"]
+    assert (f"{generic[0]:.2f}", f"{era[0]:.2f}", generic[1]) == ("1.06", "1.32", False)
+    assert points["statx-copy (effect)"]["era"][1] is True
+    assert sum(len(at) for at in points.values()) == sum(
+        cell != "-" for row in body for cell in row[3:5])
+    page = (REPO / "docs" / "scorecard.md").read_text()
+    assert f"]({generate.VERDICTS_FIGURE})" in page
+    assert (REPO / "docs" / generate.VERDICTS_FIGURE) == REPO / "docs" / figures.VERDICTS
+
+
 def test_a_generated_section_is_the_data_and_its_markers_must_be_there():
     # docs/machines.md's kernel-entry table lies between two marker lines
     # and is what the published kernel-entry rows give; a page that lost

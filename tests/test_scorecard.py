@@ -3,12 +3,14 @@ claims as data (analysis/claims.toml) and its causes made from the runs
 they cite."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from analysis import causes, claims, judging, published, results, scorecard, store
+from analysis.kinds import effect as effect_kind, line as line_kind, registry
 from lab.errors import UserError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,11 +35,12 @@ def _record(cpu_preset, **more):
 
 
 def _line(rows, claim_id):
-    return next(ln for ln in scorecard.pairs(rows) if ln.claim.id == claim_id)
+    return next(ln for ln in effect_kind.pairs(rows, registry.CLAIMS.of("effect"))
+                if ln.claim.id == claim_id)
 
 
 def _claim(claim_id):
-    return next(c for c in claims.CLAIMS.every() if c.id == claim_id)
+    return next(c for c in registry.CLAIMS.every() if c.id == claim_id)
 
 
 def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
@@ -53,7 +56,7 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     rows = [_row("statx-putuser", "statx-loop", 240_000), _row("stock", "statx-loop", 200_000)]
     ln = _line(rows, "statx-copy")
     assert ln.agrees and ln.verdict == "too small"
-    header, body = scorecard.table(rows)
+    header, body = scorecard.kind_table("effect", rows)
     cells = dict(zip(header, next(b for b in body if b[0] == ln.claim.what)))
     # The seed gives times per call, so the miss is split, from the rows:
     # 553 and 162.4 ns are 1,659 and 487 cycles at 3 GHz.
@@ -62,7 +65,7 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
         "base (stock/statx-loop) gem5 2,000 cycles, hardware 487 (x4.11)")
     # With O3's serialization stalls in the rows, they are part of it.
     rows[1] = _re(rows[1], serialize_stall_cycles=50_000, serializing_insts=3_200)
-    header, body = scorecard.table(rows)
+    header, body = scorecard.kind_table("effect", rows)
     cells = dict(zip(header, next(b for b in body if b[0] == ln.claim.what)))
     assert cells["limitation"].endswith(
         "(x4.11); of the base, O3 rename waits 500 cycles per call (25 %) for 32 serializing "
@@ -74,7 +77,7 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     # (readlink's own cause is of its era machine's runs, not these).
     rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",
                                                             "readlink-loop", 99_900)]
-    header, body = scorecard.table(rows)
+    header, body = scorecard.kind_table("effect", rows)
     cells = dict(zip(header, next(b for b in body if b[3].startswith("stock/readlink-loop"))))
     assert cells["verdict"] == "too small" and cells["limitation"] == "not measured yet"
 
@@ -122,8 +125,8 @@ def test_the_qemu_twins_give_the_instruction_ratio():
     rows = [results.from_row(dict(twin, variant=v, workload="statx-loop", insns_total=n))
             for v, n in (("statx-putuser", 161_200), ("stock", 147_300))]
     claim = _claim("statx-copy")
-    assert scorecard.qemu_ratio(rows, claim) == pytest.approx(1473 / 1612)
-    header, body = scorecard.table(rows)
+    assert effect_kind.qemu_ratio(rows, claim) == pytest.approx(1473 / 1612)
+    header, body = scorecard.kind_table("effect", rows)
     cells = dict(zip(header, next(b for b in body if b[0] == claim.what)))
     assert cells["QEMU insns after/before"] == f"{1473 / 1612:.3f}"
     assert cells["verdict"] == "not simulated"
@@ -135,11 +138,12 @@ def test_the_name_length_line_is_fitted_in_gem5_cycles():
     # seed's 10 is within the 1.5x band.
     row = _re(_row("dcache-bytecmp", "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
               **{f"ns_at_len_{n}": (500 + 12 * n) / 2 for n in range(1, 33)})
-    base, slope = scorecard.fit_line(row)
+    base, slope = line_kind.fit_line(row)
     assert base == pytest.approx(500) and slope == pytest.approx(12)
-    header, body = scorecard.line_table([row])
+    header, body = scorecard.kind_table("line", [row])
     by_claim = {b[0]: dict(zip(header, b)) for b in body}
-    cells = by_claim[next(c.what for c in claims.CLAIMS.lines if c.variant == "dcache-bytecmp")]
+    cells = by_claim[next(c.what for c in registry.CLAIMS.of("line")
+                          if c.variant == "dcache-bytecmp")]
     assert cells["gem5 (cycles)"] == "500 + 12.0 per byte"
     assert cells["slope sim/hw"] == "1.20x" and cells["verdict"] == "agrees"
     assert cells["limitation"] == ""
@@ -147,12 +151,12 @@ def test_the_name_length_line_is_fitted_in_gem5_cycles():
     # a 10-per-byte line is 1.25x.
     wordcmp = _re(row, variant="namei-bytewise",
                   **{f"ns_at_len_{n}": (500 + 10 * n) / 2 for n in range(1, 33)})
-    header, body = scorecard.line_table([wordcmp])
+    header, body = scorecard.kind_table("line", [wordcmp])
     cells = dict(zip(header, next(b for b in body if b[2] == "8 cycles per name byte")))
     assert cells["gem5 (cycles)"] == "500 + 10.0 per byte"
     assert cells["slope sim/hw"] == "1.25x" and cells["verdict"] == "agrees"
     # Claims with no row say so, and a change needs both of its lines.
-    assert len(body) == len(claims.CLAIMS.lines) + len(claims.CLAIMS.slope_changes)
+    assert len(body) == len(registry.CLAIMS.of("line")) + len(registry.CLAIMS.of("slope_change"))
     assert sum(b[5] == "not simulated" for b in body) == len(body) - 1
 
 
@@ -162,8 +166,8 @@ def test_the_8_byte_compare_is_judged_as_a_change_of_slope():
     rows = [_re(_row(v, "stat-namelen", 2_000_000, "none"), roi_ns=1_000_000,
                 **{f"ns_at_len_{n}": (500 + k * n) / 2 for n in range(1, 33)})
             for v, k in (("namei-bytewise-bytecmp", 12), ("namei-bytewise", 10))]
-    header, body = scorecard.line_table(rows)
-    what = claims.CLAIMS.slope_changes[0].what
+    header, body = scorecard.kind_table("line", rows)
+    what = registry.CLAIMS.of("slope_change")[0].what
     cells = dict(zip(header, next(b for b in body if b[0] == what)))
     assert cells["hardware"] == "10 -> 8 per byte (-2)"
     assert cells["gem5 (cycles)"] == "12.0 -> 10.0 per byte (-2.0)"
@@ -178,7 +182,7 @@ def test_a_miss_the_qemu_twins_show_in_instructions_is_the_work():
     for v, insns in (("stock", 1000), ("symlink-cachedlen", 960)):
         rows.append(_re(_row(v, "readlink-loop", 0), backend="qemu", twin_of="x",
                         insns_total=insns * 100, insns_kernel=1, insns_user=1))
-    header, body = scorecard.table(rows)
+    header, body = scorecard.kind_table("effect", rows)
     cells = dict(zip(header, next(b for b in body if b[3].startswith("stock/readlink-loop"))))
     assert cells["verdict"] == "too large"
     assert cells["limitation"].startswith(
@@ -194,7 +198,7 @@ def test_the_arm_view_sets_gem5_arm_beside_the_x86_hardware():
             arm("statx-putuser", 0, "qemu", twin_of="classic-l1l2/-", insns_total=300_000),
             arm("stock", 0, "qemu", twin_of="classic-l1l2/-", insns_total=240_000),
             _row("stock", "statx-loop", 1)]  # x86 rows are not Arm's
-    header, body = scorecard.arm_table(rows)
+    header, body = scorecard.kind_table("arm_view", rows)
     copy, pan = (dict(zip(header, b)) for b in body)
     assert copy["gem5 before -> after (cycles/op)"] == "1,500 -> 1,200"
     assert copy["gem5 after/before"] == "0.800" and copy["QEMU insns after/before"] == "0.800"
@@ -204,7 +208,7 @@ def test_the_arm_view_sets_gem5_arm_beside_the_x86_hardware():
     assert pan["gem5 after/before"] == "1.050" and pan["QEMU insns after/before"] == "-"
     assert pan["x86 hardware after/before"] == "-" and pan["direction vs x86 hw"] == "-"
     # Without Arm gem5 rows, each view says it was not simulated.
-    assert all(b[-1] == "not simulated" for b in scorecard.arm_table(rows[-1:])[1])
+    assert all(b[-1] == "not simulated" for b in scorecard.kind_table("arm_view", rows[-1:])[1])
 
 
 def _machine(profile, origin=None):
@@ -276,7 +280,7 @@ def test_a_base_that_misses_says_where_its_cycles_go():
               rename_run_cycles=1_736_000, serialize_stall_cycles=1_424_000,
               rename_idle_cycles=1_020_000, icache_stall_cycles=1_082_000,
               rename_unblock_cycles=310_000, record=_record(sky))
-    header, body = scorecard.base_table([row])
+    header, body = scorecard.kind_table("base", [row])
     statx = next(b for b in body if b[0].startswith("statx per call"))
     assert statx[6] == "too large"
     cause = statx[header.index("where gem5's cycles go")]
@@ -301,7 +305,7 @@ def test_an_ext4_readlink_row_is_its_own_experiment():
         return _re(_row(variant, "readlink-loop", cycles, ops=2000), record=json.dumps(
             {"provenance": {"image": {"job": {"params": params}}}}))
     rows = [rl("stock", 2_000_000, "ext4"), rl("symlink-cachedlen", 1_970_000, "ext4")]
-    header, body = scorecard.table(rows)
+    header, body = scorecard.kind_table("effect", rows)
     cells = {b[3]: dict(zip(header, b)) for b in body}
     ext4 = cells["stock/readlink-ext4 -> symlink-cachedlen/readlink-ext4"]
     assert ext4["gem5 after/before"] == "0.985" and ext4["verdict"] == "agrees"
@@ -314,7 +318,7 @@ def test_a_measured_cause_is_made_from_the_runs_it_cites():
     # cause, every figure computed from those runs (and the day's first
     # run, kept in claims.toml), none typed.
     rows = published.load(DATA)
-    header, body = scorecard.table(store.newest_per_experiment(rows))
+    header, body = scorecard.kind_table("effect", store.newest_per_experiment(rows))
     cells = {(b[0], b[header.index("cpu preset")]): dict(zip(header, b)) for b in body}
     tmpfs = cells[(_claim("symlink-cachedlen").what, "x86_64-skylake-calibrated")]
     assert tmpfs["verdict"] == "too large"
@@ -516,7 +520,7 @@ def test_other_runs_give_the_same_comparison_from_each_sweep_that_measured_both_
             row("lonely", "stock", 150_000, "2"),
             row("seeds", "stock", 148_050, "3"), row("seeds", "symlink-cachedlen", 146_000, "3")]
     newest = store.newest_per_experiment(rows)
-    header, body = scorecard.table(newest, rows)
+    header, body = scorecard.kind_table("effect", newest, rows)
     cells = dict(zip(header, next(b for b in body if b[3].startswith("stock/readlink-loop"))))
     assert cells["gem5 after/before"] == "0.986"
     assert cells["other runs"] == "0.968 (tutorial-gem5)"
@@ -532,7 +536,8 @@ def test_the_terminal_scorecard_fits_the_width_and_shows_todays_presets():
         text = scorecard_text.render(rows, width=width)
         lines = text.splitlines()
         assert max(len(line) for line in lines) <= width
-        assert lines[0] == "At a glance" and text.index("At a glance") < text.index("The seeds' claims")
+        assert lines[0] == "At a glance"
+        assert text.index("At a glance") < text.index("The seeds' claims")
         # Each title comes before the sentence that introduces its table.
         assert text.index("The seeds' claims") < text.index("Each claim's effect")
         words = " ".join(text.split())
@@ -540,10 +545,55 @@ def test_the_terminal_scorecard_fits_the_width_and_shows_todays_presets():
         assert words.endswith(scorecard_text.WHERE_FULL)
     every = scorecard_text.render(rows, width=200, all_presets=True)
     assert scorecard_text.EARLIER in every and "--all shows them" not in every
-    # Cut cells end in "...", at most a line long.
-    long = "x" * 30 + "; " + "y" * 200
-    assert scorecard_text.short(long) == "x" * 30 + " ..."
-    assert scorecard_text.short("short") == "short"
+
+
+def _shown(rows: list, all_presets: bool) -> tuple:
+    """(every title, sentence and kept cell the terminal shows; the kept
+    columns' headers): what its text must hold, whole."""
+    from analysis import scorecard_text
+    out, headers = [], []
+    for s in scorecard.sections(rows):
+        kept = [i for i, h in enumerate(s.header) if s.columns is None or h in s.columns]
+        body = [r for r in s.body if all_presets or not any(scorecard_text.EARLIER in c
+                                                             for c in r)]
+        if body:
+            out += [s.title, s.what] + [r[i] for r in body for i in kept]
+            headers += [s.header[i] for i in kept]
+    return "\n".join(out), "\n".join(headers)
+
+
+@pytest.mark.parametrize("all_presets", [False, True])
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_the_terminal_scorecard_breaks_no_name_and_cuts_no_words(width, all_presets):
+    # Issue 58: at 80 and 100 columns rich folded names mid-word
+    # (copy_to_use/r, x86_64-skyla/ke-calibrate/d) and every width cut
+    # cells with "...", so two rows of different presets read the same.
+    from analysis import scorecard_text
+    rows = published.load(DATA)
+    text = scorecard_text.render(rows, width=width, all_presets=all_presets)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= width
+    assert "..." not in text
+    def words_of(t: str) -> set:
+        # A preset's overrides may wrap before their "+", nothing else.
+        return {w.strip(".,;:()") for w in re.split(r"[\s+]+", t)} - {""}
+    shown, headers = _shown(rows, all_presets)
+    names = words_of(shown)
+    # Every word and name of every kept cell is there (none cut off), and
+    # every word there is one of theirs (none a piece of a broken one).
+    assert names - words_of(text) == set()
+    names |= words_of(headers + " " + scorecard_text.WHERE_FULL + " rows of presets that have "
+                      "changed since they ran are left out: --all shows them")
+    assert {w for w in words_of(text) - names if w.strip("-─·")} == set()
+    # No name ends one line and goes on at the start of the next.
+    for a, b in zip(lines, lines[1:]):
+        if a.split() and b.split():
+            assert a.split()[-1] + b.split()[0] not in names - words_of(a + " " + b), (a, b)
+    # The cases the issue names.
+    words = " ".join(text.split())
+    assert "copy_to_user" in words and "x86_64-skylake-calibrated" in words
+    assert "(a tmpfs link, not the thread's ext4 one)" in words
+    assert "+uops=gem5" in text  # the 0.97x row's preset, apart from the 1.32x one's
 
 
 def test_the_markdown_scorecard_is_every_column():
@@ -574,9 +624,9 @@ before = ["stock", "fstat-loop"]
 after = ["stat-unsafe", "fstat-loop"]
 smap_model = "smap"
 """)
-    monkeypatch.setattr(claims, "CLAIMS", claims.load(path))
+    monkeypatch.setattr(registry, "CLAIMS", registry.load(path))
     rows = [_row("stock", "fstat-loop", 100_000), _row("stat-unsafe", "fstat-loop", 87_000)]
-    header, body = scorecard.table(rows)
+    header, body = scorecard.kind_table("effect", rows)
     cells = dict(zip(header, next(b for b in body if b[0].startswith("cp_new_stat under"))))
     assert (cells["hw after/before"], cells["gem5 after/before"]) == ("0.870", "0.870")
     assert cells["verdict"] == "agrees"
@@ -605,13 +655,18 @@ slope = "per_byte"
 variant = "stock"
 smap_model = "none"
 """, r"claims.toml: \[\[line\]\] no-workload lacks workload"),
+    ("""
+[[lines]]
+id = "a-typo-of-a-kind"
+""", r"claims.toml: \[\[lines\]\] is no kind the scorecard has: add 'lines' to \[scorecard\] "
+     "kinds, with its module"),
 ])
 def test_a_bad_claim_is_one_line(tmp_path, extra, message):
     with pytest.raises(UserError, match=message):
-        claims.load(_claims_file(tmp_path, extra))
+        registry.load(_claims_file(tmp_path, extra))
 
 
 def test_every_cause_kind_a_claim_may_name_is_one_the_engine_computes():
     assert set(causes.KINDS) == set(claims.CAUSE_KINDS)
-    assert {c.cause.kind for c in claims.CLAIMS.every() if getattr(c, "cause", None)} <= \
+    assert {c.cause.kind for c in registry.CLAIMS.every() if getattr(c, "cause", None)} <= \
         set(causes.KINDS)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from analysis import claims
+from analysis.kinds import registry
 from configs import calibration_targets
 
 REPO = Path(__file__).resolve().parent.parent
@@ -71,8 +72,8 @@ def _cited() -> list:
     name among its seed's, and the numbers its hardware text prints), its
     pending ones, the calibration targets and the era presets."""
     out = []
-    c = claims.CLAIMS
-    for claim in c.effects + c.lines + c.shares + c.workload_shares + c.bases:
+    c = registry.CLAIMS
+    for claim in [x for x in c.every() if isinstance(x, claims.Cited)]:
         nums = _printed(claim.hardware)
         for f in fields(claim):
             v = getattr(claim, f.name)
@@ -80,8 +81,8 @@ def _cited() -> list:
                 if isinstance(x, (int, float)) and not isinstance(x, bool):
                     nums.append((x, 0.0))
         out.append((claim.id, claim.seed, nums))
-    for seed, what, _ in c.pending:
-        out.append((what, seed, []))
+    for p in c.of("pending"):
+        out.append((p.what, p.seed, []))
     for m in calibration_targets.MECHANISMS.values():
         out.append((f"calibrate:{m.name}", m.seed_id, _printed(m.hardware) + [(m.target, 0.0)]))
     return out
@@ -89,7 +90,7 @@ def _cited() -> list:
 
 def test_every_seed_the_scorecard_cites_is_in_the_seeds_file():
     seeds = _seeds()
-    cited = {sid for _, sid, _ in _cited()} | set(claims.CLAIMS.era_preset)
+    cited = {sid for _, sid, _ in _cited()} | set(claims.SETTINGS.era_preset)
     assert cited - set(seeds) == set()
     assert all(SEED_ID.fullmatch(s) for s in seeds)
 

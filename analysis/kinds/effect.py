@@ -1,7 +1,7 @@
-"""The scorecard's effects: a time before and after a kernel change, as
-gem5 after/before in cycles per operation, under the STAC/CLAC model that
-matches the seed's hardware, on every machine that ran both sides; and
-the Arm views, the same changes on gem5 Arm beside the x86 hardware's.
+"""The claim kind `effect` ([[effect]] in analysis/claims.toml): a time
+before and after a kernel change, as gem5 after/before in cycles per
+operation, under the STAC/CLAC model that matches the seed's hardware,
+on every machine that ran both sides.
 
 Every ratio is after/before, so < 1 is a speed-up. A claim's verdict says
 whether the direction agrees and how the size of the effect (ratio - 1)
@@ -14,6 +14,37 @@ from dataclasses import dataclass
 from analysis import causes, claims, store
 from analysis.judging import (MISS, Judged, cycles_per_op, era_machine, gem5_runs, machine,
                               on_generic)
+
+SECTION = "The seeds' claims"
+ABOUT = "Each claim's effect, hardware against gem5, per CPU preset."
+MEASURES = "effect"  # the at-a-glance line counts it among the predictions
+HEADER = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
+          "gem5 after/before", "other runs", "QEMU insns after/before", "smap_model",
+          "cpu preset", "machine", "warming", "direction", "effect sim/hw", "verdict",
+          "limitation"]
+# The columns a terminal keeps (analysis/scorecard_text.py).
+COLUMNS = ("claim", "hardware", "hw after/before", "gem5 after/before", "cpu preset",
+           "effect sim/hw", "verdict")
+
+
+@dataclass(frozen=True)
+class Effect(claims.Cited):
+    """A time before and after a kernel change: after / before."""
+    hw_ratio: float        # after / before, in time
+    before: tuple          # (variant, workload)
+    after: tuple
+    smap_model: str        # the model matching the seed's hardware
+    hw_ns: tuple = None    # (before, after) ns per call where the seed gives times
+    cause: claims.Cause = None
+
+
+def read(r: claims.Reader, loaded: dict) -> Effect:
+    c = r.fields(*claims.CITED, "smap_model")
+    ns = r.get("ns")
+    return Effect(**c, hw_ratio=r.number(c["seed"], "ratio"), before=tuple(r.need("before")),
+                  after=tuple(r.need("after")),
+                  hw_ns=tuple(r.seed_number(c["seed"], n) for n in ns) if ns else None,
+                  cause=r.cause())
 
 
 @dataclass
@@ -55,16 +86,17 @@ class Pair:
         return "too large" if m > MISS else "too small"
 
 
-def pairs(rows: list) -> list:
-    """One pair per effect claim and (CPU preset, cache, warming) that has
-    both sides in gem5, with the claim's STAC/CLAC model and default
-    workload parameters; a claim with none, one pair of no runs."""
+def pairs(rows: list, effects: tuple) -> list:
+    """One pair per effect claim of `effects` and (CPU preset, cache,
+    warming) that has both sides in gem5, with the claim's STAC/CLAC model
+    and default workload parameters; a claim with none, one pair of no
+    runs."""
     gem5 = {}
     for r in gem5_runs(rows):
         gem5[(r.point.variant, r.point.job_name, r["smap_model"], r["profile"], r["cache"],
               r.scheme)] = r
     out = []
-    for c in claims.CLAIMS.effects:
+    for c in effects:
         setups = sorted({k[3:] for k in gem5 if k[2] == c.smap_model})
         found = False
         for setup in setups:
@@ -89,7 +121,7 @@ def qemu_ratio(rows: list, claim) -> float:
     """The same comparison in instructions, from the QEMU twins of the
     claim's gem5 points (same kernel, image and model; counted by the
     plugin): not time, but the work each kernel did."""
-    return insn_ratio(store.twins(rows, claims.CLAIMS.arch, claim.smap_model), claim.before,
+    return insn_ratio(store.twins(rows, claims.SETTINGS.arch, claim.smap_model), claim.before,
                       claim.after)
 
 
@@ -123,18 +155,13 @@ def _cause(pair: Pair, rows: list, q: float) -> str:
             or "not measured yet")
 
 
-HEADER = ["claim", "seed", "hardware", "gem5 before -> after", "hw after/before",
-          "gem5 after/before", "other runs", "QEMU insns after/before", "smap_model",
-          "cpu preset", "machine", "warming", "direction", "effect sim/hw", "verdict",
-          "limitation"]
-
-
-def judged(rows: list, history: list = ()) -> list:
-    """One Judged per pair; `history`, every run the newest were picked
-    from, gives each line's other runs."""
-    history = sorted((r for r in history if r.gem5), key=lambda r: r.recorded_at or "")
+def judged(scored, effects: tuple) -> list:
+    """One Judged per pair of `scored.rows`; `scored.history`, every run
+    the newest were picked from, gives each line's other runs."""
+    rows = scored.rows
+    history = sorted((r for r in scored.history if r.gem5), key=lambda r: r.recorded_at or "")
     out = []
-    for p in pairs(rows):
+    for p in pairs(rows, effects):
         c, sim, m, q = p.claim, p.sim_ratio, p.magnitude, qemu_ratio(rows, p.claim)
         missing = p.verdict in ("too large", "too small", "wrong direction")
         where = machine(c.seed, p.before.point.machine, (c.before[0], c.after[0])) \
@@ -152,68 +179,3 @@ def judged(rows: list, history: list = ()) -> list:
                           "fitted here" in where, cells))
     return out
 
-
-def table(rows: list, history: list = ()) -> tuple:
-    """(header, body): the effects, then the seed numbers not compared yet."""
-    body = [j.cells for j in judged(rows, history)]
-    for seed, what, why in claims.CLAIMS.pending:
-        body.append([what, seed, "", "", "", "-", "-", "-", "", "", "", "", "", "", "pending",
-                     why])
-    return HEADER, body
-
-
-# -- Arm -------------------------------------------------------------------------
-
-def _counts(twin):
-    """A QEMU twin's Arm counts per call, the calls' own."""
-    if twin is None:
-        return None
-    arm = store.calls_own(dict(twin.qemu.counts), twin.point.workload).get("arm64") or {}
-    names = ("sttr", "ldtr", "pan_set_0", "pan_set_1")
-    per = {n: causes.Figure((arm.get(n) or 0) / twin.ops) for n in names}
-    per["pan_writes"] = causes.Figure(twin.per_op("pan_writes") or 0)
-    return per
-
-
-def mechanism(view, twins: dict) -> str:
-    """An Arm view's mechanism with its QEMU twins' counts, or its name
-    where no twin counted both kernels."""
-    b, a = _counts(twins.get(view.before)), _counts(twins.get(view.after))
-    if b is None or a is None:
-        return view.name
-    saved = {k: causes.Figure(b[k] - a[k]) for k in b}
-    return causes.fill(view.mechanism, before=causes.Side(b), after=causes.Side(a),
-                       saved=causes.Side(saved))
-
-
-def arm_table(rows: list) -> tuple:
-    """One line per Arm view and (CPU preset, cache, warming) with both
-    sides in gem5 Arm, default workload parameters."""
-    header = ["view", "Arm mechanism", "gem5 before -> after (cycles/op)",
-              "gem5 after/before", "QEMU insns after/before", "x86 hardware after/before",
-              "direction vs x86 hw", "cpu preset", "warming"]
-    gem5 = {(r.point.variant, r.point.job_name, r["profile"], r["cache"], r.scheme): r
-            for r in gem5_runs(rows, claims.CLAIMS.arm_arch)}
-    twins = store.twins(rows, claims.CLAIMS.arm_arch, "")  # Arm has no STAC/CLAC model
-    body = []
-    for v in claims.CLAIMS.arm_views:
-        hw = v.mirrors.hw_ratio if v.mirrors else None
-        q = insn_ratio(twins, v.before, v.after)
-        what = mechanism(v, twins)
-        found = False
-        for setup in sorted({k[2:] for k in gem5}):
-            gb = cycles_per_op(gem5.get((*v.before, *setup)))
-            ga = cycles_per_op(gem5.get((*v.after, *setup)))
-            if not gb or not ga:
-                continue
-            found = True
-            sim = ga / gb
-            body.append([v.what, what, f"{gb:,.0f} -> {ga:,.0f}", f"{sim:.3f}",
-                         "-" if q is None else f"{q:.3f}", "-" if hw is None else f"{hw:.3f}",
-                         "-" if hw is None else ("agrees" if (sim < 1) == (hw < 1)
-                                                 else "opposite"),
-                         setup[0], setup[2]])
-        if not found:
-            body.append([v.what, what, "-", "-", "-" if q is None else f"{q:.3f}",
-                         "-" if hw is None else f"{hw:.3f}", "-", "-", "not simulated"])
-    return header, body
