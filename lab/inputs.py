@@ -36,10 +36,10 @@ MAX_SECONDS = int(threading.TIMEOUT_MAX)
 MAX_INPUT_BYTES = 256 * 1024
 
 
-def text_file(path, what: str, where_found: str = "") -> str:
-    """The text of `path`, a user's file: a readable, non-empty regular
-    file of UTF-8 without a byte-order mark, at most MAX_INPUT_BYTES;
-    `where_found` says where such files are, for the not-found line."""
+def regular_file(path, what: str, where_found: str = "") -> os.stat_result:
+    """The stat of `path`, checked before it is opened: it exists and is a
+    regular file (a FIFO would block, a directory would be a traceback).
+    Shared by a person's files (text_file) and the study's own (lab/datafile.py)."""
     path = Path(path)
     try:
         st = os.stat(path)
@@ -54,6 +54,17 @@ def text_file(path, what: str, where_found: str = "") -> str:
         raise UserError(f"{what} {path} is a directory: name a file in it")
     if not stat.S_ISREG(st.st_mode):
         raise UserError(f"{what} {path} is not a regular file (a FIFO or a device?)")
+    return st
+
+
+def text_file(path, what: str, where_found: str = "") -> str:
+    """The text of `path`, a user's file: a readable, non-empty regular
+    file of UTF-8 without a byte-order mark, at most MAX_INPUT_BYTES;
+    `where_found` says where such files are, for the not-found line.
+    Files the study writes itself (vectors, statistics, records) are data,
+    not this: lab/datafile.py reads them without a cap."""
+    path = Path(path)
+    st = regular_file(path, what, where_found)
     if st.st_size > MAX_INPUT_BYTES:
         raise UserError(f"{what} {path} is {st.st_size:,} bytes, more than the "
                         f"{MAX_INPUT_BYTES // 1024} KiB any file of this lab needs: split it "

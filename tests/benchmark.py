@@ -39,6 +39,11 @@
       taken. Target: exact counts equal; the most moved per interrupt
       within compare's INSNS_PER_INTERRUPT (which compare.residues()
       measured over the published records' own reruns).
+  bb-data  a synthetic 100 MB .bb (tests/bbv_files.py: 10,000 intervals of
+      about 1,100 of 15,000 blocks, five phases), clustered by `./run.py
+      simpoint` (the real CLI, a subprocess): its wall and CPU time, peak
+      memory, and the host's load average beside it; then the same file
+      in process, read_bb and choose timed apart. Target: under a minute.
   kernel-entry (needs GEM5_HOME, built with patches 0008-0009)
       configs/sweeps/kernel-entry.toml, run or read from the cache: per
       kernel and workload, cycles per call with gem5's drains
@@ -85,7 +90,8 @@
       not yet run are counted and left out of the times.
 
     python3 tests/benchmark.py [foundation|plugin|gem5|gem5-fast|boot-once|simpoint|
-                                simpoint-interval|kernel-entry|slurm|study|make-split]
+                                simpoint-interval|kernel-entry|slurm|study|make-split|
+                                bb-data]
                                [--arch A] [--sweep FILE] [--iterations N] [--repeat N]
                                [--keep]
 """
@@ -672,6 +678,40 @@ def qemu_residue(sweep_file: str, repeat: int) -> None:
           f"(compare's bound: {compare.INSNS_PER_INTERRUPT:,})")
 
 
+def bb_data() -> None:
+    """`./run.py simpoint` on a 100 MB .bb: the study's own file read as
+    data and clustered (issue 57)."""
+    import resource
+    import subprocess
+
+    import bbv_files
+    from configs import simpoint_method
+
+    with tempfile.TemporaryDirectory(prefix="uaccess-bb-data-") as tmp:
+        bb = Path(tmp) / "roi.bb"
+        _, made = timed(bbv_files.write, bb, 10_000, universe=20_000, pool=5_000, touched=1_100)
+        print(f"{bb.name}: {bb.stat().st_size / 1e6:.1f} MB, written in {made:.1f} s")
+        load = os.getloadavg()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        run_py = Path(__file__).resolve().parent.parent / "run.py"
+        out, wall = timed(subprocess.run, [sys.executable, str(run_py), "simpoint",
+                                           str(bb)], capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if out.returncode:
+            print(f"  ./run.py simpoint failed: {out.stderr.strip()}")
+            return
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        print(f"  ./run.py simpoint: {out.stdout.splitlines()[0].split(' (BIC')[0]}")
+        print(f"  wall {wall:.1f} s (target < 60 s), CPU {cpu:.1f} s, peak memory "
+              f"{after.ru_maxrss / 1024:.0f} MiB; load average {load[0]:.1f} before, "
+              f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
+        vectors, read = timed(simpoint_method.read_bb, bb)
+        _, chose = timed(simpoint_method.choose, vectors)
+        print(f"  in process: read_bb {read:.1f} s ({vectors.nnz:,} counts, sparse "
+              f"{(vectors.data.nbytes + vectors.indices.nbytes) / 2**20:.0f} MiB), "
+              f"choose {chose:.1f} s")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -679,7 +719,7 @@ def main() -> int:
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
                              "simpoint-interval", "kernel-entry", "slurm", "study",
                              "make-split", "gem5-fast", "x86-core", "gem5-build",
-                             "qemu-residue"))
+                             "qemu-residue", "bb-data"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--repeat", type=inputs.cli(inputs.at_least_one, "--repeat"),
@@ -691,6 +731,9 @@ def main() -> int:
                                     "gem5 test's 200)")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
     args = ap.parse_args()
+    if args.mode == "bb-data":
+        bb_data()
+        return 0
     if args.mode == "gem5-build":
         gem5_build()
         return 0

@@ -224,6 +224,11 @@ CASES = [
     ("cli-simpoint-empty-bb", [("file", "a.bb", "")], ["simpoint", "{tmp}/a.bb"], "empty"),
     ("cli-simpoint-bb-directory", [("dir", "d", None)], ["simpoint", "{tmp}/d"],
      "is a directory"),
+    # issue 57: a .bb is data (no size cap), checked line by line
+    ("cli-simpoint-truncated-bb", [("file", "a.bb", "T:1:10 :2:5\nT:1:3 :2:")],
+     ["simpoint", "{tmp}/a.bb"], "a.bb:2: ends without a newline"),
+    ("cli-simpoint-garbled-bb", [("file", "a.bb", "T:1:10 :2:5\nT:1:3 :2:x\n")],
+     ["simpoint", "{tmp}/a.bb"], "a.bb:2: bad entry ':2:x'"),
     ("cli-report-missing-sweep", [], ["report", "{tmp}/nope.toml"], "not found"),
     # --- issue 31: work that cannot be meant
     ("sweep-only-comments", [_sweep("# a plan, later\n\n# nothing yet\n")],

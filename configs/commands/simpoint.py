@@ -24,7 +24,7 @@ def cmd_simpoint(args) -> int:
     sel = simpoint_method.choose(vectors, max_k=args.max_k)
     stem = Path(args.out) if args.out else bb.with_suffix("")
     sp, wt = sel.write(stem)
-    print(f"{len(vectors)} intervals, {vectors.shape[1]} blocks: k = {sel.k} "
+    print(f"{vectors.shape[0]} intervals, {vectors.shape[1]} blocks: k = {sel.k} "
           f"(BIC {', '.join(f'{k}: {s:.0f}' for k, s in sorted(sel.bic.items()))})")
     for (i, c), (w, _) in zip(sel.simpoints, sel.weights):
         print(f"  cluster {c}: interval {i}, weight {w:.3f}")
