@@ -91,7 +91,7 @@
 
     python3 tests/benchmark.py [foundation|plugin|gem5|gem5-fast|boot-once|simpoint|
                                 simpoint-interval|kernel-entry|slurm|study|make-split|
-                                bb-data]
+                                qemu-residue|bb-data]
                                [--arch A] [--sweep FILE] [--iterations N] [--repeat N]
                                [--keep]
 """
