@@ -16,6 +16,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 if not os.environ.get("GEM5_HOME"):
     os.environ["GEM5_HOME"] = "/nonexistent/GEM5_HOME-unset: set GEM5_HOME to run gem5 tests"
 
+# The Buildroot release, given to the product as a user gives it offline
+# (BUILDROOT_HOME=the tarball): the product itself knows no folder beside
+# the clone, but this project's machines keep the tarball in
+# ../shared/third-party (no registry serves it), and CI's checkout has
+# that folder beside it.
+_BUILDROOT_TARBALL = (Path(__file__).resolve().parents[2] / "shared" / "third-party"
+                      / "buildroot-2024.02.13.tar.xz")
+if not os.environ.get("BUILDROOT_HOME") and _BUILDROOT_TARBALL.is_file():
+    os.environ["BUILDROOT_HOME"] = str(_BUILDROOT_TARBALL)
+
 
 @pytest.fixture
 def simpoint_stand_in(tmp_path, monkeypatch) -> Path:

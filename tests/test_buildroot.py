@@ -2,9 +2,9 @@
 script, the offline toolchain, the defconfig check, and (slow, cached)
 real Buildroot builds of both arches compared with the assembler's image.
 
-The real builds need the Buildroot tree (BUILDROOT_HOME, the release
-beside the clone in ../shared/third-party, or one './run.py buildroot
-setup' unpacked) and, the first time on a machine, the Debian mirror for
+The real builds need the Buildroot tree (BUILDROOT_HOME, which
+tests/conftest.py sets to the release in ../shared/third-party where the
+checkout has one beside it, or one './run.py buildroot setup' unpacked) and, the first time on a machine, the Debian mirror for
 the host-package sources; they skip, naming what is missing, elsewhere.
 How the release is got (online, checked; offline, given) is tested on a
 loopback HTTP server: no test downloads from outside this machine.
@@ -194,21 +194,18 @@ def test_a_dropped_request_is_named(tmp_path, monkeypatch):
 
 
 def _no_tree_here(monkeypatch, tmp_path):
-    """A machine with no Buildroot: no BUILDROOT_HOME, an empty cache, no
-    tarball beside the clone."""
+    """A machine with no Buildroot: no BUILDROOT_HOME, an empty cache."""
     monkeypatch.delenv("BUILDROOT_HOME", raising=False)
     monkeypatch.setenv("UACCESS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(release, "THIRD_PARTY", tmp_path / "no-third-party")
 
 
 def _release_tarball() -> Path:
     """The real release tarball, where this machine has one."""
     home = Path(os.environ.get("BUILDROOT_HOME") or "/nonexistent")
-    for path in (release.THIRD_PARTY / release.TARBALL, home):
-        if path.is_file():
-            return path
-    pytest.skip(f"no {release.TARBALL} here (beside the clone in {release.THIRD_PARTY}, or "
-                f"BUILDROOT_HOME=the tarball) to serve")
+    if home.is_file():
+        return home
+    pytest.skip(f"no {release.TARBALL} here (BUILDROOT_HOME=the tarball; the suite sets it "
+                f"from ../shared/third-party where that has one) to serve")
 
 
 @contextlib.contextmanager
