@@ -41,7 +41,7 @@ from configs import console, simpoint_method
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
-from lab import cache, inputs
+from lab import cache, gem5_statistics, inputs
 from lab.errors import UserError
 
 SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
@@ -57,9 +57,7 @@ BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same
 ALL = "all-intervals"  # every interval, weighted by its length (measure_all)
 # Counters the estimate scales from the intervals to the ROI; the rest of
 # the summary (host rates, JSON bookkeeping) has no per-instruction sense.
-SCALED = ("cycles", "ops", "branch_mispredicts", "squashed_insts", "memory_order_violations",
-          "smap_faults", "l1d_misses", "l1i_misses", "l2_misses", "serializing_insts",
-          "serialize_stall_cycles", "sim_ticks")
+SCALED = gem5_statistics.SCALED
 
 
 @dataclass(frozen=True)
