@@ -279,16 +279,10 @@ def preset_text(cpu, calibrated: dict, notes: list, fitted_on=()) -> str:
             f'description = "{cpu.description}, calibrated on the seeds"',
             f'calibrated_from = "{base}"',
             "fitted_on = [" + ", ".join(f'"{f}"' for f in fitted) + "]"]
-    if cpu.kernel_entry != gem5_spec.KERNEL_ENTRY_DEFAULT:
-        body += [f'kernel_entry = "{cpu.kernel_entry}"']
-    if cpu.stac_clac != gem5_spec.STAC_CLAC_DEFAULT:
-        body += [f'stac_clac = "{cpu.stac_clac}"']
-    if cpu.uops != gem5_spec.UOPS_DEFAULT:
-        body += [f'uops = "{cpu.uops}"']
+    for name, value in (cpu.choices or {}).items():  # the knobs off their defaults
+        body += [f'{name} = "{value}"']
     if cpu.macro_fusible:
         body += ["macro_fusible = [" + ", ".join(f'"{m}"' for m in cpu.macro_fusible) + "]"]
-    if cpu.branch_predictor:
-        body += [f'branch_predictor = "{cpu.branch_predictor}"']
     body += ["[params]"] + [f"{k} = {v}" for k, v in sorted(cpu.params.items())]
     if cpu.fu_count:
         body += ["[fu_count]"] + [f"{k} = {v}" for k, v in sorted(cpu.fu_count.items())]

@@ -60,6 +60,7 @@ from pathlib import Path
 from configs import backends as backends_mod
 from configs import point as run_point
 from configs.point import gem5_point, qemu_point
+from configs.gem5 import knobs
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
 from configs.qemu import process as qemu_process
@@ -166,9 +167,9 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     for key in axes:
         if key not in AXES and not key.startswith("cpu."):
             raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)}, "
-                       f"or cpu.<O3 parameter>, cpu.kernel_entry, cpu.stac_clac, cpu.uops, "
-                       f"cpu.branch_predictor, "
-                       f"cpu.fu_count.<kind>)")
+                       f"or cpu.<O3 parameter>, "
+                       + ", ".join(f"cpu.{k}" for k in knobs.CHOICES)
+                       + f", cpu.{knobs.FU_COUNT_PREFIX}<kind>)")
     cpu_axes = _cpu_axes(path, where, axes)
 
     arch_names = _axis(path, f"{where}.arch", axes.get("arch", list(arches.NAMES)), arches.NAMES)
@@ -239,35 +240,30 @@ def _qemu_points(path, common, profiles, skipped, fixed) -> list:
 
 
 def _cpu_axes(path, where, axes) -> list:
-    """[(setting, values)] from `"cpu.numROBEntries" = [64, 128]` axes (O3
-    parameters), the kernel-entry scheme from `"cpu.kernel_entry" =
-    ["serialize", "sdm"]`, the predictor from `"cpu.branch_predictor" =
-    ["TournamentBP"]` and a unit count from `"cpu.fu_count.WritePort" = [1, 4]`."""
+    """[(knob, values)] from `"cpu.<knob>" = [...]` axes (configs/gem5/knobs.py:
+    `"cpu.numROBEntries" = [64, 128]`, `"cpu.kernel_entry" = ["serialize",
+    "sdm"]`) and a unit count from `"cpu.fu_count.WritePort" = [1, 4]`."""
     out = []
     for key, values in axes.items():
         if not key.startswith("cpu."):
             continue
-        name = key[4:]
-        if name in ("kernel_entry", "stac_clac", "uops", "branch_predictor"):
-            choices = {"kernel_entry": gem5_spec.KERNEL_ENTRY, "uops": gem5_spec.UOPS,
-                       "stac_clac": gem5_spec.STAC_CLAC,
-                       "branch_predictor": gem5_spec.BRANCH_PREDICTORS}[name]
-            out.append((name, inputs.list_of(values, f"{path}: {where}.{key}",
-                                             lambda v: v in choices, " or ".join(choices))))
-            continue
-        fu_kind = name.startswith(gem5_spec.FU_COUNT_PREFIX)
-        if not fu_kind and name not in gem5_spec.O3_PARAMS:
+        name, at = key[4:], f"{path}: {where}.{key}"
+        fu_kind = name.startswith(knobs.FU_COUNT_PREFIX)
+        if not fu_kind and name not in knobs.BY_NAME:
             raise _err(path, f"{where}.{key}", f"unknown O3 parameter {name!r}")
-        least = 0 if fu_kind or name in gem5_spec.O3_ZERO_MEANS_NONE else 1
-        values = inputs.list_of(values, f"{path}: {where}.{key}",
-                                lambda v: inputs.is_integer(v) and v >= least,
+        knob = None if fu_kind else knobs.BY_NAME[name]
+        if knob and knob.choices:
+            out.append((name, inputs.list_of(values, at, lambda v: v in knob.named,
+                                             " or ".join(knob.named))))
+            continue
+        least = 0 if fu_kind else knob.least
+        values = inputs.list_of(values, at, lambda v: inputs.is_integer(v) and v >= least,
                                 "integers of at least 0" if least == 0 else "positive integers")
         for i, v in enumerate(values):
             if fu_kind:
-                gem5_spec.check_fu_count(name[len(gem5_spec.FU_COUNT_PREFIX):], v,
-                                         f"{path}: {where}.{key}[{i}]")
+                knobs.check_fu_count(name[len(knobs.FU_COUNT_PREFIX):], v, f"{at}[{i}]")
             else:
-                gem5_spec.check_o3_param(name, v, f"{path}: {where}.{key}[{i}]")
+                knob.check(v, "", f"{at}[{i}]")
         out.append((name, values))
     return out
 
@@ -294,9 +290,9 @@ def _gem5_points(path, where, common, presets, caches, models, fixed, cpu_axes=(
                    f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
-    if not arches.get(arch).gem5_series:  # kernel_entry, stac_clac and uops are the
-        combos = list(dict.fromkeys(  # series' x86 settings: other arches keep gem5's, once
-            tuple(kv for kv in o if kv[0] not in ("kernel_entry", "stac_clac", "uops"))
+    if not arches.get(arch).gem5_series:  # the series' knobs are x86's: other
+        combos = list(dict.fromkeys(      # arches keep gem5's, once
+            tuple(kv for kv in o if not (kv[0] in knobs.BY_NAME and knobs.BY_NAME[kv[0]].series))
             for o in combos))
     # cpu.<param> axes are O3 parameters: other models run once.
     o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}

@@ -13,6 +13,7 @@ from buildroot.commands import check_builder, image_args, image_of, job_of, work
 from configs import backends, runs
 from configs import point as run_point
 from configs.commands.flags import gem5_args
+from configs.gem5 import knobs
 from configs.gem5 import locate as gem5_locate
 from configs.gem5 import process as gem5_process
 from configs.gem5 import sampling as gem5_sampling
@@ -24,7 +25,7 @@ from configs.qemu.backend import QemuResult
 from kernels import build as kbuild
 from kernels.commands import kernel_args
 from lab import inputs
-from lab.cli import SECONDS, command, switches
+from lab.cli import SECONDS, backend_flags, command, refuse_others, switches
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 
@@ -35,59 +36,57 @@ def register(sub) -> None:
     kernel_args(sp)
     workload_args(sp)
     image_args(sp)
-    sp.add_argument("--br-kernel", action="store_true",
-                    help="with --builder buildroot (QEMU): the kernel from the same "
-                         "Buildroot build instead of kernels/")
     sp.add_argument("--backend", default="qemu", choices=backends.BACKENDS)
-    profiles = qemu_profile.profile_names()
-    sp.add_argument("--profile", default="default", choices=["default"] + profiles,
-                    metavar="PROFILE", help="QEMU CPU profile (configs/qemu-profiles; default: "
-                    "the arch's): " + ", ".join(profiles))
-    sp.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
-    gem5_args(sp)
-    cpu_presets = sorted(gem5_spec.preset_files("cpu"))
-    sp.add_argument("--cpu-preset", default="default", choices=["default"] + cpu_presets,
-                    metavar="PRESET", help="gem5 CPU preset (configs/gem5-presets/cpu; default: "
-                    "<arch>-o3-default): " + ", ".join(cpu_presets))
-    sp.add_argument("--kernel-entry", default="", choices=("",) + gem5_spec.KERNEL_ENTRY,
-                    help="x86 gem5: how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's "
-                         "drains) or sdm (as the SDM describes them; patches 0008-0009); "
-                         "default: the CPU preset's")
-    sp.add_argument("--stac-clac", default="", choices=("",) + gem5_spec.STAC_CLAC,
-                    help="x86 gem5: how STAC and CLAC run: serialize (each drains the "
-                         "pipeline) or commit (they run ahead; SMAP settled at commit; "
-                         "patches 0018-0021); default: the CPU preset's")
-    sp.add_argument("--uops", default="", choices=("",) + gem5_spec.UOPS,
-                    help="x86 gem5: how instructions become micro-ops: gem5 (v24's "
-                         "microcode) or fused (as Intel's fused domain counts them; our "
-                         "series); default: the CPU preset's")
-    sp.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
-                    help="x86 gem5: none | lfence | serialize at stac/clac sites, or "
-                         "smap (SMAP executed by gem5; needs configs/gem5-patches)")
     sp.add_argument("--timeout", type=SECONDS, default=None,
                     help=f"seconds (default: {qemu_process.DEFAULT_TIMEOUT:g} for QEMU, "
                          f"{gem5_spec.DEFAULT_TIMEOUT / 3600:g} h per gem5 process)")
-    sp.add_argument("--warming", default="functional", choices=gem5_spec.WARMING,
-                    help="gem5: functional (default: boot once, hand the job over, warm the "
-                         "caches on the atomic core) or none (the ROI checkpoint, cold caches)")
-    switches(sp, ("--commit-profile", "gem5: charge the ROI's cycles to kernel functions "
-                                      "(needs patch 0007 of configs/gem5-patches)"),
-             ("--uop-profile", "x86 gem5: count the ROI's instructions and micro-ops form by "
-                               "form (configs/gem5/uop_profile.py)"))
-    sp.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
-                    help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
-                         "simulation points, weighted; needs --warming functional)")
+    # Each backend's own flags, in a group of its own: given to the other
+    # backend, they are refused in one line before anything is built.
+    qemu = sp.add_argument_group("QEMU (--backend qemu)")
+    qemu.add_argument("--br-kernel", action="store_true",
+                      help="with --builder buildroot: the kernel from the same Buildroot "
+                           "build instead of kernels/")
+    profiles = qemu_profile.profile_names()
+    qemu.add_argument("--profile", default="default", choices=["default"] + profiles,
+                      metavar="PROFILE", help="QEMU CPU profile (configs/qemu-profiles; "
+                      "default: the arch's): " + ", ".join(profiles))
+    qemu.add_argument("--plugin", action="store_true", help="count with the TCG plugin")
+    backend_flags(sp, qemu, "qemu", "the QEMU backend (--backend qemu)")
+    gem5 = sp.add_argument_group("gem5 (--backend gem5)")
+    gem5_args(gem5)
+    cpu_presets = sorted(gem5_spec.preset_files("cpu"))
+    gem5.add_argument("--cpu-preset", default="default", choices=["default"] + cpu_presets,
+                      metavar="PRESET", help="gem5 CPU preset (configs/gem5-presets/cpu; "
+                      "default: <arch>-o3-default): " + ", ".join(cpu_presets))
+    knobs.add_flags(gem5)  # one per choice knob of configs/gem5/knobs.py
+    gem5.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
+                      help="x86 gem5: none | lfence | serialize at stac/clac sites, or smap "
+                           "(SMAP executed by gem5; needs configs/gem5-patches). gem5 only: "
+                           "a QEMU run of a model's kernel is its gem5 point's twin "
+                           "(crosscheck, or a gem5 sweep's cross_check)")
+    gem5.add_argument("--warming", default="functional", choices=gem5_spec.WARMING,
+                      help="gem5: functional (default: boot once, hand the job over, warm "
+                           "the caches on the atomic core) or none (the ROI checkpoint, cold "
+                           "caches)")
+    switches(gem5, ("--commit-profile", "gem5: charge the ROI's cycles to kernel functions "
+                                        "(needs patch 0007 of configs/gem5-patches)"),
+             ("--uop-profile", "x86 gem5: count the ROI's instructions and micro-ops form "
+                               "by form (configs/gem5/uop_profile.py)"))
+    gem5.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
+                      help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
+                           "simulation points, weighted; needs --warming functional)")
     defaults = gem5_sampling.Settings()
     for name, help_text in (("interval", "instructions per basic-block vector"),
                             ("max-k", "most clusters SimPoint may choose"),
                             ("functional-warmup", "atomic-core instructions before each point"),
                             ("detailed-warmup", "O3 instructions before each point")):
         attr = name.replace("-", "_")
-        sp.add_argument(f"--simpoint-{name}", type=int, default=getattr(defaults, attr),
-                        help=f"with --sampling simpoint: {help_text}")
-    sp.add_argument("--simpoint-measure-all", action="store_true",
-                    help="with --sampling simpoint: validate by measuring every interval "
-                         "too (splits the error into sampling's and the rest)")
+        gem5.add_argument(f"--simpoint-{name}", type=int, default=getattr(defaults, attr),
+                          help=f"with --sampling simpoint: {help_text}")
+    gem5.add_argument("--simpoint-measure-all", action="store_true",
+                      help="with --sampling simpoint: validate by measuring every interval "
+                           "too (splits the error into sampling's and the rest)")
+    backend_flags(sp, gem5, "gem5", "gem5 (--backend gem5)")
     switches(sp, ("--force", "rerun even if finished"), ("--json", "print the whole record"))
 
     sp = command(sub, "crosscheck", cmd_crosscheck, cache=True,
@@ -123,6 +122,7 @@ def _qemu_point(args, job):
                     "QEMU's plugin counts instructions per function, not cycles")
     inputs.only_for(args.uop_profile, "--uop-profile", "gem5 (--backend gem5)",
                     "QEMU has no micro-ops")
+    refuse_others(args, "qemu")  # every other gem5 flag, from its group
     return run_point.qemu_point(args.arch, args.variant, job, args.profile,
                                 args.timeout or qemu_process.DEFAULT_TIMEOUT, args.plugin)
 
@@ -132,6 +132,7 @@ def _gem5_point(args, job):
     inputs.only_for(getattr(args, "br_kernel", False), "--br-kernel", "the QEMU backend",
                     "gem5 runs its own kernel layers (kernels/layers), which the Buildroot "
                     "fragment does not carry")
+    refuse_others(args, "gem5")  # every other QEMU flag, from its group
     simpoint = None
     if gem5_sampling.check_sampling(getattr(args, "sampling", "none")) == "simpoint":
         simpoint = gem5_sampling.Settings(
@@ -140,9 +141,7 @@ def _gem5_point(args, job):
     return run_point.gem5_point(
         args.arch, args.variant, job, getattr(args, "cpu_preset", None) or "default",
         args.cache, args.smap_model, args.timeout or gem5_spec.DEFAULT_TIMEOUT,
-        cpu_params=tuple((name, getattr(args, name))
-                         for name in ("kernel_entry", "stac_clac", "uops")
-                         if getattr(args, name, None)),
+        cpu_params=knobs.from_flags(args),
         commit_profile=bool(getattr(args, "commit_profile", False)),
         uop_profile=bool(getattr(args, "uop_profile", False)),
         warming=getattr(args, "warming", "none"), simpoint=simpoint,

@@ -21,12 +21,6 @@ from lab import arches, cache
 from lab.progress import Progress
 from lab.symbols import SymbolMap
 
-# sampling.py's text is in every SimPoint run's key, and it reaches the
-# gem5 processes through this module's old name (configs.gem5.backend,
-# the process driver's before it was process.py): the names it reads are
-# bound here, before it is imported, so its text, and those keys, stay.
-from configs.gem5.process import (Gem5Failed, JOB_FILE, checkpoint, command,  # noqa: F401
-                                  fu_latency, keep_logs, marker_fields, run)
 from configs.gem5 import sampling as sampling_mod
 
 
@@ -93,18 +87,20 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
     inputs = {
         "runner": runs.RUNNER_VERSION, "backend": "gem5", "gem5": group.gem5.identity(group.arch),
         "checkpoint": gem5_spec.checkpoint_key(group),
-        "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)}
+        "cpu": cpu.as_record(), "script": gem5_spec.FS_ROI_VERSION,
+        # What the gem5 side sets for the preset's knobs (configs/gem5/knobs.py):
+        # a knob that sets another attribute makes its runs new ones.
+        "set": gem5_spec.simobject_settings(group.arch, group.smap_model, cpu)}
     if commit_profile:  # the same simulation, but its record holds more
-        inputs["commit_profile"] = cache.file_sha256(Path(commit_profile_mod.__file__))
+        inputs["commit_profile"] = commit_profile_mod.VERSION
     if uop_profile:  # likewise
-        inputs["uop_profile"] = cache.file_sha256(Path(uop_profile_mod.__file__))
+        inputs["uop_profile"] = uop_profile_mod.VERSION
     if warming != "none":  # the image holds no job: the run hands it over
         inputs["warming"] = warming
         inputs["job_conf"] = job.job_conf()
     if simpoint:  # sampled: the estimate depends on the settings and the method
-        inputs["simpoint"] = dict(simpoint.as_record(), code=[
-            cache.file_sha256(Path(f)) for f in (sampling_mod.__file__, sampling_mod.SCRIPT,
-                                                 Path(simpoint_method.__file__))])
+        inputs["simpoint"] = dict(simpoint.as_record(), flow=sampling_mod.FLOW_VERSION,
+                                  method=simpoint_method.METHOD_VERSION)
         if sampling_mod.reference_identity():  # its selection is measured too
             inputs["simpoint"]["reference"] = sampling_mod.reference_identity()
     return cache.content_key(inputs)

@@ -38,13 +38,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from configs import console, simpoint_method
-from configs.gem5 import backend as gem5_backend
+from configs.gem5 import process as gem5_backend
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from lab import cache, gem5_statistics, inputs
 from lab.errors import UserError
 
 SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
+# The SimPoint flow (this module's steps and the gem5 script they run,
+# fs_simpoint.py): in the key of every sampled run and of each step's
+# cache folder. Bump it when a change to either would change an estimate
+# or a step's output. Their text is not hashed: a refactor moves no key.
+FLOW_VERSION = 1
 SAMPLING = ("none", "simpoint")
 # The set-up to the ROI saves a checkpoint every SETUP_STRIDE instructions
 # and keeps those within SETUP_KEPT of the ROI (each about 8 MB): a
@@ -107,10 +112,10 @@ def check_sampling(sampling: str) -> str:
 def root_key(boot_key: str, job, gem5, arch: str) -> str:
     """What every step's state depends on: the boot checkpoint (which holds
     kernel, image, command line, caches and fs_roi.py), the job handed
-    over, gem5 and this file's gem5 script."""
+    over, gem5 and the flow's version (this file's and its gem5 script's)."""
     return cache.content_key({"checkpoint": boot_key, "job_conf": job.job_conf(),
                               "gem5": gem5.identity(arch),
-                              "script": cache.file_sha256(SCRIPT)})
+                              "script": FLOW_VERSION})
 
 
 class _Steps:
