@@ -62,12 +62,6 @@ def setup(run) -> str:
     return run["profile"] + ("" if w == "none" else f" (warming {w})")
 
 
-def _override(text: str) -> tuple:
-    """("fetchWidth", 8) from a preset name's "+fetchWidth=8"."""
-    k, _, v = text.partition("=")
-    return k, int(v) if v.isdigit() else v
-
-
 def preset_label(run) -> str:
     """A gem5 run's CPU preset as the tables show it: its name, and
     "(an earlier version)" where the preset it ran on has since changed
@@ -78,10 +72,10 @@ def preset_label(run) -> str:
     today, which no record can answer."""
     name = run["profile"]
     try:
-        ran = run.point.machine.cpu
-        base, *over = name.split("+")
-        now = gem5_spec.with_params(gem5_spec.load_cpu(base, "x86_64"),
-                                    [_override(o) for o in over])
+        machine = run.point.machine
+        ran = machine.cpu
+        now = gem5_spec.with_params(gem5_spec.load_cpu(machine.preset, "x86_64"),
+                                    machine.overrides.items())
     except (KeyError, TypeError, ValueError, UserError):
         return name  # a calibration's point, an Arm run, or a preset since removed
     now_record = now.as_record()

@@ -128,7 +128,7 @@ def _base_order(c, run) -> tuple:
     they are what docs/machines.md's splits ran on)."""
     label, era = preset_label(run), claims.CLAIMS.era_preset.get(c.seed)
     return ("(an earlier version)" in label, machine(c.seed, run.point.machine) != "era",
-            "+" in label, run.get("cache") != era, not label.endswith("-calibrated"),
+            bool(run.point.machine.overrides), run.get("cache") != era, not label.endswith("-calibrated"),
             label, run.get("cache") or "")
 
 

@@ -441,8 +441,9 @@ def x86_core(repeat: int = 0) -> None:
             for o in outcomes:
                 if o.record:
                     store.add_record(conn, "x86-core", o.record)
-                    step = steps.step_of(o.planned.point.run.cpu.name) \
-                        if o.planned.point.backend == "gem5" else None
+                    cpu = o.planned.point.run.cpu if o.planned.point.backend == "gem5" else None
+                    step = steps.step_of(cpu.preset or cpu.name, cpu.overrides or {}) \
+                        if cpu else None
                     if step and o.planned.point.workload == "statx-loop":
                         planned[step] = o.planned
                 elif o.planned.point.backend == "gem5":
