@@ -217,6 +217,28 @@ def test_sweep_axes_for_predictor_and_fu_count(tmp_path):
         sweep.load(f)
 
 
+def test_cache_store_ports_is_a_knob_from_preset_to_gem5(tmp_path, monkeypatch):
+    """One row of configs/gem5/knobs.py makes a knob everywhere: a sweep
+    axis, a preset's [params], the record and the attribute gem5 sets."""
+    f = tmp_path / "ports.toml"
+    f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'
+                 'arch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
+                 'cpu_preset = ["x86_64-o3-default"]\n"cpu.cacheStorePorts" = [1, 200]\n')
+    points = sweep.load(f).points
+    one = next(p.run.cpu for p in points if p.run.cpu.params.get("cacheStorePorts") == 1)
+    assert one.name == "x86_64-o3-default+cacheStorePorts=1"
+    assert one.as_record()["overrides"] == {"cacheStorePorts": 1}
+    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("classic-l1l2"), GEM5)
+    assert spec.roi_spec(group, one)["cpu"]["set"]["o3"]["cacheStorePorts"] == 1
+    assert spec.needs_series("x86_64", "none", one) == ""  # gem5's own parameter
+    f.write_text(f.read_text().replace("[1, 200]", "[0]"))
+    with pytest.raises(UserError, match="positive integers"):
+        sweep.load(f)
+    _preset(tmp_path, monkeypatch, "cpu", 'arch = "x86_64"\ntype = "o3"\n[params]\n'
+                                          'cacheStorePorts = 1\n')
+    assert spec.load_cpu("p", "x86_64").params == {"cacheStorePorts": 1}
+
+
 def test_sweep_axis_kernel_entry_runs_x86_both_ways_and_arm_once(tmp_path):
     f = tmp_path / "ke.toml"
     f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'

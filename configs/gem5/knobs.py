@@ -121,6 +121,10 @@ KNOBS = (
     Knob("numIQEntries", "instruction queue entries"),
     Knob("LQEntries", "load queue entries"),
     Knob("SQEntries", "store queue entries"),
+    # How many stores the LSQ writes back to the L1D a cycle (gem5 v24's
+    # default 200: no limit); an Intel core of the seeds' era has one
+    # store port (Skylake: port 4).
+    Knob("cacheStorePorts", "stores written back to the L1D per cycle (gem5's 200: no limit)"),
     Knob("numPhysIntRegs", "physical integer registers"),
     Knob("numPhysFloatRegs", "physical floating-point registers"),
     Knob("numPhysVecRegs", "physical vector registers"),
