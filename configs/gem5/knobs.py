@@ -184,8 +184,8 @@ KNOBS = (
          series=True, what="our series' x86 decoding",
          sets={"fused": {"isa": {"fused_uops": True}, "o3": {"macroFusion": True}}}),
     # The O3 branch predictor ("": gem5's default, TournamentBP).
-    Knob("branch_predictor", "O3's branch predictor: " + ", ".join(BRANCH_PREDICTORS)
-         + " (default: gem5's)", ("",) + BRANCH_PREDICTORS,
+    Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
+         + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,
          sets={bp: {"o3_new": {"branchPred": bp}} for bp in BRANCH_PREDICTORS}),
 )
 
