@@ -24,7 +24,6 @@ Code:
                    gem5 process, stats, commit_profile, sampling: SimPoint's
                    steps on gem5) and the scripts gem5 itself runs (fs_roi.py,
                    fs_simpoint.py, three_level_caches.py)
-  commands/        run.py's commands of this stage, one module per group
   simpoint_method.py  SimPoint 3.2's method (numpy, scikit-learn)
   calibrate.py, calibration_targets.py  fitting the series' latencies to the seeds
   console.py       the @@UACCESS console protocol both backends read

@@ -8,7 +8,7 @@ from configs import sweep
 from configs.gem5 import spec as gem5_spec
 from lab import inputs
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 DEFAULT_RESULTS = REPO / "results"
 DEFAULT_SWEEP = sweep.SWEEP_DIR / "default.toml"
 DEFAULT_RECORDS = REPO / "docs" / "data"

@@ -9,10 +9,10 @@ import json
 
 from analysis import roi_trace, store, table
 from buildroot import buildroot_image
-from buildroot.commands import check_builder, image_args, image_of, job_of, workload_args
+from commands.image import check_builder, image_args, image_of, job_of, workload_args
 from configs import backends, runs
 from configs import point as run_point
-from configs.commands.flags import gem5_args
+from commands.flags import gem5_args
 from configs.gem5 import locate as gem5_locate
 from configs.gem5 import process as gem5_process
 from configs.gem5 import sampling as gem5_sampling
@@ -22,7 +22,7 @@ from configs.qemu import process as qemu_process
 from configs.qemu import profile as qemu_profile
 from configs.qemu.backend import QemuResult
 from kernels import build as kbuild
-from kernels.commands import kernel_args
+from commands.kernel import kernel_args
 from lab import inputs
 from lab.cli import SECONDS, command, switches
 from lab.errors import UserError

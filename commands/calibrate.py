@@ -7,8 +7,8 @@ from pathlib import Path
 
 from analysis import figures, store
 from configs import calibrate
-from configs.commands import flags
-from configs.commands.flags import gem5_args
+from commands import flags
+from commands.flags import gem5_args
 from configs.gem5 import locate as gem5_locate
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild

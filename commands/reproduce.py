@@ -8,8 +8,8 @@ from pathlib import Path
 
 from analysis import compare, findings, published, store, study_cost
 from configs import local_executor, runs, sweep
-from configs.commands import flags
-from configs.commands.sweep import run_sweep
+from commands import flags
+from commands.sweep import run_sweep
 from configs.gem5 import locate as gem5_locate
 from configs.slurm import slurm_executor
 from lab import arches, inputs
