@@ -25,7 +25,8 @@ Code:
                    steps on gem5) and the scripts gem5 itself runs (fs_roi.py,
                    fs_simpoint.py, three_level_caches.py)
   simpoint_method.py  SimPoint 3.2's method (numpy, scikit-learn)
-  calibrate.py, calibration_targets.py  fitting the series' latencies to the seeds
+  calibrate.py     fitting the series' latencies to the seeds (its targets:
+                   lab/calibration_targets.py, which the scorecard reads too)
   console.py       the @@UACCESS console protocol both backends read
 
 Some files' contents are in cache keys: here the gem5 scripts,

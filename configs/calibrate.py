@@ -35,16 +35,16 @@ import re
 from dataclasses import dataclass
 
 from buildroot import assemble
-from configs import calibration_targets as targets
 from configs import backends
 from configs import point as run_point
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
+from lab import calibration_targets as targets
 from lab import fit as fit_line
 from lab.errors import UserError
 from workloads import script
 
-# The targets live in configs/calibration_targets.py; they are this
+# The targets live in lab/calibration_targets.py; they are this
 # module's too, under the names its callers know.
 MECHANISMS, Mechanism, SCRIPTS = targets.MECHANISMS, targets.Mechanism, targets.SCRIPTS
 

@@ -13,6 +13,7 @@ from configs.gem5 import process as gem5_process
 from configs.gem5 import locate, spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import profile as qemu_profile
+from lab import cpu_presets
 from lab.errors import UserError
 
 
@@ -53,6 +54,7 @@ def test_preset_with_a_typo_fails_before_simulating(tmp_path, monkeypatch):
     (tmp_path / "cpu" / "bad.toml").write_text(
         'arch = "x86_64"\ntype = "o3"\n[params]\nnumROBEntires = 10\n')
     monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)  # the CPU presets\' folder
     with pytest.raises(UserError, match="unknown O3 parameter 'numROBEntires'"):
         spec.load_cpu("bad", "x86_64")
 
@@ -129,6 +131,7 @@ def test_fu_latency_in_a_preset_is_checked_and_recorded(tmp_path, monkeypatch):
     assert "fu_latency" not in spec.load_cpu("atomic", "x86_64").as_record()
     (tmp_path / "cpu").mkdir()
     monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)  # the CPU presets\' folder
     (tmp_path / "cpu" / "slow-stac.toml").write_text(
         'arch = "x86_64"\ntype = "o3"\n[params]\n[fu_latency]\nIprAccess = 40\n')
     cpu = spec.load_cpu("slow-stac", "x86_64")
@@ -416,6 +419,7 @@ def test_bad_gem5_axis_values():
 def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypatch):
     (tmp_path / "cpu").mkdir()
     monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)  # the CPU presets\' folder
     (tmp_path / "cpu" / "ok.toml").write_text('arch = "x86_64"\ntype = "timing"\n')
     assert spec.cpu_preset_names("x86_64") == ["ok"]
     for text, error in [('arch = "x86_64"\n', "type must be one of atomic, timing, minor, o3"),

@@ -14,6 +14,7 @@ import pytest
 from analysis import probe, results
 from configs import sweep
 from configs.gem5 import spec
+from lab import cpu_presets
 from lab.errors import UserError
 
 from test_gem5_config import GEM5, IMAGE, KERNEL
@@ -232,6 +233,7 @@ def _preset(tmp_path, monkeypatch, kind, body):
     (tmp_path / kind).mkdir(exist_ok=True)
     (tmp_path / kind / "p.toml").write_text(body)
     monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)  # the CPU presets\' folder
 
 
 @pytest.mark.parametrize("body,says", [
@@ -309,6 +311,7 @@ def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
     (tmp_path / "cpu").mkdir()
     (tmp_path / "cpu" / "sky-cal.toml").write_text(text)
     monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)  # the CPU presets\' folder
     again = spec.load_cpu("sky-cal", "x86_64")
     assert again.fu_latency == dict(sky.fu_latency, IprAccess=9)
     for field in ("params", "kernel_entry", "fu_count", "branch_predictor", "documented"):
