@@ -14,20 +14,13 @@ from pathlib import Path
 from configs import runs, simpoint_method
 from configs.gem5 import commit_profile as commit_profile_mod
 from configs.gem5 import process
+from configs.gem5 import sampling as sampling_mod
 from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
 from configs.gem5 import uop_profile as uop_profile_mod
 from lab import arches, cache
 from lab.progress import Progress
 from lab.symbols import SymbolMap
-
-# sampling.py's text is in every SimPoint run's key, and it reaches the
-# gem5 processes through this module's old name (configs.gem5.backend,
-# the process driver's before it was process.py): the names it reads are
-# bound here, before it is imported, so its text, and those keys, stay.
-from configs.gem5.process import (Gem5Failed, JOB_FILE, checkpoint, command,  # noqa: F401
-                                  fu_latency, keep_logs, marker_fields, run)
-from configs.gem5 import sampling as sampling_mod
 
 
 @dataclass(frozen=True)
