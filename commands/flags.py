@@ -4,8 +4,7 @@ worker pool."""
 
 from pathlib import Path
 
-from configs import sweep
-from configs.gem5 import spec as gem5_spec
+from configs import backends, sweep
 from lab import inputs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,11 +18,6 @@ WORKERS = inputs.cli(inputs.count_up_to(sweep.MAX_POINTS, "the most points a swe
 
 
 def gem5_args(sp) -> None:
-    """--gem5 (the build) and --cache (a cache preset, read when the
-    command line is: a malformed file is a choice, so that its loader
-    says what is wrong with it)."""
-    sp.add_argument("--gem5", help="gem5 source tree (default: $GEM5_HOME)")
-    caches = sorted(gem5_spec.preset_files("cache"))
-    sp.add_argument("--cache", default="classic-l1l2", choices=caches, metavar="CACHE",
-                    help="gem5 cache preset (configs/gem5-presets/cache): "
-                         + ", ".join(caches))
+    """--gem5 (the build) and --cache (a cache preset): the gem5 backend's
+    (Gem5Backend.build_flags)."""
+    backends.kind("gem5").build_flags(sp)
