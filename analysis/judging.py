@@ -11,13 +11,12 @@ recalibrated preset does not change how a published run is judged.
 from dataclasses import dataclass
 
 from analysis import claims
-from configs import calibration_targets
-from configs.gem5 import spec as gem5_spec
+from lab import calibration_targets, cpu_presets
 from lab.errors import UserError
 
 MISS = claims.CLAIMS.miss  # an effect off by more than this factor, either way, is a miss
 EARLIER = "(an earlier version)"
-# What ./run.py calibrate fits a latency on (configs/calibration_targets.py):
+# What ./run.py calibrate fits a latency on (lab/calibration_targets.py):
 # the seed, and the two kernels whose difference is the target.
 FITTED_ON = {(m.seed_id, m.before, m.after) for m in calibration_targets.MECHANISMS.values()}
 
@@ -74,12 +73,12 @@ def preset_label(run) -> str:
     try:
         machine = run.point.machine
         ran = machine.cpu
-        now = gem5_spec.with_params(gem5_spec.load_cpu(machine.preset, "x86_64"),
-                                    machine.overrides.items())
+        now = cpu_presets.with_params(cpu_presets.load_cpu(machine.preset, "x86_64"),
+                                      machine.overrides.items())
     except (KeyError, TypeError, ValueError, UserError):
         return name  # a calibration's point, an Arm run, or a preset since removed
     now_record = now.as_record()
-    same = all(ran.get(f) == now_record.get(f) for f in gem5_spec.CpuPreset.MACHINE_FIELDS)
+    same = all(ran.get(f) == now_record.get(f) for f in cpu_presets.CpuPreset.MACHINE_FIELDS)
     return name if same else f"{name} {EARLIER}"
 
 

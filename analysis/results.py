@@ -63,7 +63,7 @@ ORIGIN_BEFORE_RECORDED = {
 
 def preset_of(cpu: Mapping, name: str) -> tuple:
     """(the CPU preset, {knob: value} set on top of it) a run ran on, as
-    its record's typed fields say (configs/gem5/cpu_presets.py as_record,
+    its record's typed fields say (lab/cpu_presets.py as_record,
     since 2026-11-28). A record from before them has only the name, the
     preset with "+<knob>=<value>" per override: read here, once, so that
     the files published before still read the same."""

@@ -35,16 +35,16 @@ import re
 from dataclasses import dataclass
 
 from buildroot import assemble
-from configs import calibration_targets as targets
 from configs import backends
-from configs import point as run_point
+from configs.gem5.point import gem5_point
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
+from lab import calibration_targets as targets
 from lab import fit as fit_line
 from lab.errors import UserError
 from workloads import script
 
-# The targets live in configs/calibration_targets.py; they are this
+# The targets live in lab/calibration_targets.py; they are this
 # module's too, under the names its callers know.
 MECHANISMS, Mechanism, SCRIPTS = targets.MECHANISMS, targets.Mechanism, targets.SCRIPTS
 
@@ -101,9 +101,9 @@ def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: 
 
     def one(latency, variant):
         say(f"[calibrate {m.name}] {variant} with {m.op_class} = {latency} cycles")
-        point = run_point.gem5_point("x86_64", variant, job, cache=cache.name,
-                                     smap_model=m.smap_model, timeout=timeout,
-                                     made=with_latency(cpu, m.op_class, latency))
+        point = gem5_point("x86_64", variant, job, cache=cache.name,
+                           smap_model=m.smap_model, timeout=timeout,
+                           made=with_latency(cpu, m.op_class, latency))
         return backends.backend_for(point, gem5).run(point, kernels[variant], image)
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]

@@ -1,9 +1,8 @@
 """What every command group of run.py shares: the parser whose errors are
-one line, and the flag types every stage's commands take. Each stage
-keeps its commands in its own commands module (kernels/commands.py,
-buildroot/commands.py, configs/commands/, analysis/commands.py): one
-register(sub) that adds its subparsers, each with its handler; run.py
-puts them together."""
+one line, and the flag types every stage's commands take. The commands
+live in one place, commands/, a module per group (kernel.py, image.py,
+run.py, sweep.py, analysis.py, ...): each has one register(sub) that
+adds its subparsers, each with its handler; run.py puts them together."""
 
 import argparse
 

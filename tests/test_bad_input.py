@@ -30,7 +30,7 @@ BIG = "100000000000000000000"  # 1e20: beyond 64 bits, which tomllib does not en
 # run.py with its preset and profile folders moved (TEST_PRESETS,
 # TEST_PROFILES): the only way into it the cases use besides argv and env.
 SHIM = ("import os, runpy, sys; from pathlib import Path; sys.path.insert(0, {repo!r}); "
-        "from configs.gem5 import cpu_presets; from configs.qemu import profile; "
+        "from configs.qemu import profile; from lab import cpu_presets; "
         "cpu_presets.PRESET_DIR = Path(os.environ.get('TEST_PRESETS', cpu_presets.PRESET_DIR)); "
         "profile.PROFILE_DIR = Path(os.environ.get('TEST_PROFILES', profile.PROFILE_DIR)); "
         "sys.argv = [{run!r}] + sys.argv[1:]; runpy.run_path({run!r}, run_name='__main__')"

@@ -15,8 +15,9 @@ elsewhere these skip and say what is missing.
 """
 
 from buildroot import assemble
-from configs.gem5 import knobs, spec
+from configs.gem5 import spec
 from kernels import build as kbuild
+from lab import gem5_knobs as knobs
 from workloads import script
 
 import gem5_runs

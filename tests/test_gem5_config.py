@@ -10,9 +10,10 @@ import pytest
 
 from configs import sweep
 from configs.gem5 import process as gem5_process
-from configs.gem5 import cpu_presets, locate, spec
+from configs.gem5 import locate, spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import profile as qemu_profile
+from lab import cpu_presets
 from lab.errors import UserError
 
 
@@ -84,7 +85,7 @@ def test_boot_and_roi_specs():
     roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5), o3)
     assert boot["mode"] == "boot" and boot["cpu"]["type"] == "atomic"
     # The preset's counts are O3 attributes the gem5 side sets as they are
-    # (configs/gem5/knobs.py), and nothing sets SMAP on a stand-in model.
+    # (lab/gem5_knobs.py), and nothing sets SMAP on a stand-in model.
     assert roi["mode"] == "roi" and roi["cpu"] == {"type": "o3", "fu_latency": {},
                                                    "set": {"o3": o3.params}}
     assert boot["cpu"]["set"] == {}
@@ -438,7 +439,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
     key in place of fs_roi.py's text: what fs_roi.py is told for a fixed
     point is pinned here, whole, so a change to what the host asks of it
     is seen (and, where fs_roi.py's results change, the version bumped).
-    Every SimObject attribute a knob sets is in "set" (configs/gem5/knobs.py)."""
+    Every SimObject attribute a knob sets is in "set" (lab/gem5_knobs.py)."""
     cpu = spec.with_params(spec.load_cpu("x86_64-skylake", "x86_64"),
                            {"stac_clac": "serialize", "numROBEntries": 128})
     group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("x86_64-skylake"),

@@ -16,8 +16,9 @@ series; elsewhere these skip and say what is missing.
 from analysis import roi_trace
 from buildroot import assemble
 from configs.gem5 import process as gem5_process
-from configs.gem5 import knobs, spec
+from configs.gem5 import spec
 from kernels import build as kbuild
+from lab import gem5_knobs as knobs
 from lab.symbols import SymbolMap
 from workloads import script
 

@@ -68,7 +68,7 @@ def test_gem5_boot_and_run_keys():
     # fs_roi.py and three_level_caches.py by their declared versions
     # (spec.FS_ROI_VERSION, THREE_LEVEL_VERSION), not their text; a run's key
     # holds the SimObject attributes its preset's knobs set (the spec's
-    # "set", configs/gem5/knobs.py) and its preset's record the preset and
+    # "set", lab/gem5_knobs.py) and its preset's record the preset and
     # its overrides as typed fields. Every gem5 boot and run is new once;
     # an edit to a .py file moves none of them again.
     default = spec.load_cpu("x86_64-o3-default", "x86_64")

@@ -13,7 +13,9 @@ import pytest
 
 from analysis import probe, results
 from configs import sweep
-from configs.gem5 import cache_presets, cpu_presets, knobs, spec
+from configs.gem5 import cache_presets, spec
+from lab import cpu_presets
+from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
 from test_gem5_config import GEM5, IMAGE, KERNEL
@@ -218,7 +220,7 @@ def test_sweep_axes_for_predictor_and_fu_count(tmp_path):
 
 
 def test_cache_store_ports_is_a_knob_from_preset_to_gem5(tmp_path, monkeypatch):
-    """One row of configs/gem5/knobs.py makes a knob everywhere: a sweep
+    """One row of lab/gem5_knobs.py makes a knob everywhere: a sweep
     axis, a preset's [params], the record and the attribute gem5 sets."""
     f = tmp_path / "ports.toml"
     f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from analysis import claims
-from configs import calibration_targets
+from lab import calibration_targets
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS_FILE = REPO / "analysis" / "seeds.toml"

@@ -8,10 +8,9 @@ once against what gem5 can build.
 import re
 from dataclasses import dataclass
 
-from configs.gem5 import cpu_presets
-from configs.gem5.cpu_presets import MAX_LATENCY, in_folder
-from configs.gem5.knobs import CACHE_LINE
-from lab import inputs, tomlfile
+from lab import cpu_presets, inputs, tomlfile
+from lab.cpu_presets import MAX_LATENCY, in_folder
+from lab.gem5_knobs import CACHE_LINE
 from lab.errors import UserError
 
 

@@ -167,7 +167,7 @@ def set_path(obj, path: str, value) -> None:
 
 
 def make_board(spec: dict):
-    # What to set is the spec's "set" (configs/gem5/knobs.py's table, made
+    # What to set is the spec's "set" (lab/gem5_knobs.py's table, made
     # into attributes by the host): "isa" on every ISA object of every
     # core (micro-ops are shared by every core, so every ISA says the
     # same; gem5 stops on a disagreement), "o3" on the detailed O3 core,

@@ -29,8 +29,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs.gem5 import knobs
 from lab import arches, cache, inputs
+from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
 ARM_BOOTLOADER = "system/arm/bootloader/arm64/boot_foundation.arm64"
@@ -40,7 +40,7 @@ PATCHES = Path(__file__).resolve().parents[1] / "gem5-patches"
 # Strings the series compiles into gem5.opt (a TLB statistic's description,
 # the new op class's name, O3 rename's reader-wait statistic, commit's
 # retire-slot statistic, the macro-fusion parameter, and every attribute
-# a series knob of configs/gem5/knobs.py sets): how a binary shows it was
+# a series knob of lab/gem5_knobs.py sets): how a binary shows it was
 # built with it all.
 SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup", b"miscRegReaderWaits",
                 b"retireSlots", b"macro_fusible") + knobs.series_marks()

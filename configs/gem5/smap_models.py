@@ -10,8 +10,7 @@ op class (and run as its stac_clac knob says). A model is the kernel's
 twin boots the same kernel with the same command line.
 """
 
-from configs.gem5 import cpu_presets
-from lab import arches
+from lab import arches, cpu_presets
 
 SMAP_MODELS = ("none", "lfence", "serialize", "smap")
 MODEL_PARAM = "uaccess_smap_model="  # the smap-model layer's boot parameter

@@ -26,10 +26,11 @@ from lab.errors import UserError
 # from them (configs/point.py, sweep.py, the commands, the tests).
 from configs.gem5.cache_presets import (THREE_LEVEL_VERSION, CachePreset,  # noqa: F401
                                         cache_preset_names, load_cache, own_latencies)
-from configs.gem5.cpu_presets import (MACRO_FUSIBLE, MAX_LATENCY,  # noqa: F401
-                                      O3_RENAME_WIDTH_DEFAULT, REP_STARTUP_OP_CLASS,
-                                      SMAP_OP_CLASS, CpuPreset, cpu_preset_names, load_cpu,
-                                      preset_files, with_params)
+# The CPU presets are lab/cpu_presets.py's (below the run stage and
+# analysis, which both read them), the board's clock with them.
+from lab.cpu_presets import (CLOCK, MACRO_FUSIBLE, MAX_LATENCY,  # noqa: F401
+                             O3_RENAME_WIDTH_DEFAULT, REP_STARTUP_OP_CLASS, SMAP_OP_CLASS,
+                             CpuPreset, cpu_preset_names, load_cpu, preset_files, with_params)
 from configs.gem5.smap_models import (MODEL_PARAM, SMAP_MODELS, executes_smap,  # noqa: F401
                                       layers_for, model_args, model_for, needs_series,
                                       twin_profile)
@@ -43,7 +44,6 @@ FS_ROI_VERSION = 1
 SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"  # what gem5 runs
 
 MEMORY = "1GiB"
-CLOCK = "3GHz"
 DEFAULT_TIMEOUT = 6 * 3600  # seconds per gem5 process: boots take minutes, ROIs more
 WARMING = ("none", "functional")
 HANDOFF_ARG = "uaccess.job=readfile"  # init: stop at a checkpoint, then m5 readfile
@@ -119,7 +119,7 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
 
 def simobject_settings(arch: str, smap_model: str, cpu) -> dict:
     """{scope: {attribute: value}} the gem5 side sets (fs_roi.py applies
-    them as they are): the CPU preset's knobs (configs/gem5/knobs.py) and,
+    them as they are): the CPU preset's knobs (lab/gem5_knobs.py) and,
     with SMAP executed, gem5's X86ISA.smap (our series: CPUID advertises
     SMAP and SMEP)."""
     out = cpu.settings()

@@ -1,21 +1,31 @@
 """gem5 CPU presets (configs/gem5-presets/cpu/*.toml): read whole and
 checked once, and set on top of by a sweep's cpu.* axes or a run flag.
 
-What a preset may set is configs/gem5/knobs.py's table: its counts under
+What a preset may set is lab/gem5_knobs.py's table: its counts under
 [params], its choices as top-level keys. Besides the knobs a preset has
 its FU pool's latencies and unit counts, the probe's documented figures
 and, for a calibrated preset, where its latencies came from.
+
+A preset is data, and both stages read it: the run stage runs a point on
+one (configs/gem5/spec.py's specs, the sweep's axes, calibrate) and the
+scorecard asks whether a run's preset is still today's (analysis/
+judging.py). It lives here, below both stages, because analysis imports
+nothing of configs.
 """
 
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from configs.gem5 import knobs
 from lab import arches, inputs, tomlfile
+from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
-PRESET_DIR = Path(__file__).resolve().parents[1] / "gem5-presets"
+PRESET_DIR = Path(__file__).resolve().parents[1] / "configs" / "gem5-presets"
+
+# Every core runs at the board's one clock (fs_roi.py), so cycles and
+# nanoseconds convert by it.
+CLOCK = "3GHz"
 
 SMAP_OP_CLASS = "IprAccess"  # the op class of the series' STAC/CLAC micro-op
 # The series' op class of a rep string instruction's first micro-op: its

@@ -4,13 +4,18 @@ Param: its name, type and range or choices, default, whether it needs our
 gem5 patch series, the SimObject attributes it sets, and its help.
 
 Everything else derives from this table: which keys a preset file takes
-(configs/gem5/cpu_presets.py), the sweep's cpu.<name> axes
-(configs/sweep.py), the run command's flags (configs/commands/run.py,
+(lab/cpu_presets.py), the sweep's cpu.<name> axes (configs/gem5/
+sweep_axes.py), the run command's gem5 flags (configs/gem5/run_flags.py,
 choice knobs only: counts are swept), what a preset's record holds and
 how calibrate writes a preset back, what the gem5 side sets
 (simobject_settings -> the spec's "set", applied by fs_roi.py), and what
 marks a gem5 binary as built with the series (configs/gem5/locate.py).
 Adding a knob is one row here (docs/guide/extending.md).
+
+It lives in lab/, below both stages, with the preset reader: the run
+stage reads it to run a point and the scorecard (analysis/judging.py)
+to compare a run's preset with today's, and analysis imports nothing of
+configs.
 
 Two kinds:
   a count: an O3 Param.Unsigned of the same name, set on the detailed
@@ -255,19 +260,3 @@ def series_marks() -> tuple:
         out += [a.encode() for a in attrs if a.encode() not in out]
     return tuple(out)
 
-
-def add_flags(group) -> None:
-    """A run flag per choice knob (--stac-clac), default: the preset's."""
-    for k in KNOBS:
-        if k.choices:
-            group.add_argument("--" + k.name.replace("_", "-"), default=None,
-                               choices=k.named, metavar="{" + ",".join(k.named) + "}"
-                               if len(k.named) <= 3 else "NAME",
-                               help=f"{'x86 gem5' if k.series else 'gem5'}: {k.help}; "
-                                    f"default: the CPU preset's")
-
-
-def from_flags(args) -> tuple:
-    """(knob, value) of every choice knob's flag the command line gave."""
-    return tuple((k.name, getattr(args, k.name)) for k in KNOBS
-                 if k.choices and getattr(args, k.name, None) is not None)

@@ -1,0 +1,23 @@
+"""What several command groups share: the folders they read and write by
+default, the store's file name, and the flags of a gem5 build and a
+worker pool."""
+
+from pathlib import Path
+
+from configs import backends, sweep
+from lab import inputs
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_RESULTS = REPO / "results"
+DEFAULT_SWEEP = sweep.SWEEP_DIR / "default.toml"
+DEFAULT_RECORDS = REPO / "docs" / "data"
+STORE_NAME = "results.sqlite"
+# More workers than a sweep can have points would never run.
+WORKERS = inputs.cli(inputs.count_up_to(sweep.MAX_POINTS, "the most points a sweep may hold"),
+                     "--workers")
+
+
+def gem5_args(sp) -> None:
+    """--gem5 (the build) and --cache (a cache preset): the gem5 backend's
+    (Gem5Backend.build_flags)."""
+    backends.kind("gem5").build_flags(sp)
