@@ -49,11 +49,11 @@ def _missing_package(e: ModuleNotFoundError) -> bool:
 
 
 try:
-    from analysis import commands as analysis_commands  # noqa: E402
-    from buildroot import commands as image_commands  # noqa: E402
-    from configs.commands import calibrate, gem5, inventory, reproduce, run  # noqa: E402
-    from configs.commands import simpoint, slurm, sweep  # noqa: E402
-    from kernels import commands as kernel_commands  # noqa: E402
+    from commands import analysis as analysis_commands  # noqa: E402
+    from commands import calibrate, gem5, inventory, reproduce, run  # noqa: E402
+    from commands import image as image_commands  # noqa: E402
+    from commands import kernel as kernel_commands  # noqa: E402
+    from commands import simpoint, slurm, sweep  # noqa: E402
     from lab import cache, inputs  # noqa: E402
     from lab.cli import OneLineParser  # noqa: E402
     from lab.errors import UserError  # noqa: E402
@@ -62,8 +62,8 @@ except ModuleNotFoundError as e:
         sys.exit(2)
     raise
 
-# Each stage's command groups, in the order --help lists their commands;
-# each adds its subparsers with their handlers (lab/cli.py).
+# The command groups (commands/), in the order --help lists their
+# commands; each adds its subparsers with their handlers (lab/cli.py).
 GROUPS = (inventory, kernel_commands, image_commands, run, calibrate, sweep, reproduce, gem5,
           slurm, simpoint, analysis_commands)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from analysis import claims, store
 from analysis.judging import MISS, cycles_per_op, machine
-from configs.gem5 import spec as gem5_spec
+from lab import cpu_presets
 
 # Why gem5's syscall path serializes so often, read in gem5 v24.0.0.1's
 # source: every micro-op with a control, segment or MSR-backed register
@@ -121,7 +121,7 @@ def base_budget(hw_per_byte, run, hw: float, lengths: list) -> str:
     else:
         at = ""
     insts, uops = run["gem5_insts"] / n, run["gem5_ops"] / n
-    width = run.point.machine.o3_param("renameWidth", gem5_spec.O3_RENAME_WIDTH_DEFAULT)
+    width = run.point.machine.o3_param("renameWidth", cpu_presets.O3_RENAME_WIDTH_DEFAULT)
     bound = uops / width
 
     def per(field):

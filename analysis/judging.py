@@ -11,13 +11,12 @@ recalibrated preset does not change how a published run is judged.
 from dataclasses import dataclass
 
 from analysis import claims
-from configs import calibration_targets
-from configs.gem5 import spec as gem5_spec
+from lab import calibration_targets, cpu_presets
 from lab.errors import UserError
 
 MISS = claims.SETTINGS.miss  # an effect off by more than this factor, either way, is a miss
 EARLIER = "(an earlier version)"
-# What ./run.py calibrate fits a latency on (configs/calibration_targets.py):
+# What ./run.py calibrate fits a latency on (lab/calibration_targets.py):
 # the seed, and the two kernels whose difference is the target.
 FITTED_ON = {(m.seed_id, m.before, m.after) for m in calibration_targets.MECHANISMS.values()}
 
@@ -62,12 +61,6 @@ def setup(run) -> str:
     return run["profile"] + ("" if w == "none" else f" (warming {w})")
 
 
-def _override(text: str) -> tuple:
-    """("fetchWidth", 8) from a preset name's "+fetchWidth=8"."""
-    k, _, v = text.partition("=")
-    return k, int(v) if v.isdigit() else v
-
-
 def preset_label(run) -> str:
     """A gem5 run's CPU preset as the tables show it: its name, and
     "(an earlier version)" where the preset it ran on has since changed
@@ -78,14 +71,14 @@ def preset_label(run) -> str:
     today, which no record can answer."""
     name = run["profile"]
     try:
-        ran = run.point.machine.cpu
-        base, *over = name.split("+")
-        now = gem5_spec.with_params(gem5_spec.load_cpu(base, "x86_64"),
-                                    [_override(o) for o in over])
+        machine = run.point.machine
+        ran = machine.cpu
+        now = cpu_presets.with_params(cpu_presets.load_cpu(machine.preset, "x86_64"),
+                                      machine.overrides.items())
     except (KeyError, TypeError, ValueError, UserError):
         return name  # a calibration's point, an Arm run, or a preset since removed
     now_record = now.as_record()
-    same = all(ran.get(f) == now_record.get(f) for f in gem5_spec.CpuPreset.MACHINE_FIELDS)
+    same = all(ran.get(f) == now_record.get(f) for f in cpu_presets.CpuPreset.MACHINE_FIELDS)
     return name if same else f"{name} {EARLIER}"
 
 

@@ -61,9 +61,21 @@ ORIGIN_BEFORE_RECORDED = {
 }
 
 
-def base_preset(name: str) -> str:
-    """A CPU preset's name without a sweep's overrides ("+k=v")."""
-    return (name or "").split("+", 1)[0]
+def preset_of(cpu: Mapping, name: str) -> tuple:
+    """(the CPU preset, {knob: value} set on top of it) a run ran on, as
+    its record's typed fields say (lab/cpu_presets.py as_record,
+    since 2026-11-28). A record from before them has only the name, the
+    preset with "+<knob>=<value>" per override: read here, once, so that
+    the files published before still read the same."""
+    if "preset" in cpu:
+        return cpu["preset"], MappingProxyType(dict(cpu.get("overrides") or {}))
+    base, *over = (name or "").split("+")
+    return base, MappingProxyType({k: _value(v) for k, v in (o.split("=", 1) for o in over)})
+
+
+def _value(text: str):
+    """An override's value as it was set: a count, or a choice's name."""
+    return int(text) if text.lstrip("-").isdigit() else text
 
 
 @dataclass(frozen=True)
@@ -71,8 +83,10 @@ class Machine:
     """The simulated machine as the record holds it: the CPU preset (gem5;
     a QEMU run's profile name) and the cache preset, each with every value
     it had when the run ran, whatever their files say today."""
-    cpu_name: str             # the preset as run (its name carries a sweep's overrides)
+    cpu_name: str             # the preset as run, as tables show it (preset+knob=value...)
     cpu: Mapping              # the CPU preset's values (params, fu_latency, documented, ...)
+    preset: str               # the CPU preset it ran on (a QEMU run's profile), without overrides
+    overrides: Mapping        # knob -> value a sweep or a flag set on top of it ({}: none)
     cache_name: str
     cache: Mapping            # the cache preset's values (sizes, latencies)
     calibrated_from: str      # the preset the CPU preset's latencies were fitted on top of
@@ -82,7 +96,7 @@ class Machine:
     def base(self) -> str:
         """The preset this machine is a version of: the one it was
         calibrated from, else its own name without overrides."""
-        return self.calibrated_from or base_preset(self.cpu_name)
+        return self.calibrated_from or self.preset
 
     def o3_param(self, name: str, default: int) -> int:
         """An O3 parameter, or gem5's `default` where the preset left it."""
@@ -290,12 +304,12 @@ def sampling_of(record: dict):
     return None if g is None else (g.get("sampling") or {}).get("method", "none")
 
 
-def _origin(sim: dict, cpu_name: str) -> tuple:
+def _origin(sim: dict, preset: str) -> tuple:
     """(calibrated_from, fitted_on) of the CPU preset a record ran on."""
     origin = sim.get("cpu_origin")
     if origin is not None:
         return origin.get("calibrated_from", ""), tuple(origin.get("fitted_on", ()))
-    return ORIGIN_BEFORE_RECORDED.get(base_preset(cpu_name), ("", ()))
+    return ORIGIN_BEFORE_RECORDED.get(preset, ("", ()))
 
 
 def _experiment(row: dict, job: tuple, cpu) -> tuple:
@@ -319,8 +333,9 @@ def from_row(row: Mapping) -> Run:
     job = (prov.get("image") or {}).get("job") or {}
     job_items = tuple(sorted((job.get("params") or {}).items()))
     cpu = sim.get("cpu_preset") if isinstance(sim.get("cpu_preset"), dict) else None
-    calibrated_from, fitted_on = _origin(sim, row.get("profile"))
-    machine = Machine(row.get("profile") or "", MappingProxyType(cpu or {}),
+    preset, overrides = preset_of(cpu or {}, row.get("profile"))
+    calibrated_from, fitted_on = _origin(sim, preset)
+    machine = Machine(row.get("profile") or "", MappingProxyType(cpu or {}), preset, overrides,
                       row.get("cache") or "", MappingProxyType(sim.get("cache_preset") or {}),
                       calibrated_from, fitted_on)
     backend = row.get("backend") or (record.get("point") or {}).get("backend")

@@ -31,7 +31,7 @@ from contextlib import closing
 from pathlib import Path
 
 from analysis import results
-from lab import cache
+from lab import cache, gem5_statistics
 from workloads import script
 
 # PRAGMA user_version; 0 is the wide, one-column-per-metric runs table, and
@@ -183,23 +183,6 @@ def _less(counts: dict, part: dict) -> dict:
             for k, v in counts.items()}
 
 
-# gem5 summary name -> metric name
-_GEM5_METRICS = {"cycles": "cycles", "insts": "gem5_insts", "ops": "gem5_ops", "ipc": "ipc",
-                 "branch_mispredicts": "branch_mispredicts",
-                 "squashed_insts": "squashed_insts", "l1d_misses": "l1d_misses",
-                 "l1i_misses": "l1i_misses", "l2_misses": "l2_misses",
-                 "smap_faults": "smap_faults", "serializing_insts": "serializing_insts",
-                 "serialize_stall_cycles": "serialize_stall_cycles",
-                 "misc_reader_waits": "misc_reader_waits", "l3_misses": "l3_misses",
-                 "host_inst_rate": "host_inst_rate",
-                 **{n: n for n in ("rename_run_cycles", "rename_idle_cycles",
-                                   "rename_block_cycles", "rename_unblock_cycles",
-                                   "rename_squash_cycles", "icache_stall_cycles",
-                                   "fetch_cache_lines", "retire_slots", "macro_fused",
-                                   "uop_queue_full_cycles", "fetch_ahead_lines",
-                                   "fetch_ahead_ready", "fetch_ahead_restarts")}}
-
-
 def record_metrics(record: dict) -> dict:
     """Every number a finished record carries, by metric name."""
     res = record["result"]
@@ -212,8 +195,9 @@ def record_metrics(record: dict) -> dict:
     # probe: its figures (cycles under gem5's x86, probe_unit says).
     out.update({k: v for k, v in res.items() if k.startswith("probe_")
                 and isinstance(v, (int, float)) and not isinstance(v, bool)})
+    # gem5's statistics under their metric names (lab/gem5_statistics.py).
     summary = (record.get("gem5") or {}).get("summary") or {}
-    out.update({name: summary.get(k) for k, name in _GEM5_METRICS.items() if k in summary})
+    out.update({name: summary.get(k) for k, name in gem5_statistics.METRICS.items() if k in summary})
     out.update(profile_metrics((record.get("gem5") or {}).get("commit_profile")))
     return {k: v for k, v in out.items() if v is not None}
 

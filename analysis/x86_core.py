@@ -17,27 +17,27 @@ from analysis import store
 # Each step adds one change of the series to the one before; a step's
 # marks are the preset's keys set back (the sweep's overrides), the most
 # set back first, since step_of takes the first step whose marks a row has.
-PART1 = ("stac_clac=serialize", "fetchAheadLines=0")
-STEPS = (("gem5's decoding, fetch/decode 4, no queue", ("uops=gem5", "uopQueueSize=0") + PART1),
+PART1 = {"stac_clac": "serialize", "fetchAheadLines": 0}
+STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueueSize=0, **PART1)),
          # The preset decodes fused: a row that sets the queue back alone
-         # is this step (its name holds no uops=, the preset's own value).
-         ("fused decoding, fetch/decode 4, no queue", ("uopQueueSize=0",) + PART1),
+         # is this step (its overrides hold no uops, the preset's own value).
+         ("fused decoding, fetch/decode 4, no queue", dict(uopQueueSize=0, **PART1)),
          ("part 1: fused, 64-entry queue, fetch/decode 6", PART1),
-         ("+ STAC/CLAC settled at commit, no drain", ("fetchAheadLines=0",)),
-         ("+ fetch ahead (the preset)", ()))
+         ("+ STAC/CLAC settled at commit, no drain", {"fetchAheadLines": 0}),
+         ("+ fetch ahead (the preset)", {}))
 PRESET = "x86_64-skylake"
 PROBES = (("probe_l1d", "L1D"), ("probe_l2", "L2"), ("probe_l3", "L3"), ("probe_mem", "memory"),
           ("probe_mispredict", "mispredict"), ("probe_syscall", "getppid"))
 
 
-def step_of(profile: str):
-    """The step a row of x86-core.toml ran, from its preset's name (its
-    overrides), or None for another preset."""
-    base, *over = (profile or "").split("+")
-    if base != PRESET:
+def step_of(preset: str, overrides) -> str:
+    """The step a row of x86-core.toml ran, from its preset and the
+    overrides set on top of it, or None for another preset."""
+    if preset != PRESET:
         return None
     for label, marks in STEPS:
-        if all(m in over for m in marks) and (marks or not over):
+        if all(k in overrides and overrides[k] == v for k, v in marks.items()) \
+                and (marks or not overrides):
             return label
     return None
 
@@ -46,7 +46,8 @@ def by_step(rows: list) -> dict:
     """{step: {workload: row}}, the newest row of each."""
     out = {}
     for r in sorted(store.newest_per_experiment(rows), key=lambda r: r.get("recorded_at") or ""):
-        step = step_of(r.get("profile")) if r.gem5 else None
+        m = r.point.machine
+        step = step_of(m.preset, m.overrides) if r.gem5 else None
         if step and r.get("variant") == "stock":
             out.setdefault(step, {})[r["workload"]] = r
     return out

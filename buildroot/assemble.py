@@ -124,7 +124,8 @@ def plan(arch: str, job: script.Job, handoff: bool = False) -> tuple:
         inputs["ext4"] = dict(EXT4_FS, mke2fs=_mke2fs_version())
     if job.needs_make_tree():
         inputs["make_build"] = {
-            "sources": _digest([MAKE_BUILD_DIR, Path(make_tree.__file__)]),
+            # make_tree.py's tree by its declared version, not its text.
+            "sources": _digest([MAKE_BUILD_DIR]),
             "tree": make_tree.TREE_VERSION, "dirs": list(job.make_tree_dirs()),
             "linux": linux_source.pinned().sha256, "gnu_make": gnu_make.identity(arch),
             "config_kernel": kbuild.plan(*make_tree.CONFIG_KERNEL)[0]}

@@ -35,16 +35,16 @@ import re
 from dataclasses import dataclass
 
 from buildroot import assemble
-from configs import calibration_targets as targets
 from configs import backends
-from configs import point as run_point
+from configs.gem5.point import gem5_point
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
+from lab import calibration_targets as targets
 from lab import fit as fit_line
 from lab.errors import UserError
 from workloads import script
 
-# The targets live in configs/calibration_targets.py; they are this
+# The targets live in lab/calibration_targets.py; they are this
 # module's too, under the names its callers know.
 MECHANISMS, Mechanism, SCRIPTS = targets.MECHANISMS, targets.Mechanism, targets.SCRIPTS
 
@@ -101,9 +101,9 @@ def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: 
 
     def one(latency, variant):
         say(f"[calibrate {m.name}] {variant} with {m.op_class} = {latency} cycles")
-        point = run_point.gem5_point("x86_64", variant, job, cache=cache.name,
-                                     smap_model=m.smap_model, timeout=timeout,
-                                     made=with_latency(cpu, m.op_class, latency))
+        point = gem5_point("x86_64", variant, job, cache=cache.name,
+                           smap_model=m.smap_model, timeout=timeout,
+                           made=with_latency(cpu, m.op_class, latency))
         return backends.backend_for(point, gem5).run(point, kernels[variant], image)
 
     todo = [(lat, v) for lat in latencies for v in (m.before, m.after)]
@@ -279,16 +279,10 @@ def preset_text(cpu, calibrated: dict, notes: list, fitted_on=()) -> str:
             f'description = "{cpu.description}, calibrated on the seeds"',
             f'calibrated_from = "{base}"',
             "fitted_on = [" + ", ".join(f'"{f}"' for f in fitted) + "]"]
-    if cpu.kernel_entry != gem5_spec.KERNEL_ENTRY_DEFAULT:
-        body += [f'kernel_entry = "{cpu.kernel_entry}"']
-    if cpu.stac_clac != gem5_spec.STAC_CLAC_DEFAULT:
-        body += [f'stac_clac = "{cpu.stac_clac}"']
-    if cpu.uops != gem5_spec.UOPS_DEFAULT:
-        body += [f'uops = "{cpu.uops}"']
+    for name, value in (cpu.choices or {}).items():  # the knobs off their defaults
+        body += [f'{name} = "{value}"']
     if cpu.macro_fusible:
         body += ["macro_fusible = [" + ", ".join(f'"{m}"' for m in cpu.macro_fusible) + "]"]
-    if cpu.branch_predictor:
-        body += [f'branch_predictor = "{cpu.branch_predictor}"']
     body += ["[params]"] + [f"{k} = {v}" for k, v in sorted(cpu.params.items())]
     if cpu.fu_count:
         body += ["[fu_count]"] + [f"{k} = {v}" for k, v in sorted(cpu.fu_count.items())]

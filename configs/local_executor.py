@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from buildroot import assemble
 from configs import backends, runs
-from configs.gem5 import locate as gem5_locate
 from kernels import build as kbuild
 from kernels import variants
 from lab import child
@@ -62,7 +61,7 @@ def _gem5_for(sweep, arch: str, gem5_flag):
     """The gem5 build for `arch`; where it is missing and the sweep has
     other arches' points, the error says how to run those alone."""
     try:
-        return gem5_locate.require(arch, gem5_flag)
+        return backends.gem5_build(arch, gem5_flag)
     except UserError as e:
         others = sorted({q.arch for q in sweep.points} - {arch})
         hint = (f"; to run the other points without it: --arch {' or --arch '.join(others)}"
@@ -103,7 +102,7 @@ def plan(sweep, gem5_flag: str = None, dry: bool = False) -> list:
         if key in seen:  # e.g. a QEMU twin that equals a plain QEMU point
             continue
         seen.add(key)
-        out.append(Planned(p, kernel, image, key, runs.finished(key) is not None, backend))
+        out.append(Planned(p, kernel, image, key, backends.finished(key) is not None, backend))
     return out
 
 
@@ -223,7 +222,7 @@ def settle_and_build(sweep, planned: list, on_outcome, jobs: int) -> tuple:
     todo = []
     for pl in planned:
         if pl.done:
-            finish(Outcome(pl, record=runs.finished(pl.key), cached=True))
+            finish(Outcome(pl, record=backends.finished(pl.key), cached=True))
         else:
             todo.append(pl)
     broken = _build_inputs(todo, jobs)

@@ -9,7 +9,9 @@ be read, and the error names the log.
 The backends (configs/backends.py: the interface and the one chooser;
 configs/qemu/backend.py, configs/gem5/backend.py) key and execute a point;
 this module is what they share: the run-directory protocol (in_run_dir),
-the record's shape (record, provenance) and the reader of a finished run.
+the record's shape (record, provenance) and the reader of a finished run
+(finished, which asks the run's backend whether it still stands by it:
+backends.finished reads any run's). It imports no backend.
 """
 
 import json
@@ -20,9 +22,6 @@ import subprocess
 import time
 from pathlib import Path
 
-from configs.gem5 import process as gem5_process
-from configs.gem5 import stats as gem5_stats
-from configs.qemu import process as qemu_process
 from lab import cache
 from lab.errors import UserError
 
@@ -32,7 +31,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 class RunFailed(UserError):
     """A simulation that ran but did not produce a valid result; `log` is
-    the log that says why, kept under runs/failed/."""
+    the log that says why, kept under runs/failed/ (a backend's own
+    failures are kinds of it: configs.gem5.process.Gem5Failed)."""
 
     exit_code = 1  # a failed simulation, not bad input
 
@@ -45,20 +45,18 @@ def run_dir(key: str) -> Path:
     return cache.area("runs") / key
 
 
-def finished(key: str):
-    """The record of a finished run, or None."""
+def stored(key: str):
+    """The record a run directory holds, as it was written, or None; what
+    its backend makes of it is finished's."""
     path = run_dir(key) / "record.json"
-    if not path.is_file():
-        return None
-    record = json.loads(path.read_text())
-    if qemu_process.clock_failure(path.parent / "console.log"):  # QEMU's console (gem5 has its own)
-        return None  # kept before boots were checked for it: not the point's run
-    g = record.get("gem5")
-    # A record from before summaries were kept, or before a number was
-    # added to them: read its stats.txt again, so the store gets it too.
-    if g and gem5_stats.SUMMARY_KEYS - set(g.get("summary") or {}):
-        g["summary"] = gem5_stats.roi_summary(Path(g["stats_file"]).parent)
-    return record
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def finished(key: str, backend):
+    """The record of a finished run of `backend`, or None: a stored record
+    its backend no longer stands by (backend.revalidate) is not one."""
+    record = stored(key)
+    return None if record is None else backend.revalidate(record, run_dir(key))
 
 
 def _kept_aside(key: str) -> Path:
@@ -67,14 +65,14 @@ def _kept_aside(key: str) -> Path:
     return cache.failed_path("runs", f"{key}-{time.strftime('%Y%m%dT%H%M%S')}")
 
 
-def in_run_dir(key: str, force: bool, label: str, execute) -> dict:
-    """The run-directory protocol shared by the backends: reuse a finished
-    run; else execute(work_dir) -> record in a temporary directory that is
-    renamed into place whole, or kept under runs/failed/ on failure."""
+def in_run_dir(key: str, force: bool, label: str, execute, backend) -> dict:
+    """The run-directory protocol shared by the backends: reuse `backend`'s
+    finished run; else execute(work_dir) -> record in a temporary directory
+    that is renamed into place whole, or kept under runs/failed/ on failure."""
     final = run_dir(key)
     if force and final.is_dir():
         shutil.rmtree(final)
-    done = finished(key)
+    done = finished(key, backend)
     if done is not None:
         return done
     if final.is_dir():  # a run finished() refuses (a lost guest clock): kept aside
@@ -82,7 +80,7 @@ def in_run_dir(key: str, force: bool, label: str, execute) -> dict:
     work = cache.temp_dir(final)  # after cleaning what killed runs left
     try:
         record = execute(work)
-    except (RunFailed, gem5_process.Gem5Failed) as failure:
+    except RunFailed as failure:
         kept = _kept_aside(key)
         os.rename(work, kept)
         log = str(failure.log).replace(str(work), str(kept)) if failure.log else str(kept)
@@ -96,7 +94,7 @@ def in_run_dir(key: str, force: bool, label: str, execute) -> dict:
         os.rename(work, final)
     except OSError:  # a concurrent run finished the same point first
         shutil.rmtree(work, ignore_errors=True)
-    return finished(key)
+    return finished(key, backend)
 
 
 def record(point: dict, result: dict, seconds: float, guest: dict, provenance: dict,

@@ -47,6 +47,11 @@ import numpy as np
 from lab import datafile
 from lab.errors import UserError
 
+# In the key of every SimPoint-sampled run: bump it when a change here
+# would change the points or weights chosen (tests/test_sampling.py pins
+# the choice on a fixed .bb). Its text is not hashed: a refactor moves no key.
+METHOD_VERSION = 1
+
 DIMS = 15
 MAX_K = 10
 N_INIT = 5

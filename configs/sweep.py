@@ -58,27 +58,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from configs import backends as backends_mod
-from configs import point as run_point
-from configs.point import gem5_point, qemu_point
-from configs.gem5 import sampling as gem5_sampling
-from configs.gem5 import spec as gem5_spec
-from configs.qemu import process as qemu_process
-from configs.qemu import profile as qemu_profile
 from kernels import variants
 from lab import arches, inputs, tomlfile
 from lab.errors import UserError
 from workloads import script
 
 SWEEP_DIR = Path(__file__).resolve().parent / "sweeps"
-AXES = ("arch", "variant", "workload", "backend", "profile", "cpu_preset", "cache",
-        "smap_model", "warming", "sampling")
-FIXED_DEFAULTS = {"backend": "qemu", "profile": "default", "timeout": qemu_process.DEFAULT_TIMEOUT,
-                  "plugin": True, "bbv_interval": 0, "cpu_preset": "default",
-                  "cache": "classic-l1l2", "smap_model": "none", "cross_check": True,
-                  "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT, "commit_profile": False,
-                  "uop_profile": False,
-                  "warming": "functional", "sampling": "none",
-                  **{f"simpoint_{k}": v for k, v in gem5_sampling.Settings().as_record().items()}}
+# The axes every point has, then each backend's own (Backend.AXES), and
+# the [fixed] settings likewise (Backend.FIXED): a backend's settings are
+# its own to declare, read and check, and to make points of.
+KINDS = [backends_mod.kind(name) for name in backends_mod.BACKENDS]
+AXES = ("arch", "variant", "workload", "backend") + tuple(a for k in KINDS for a in k.AXES)
+FIXED_DEFAULTS = {"backend": "qemu", **{s: v for k in KINDS for s, v in k.FIXED.items()}}
 TOP_KEYS = ("name", "description", "fixed", "axes", "params")
 # More points than anyone means to run in one sweep (the seeds sweep is
 # ~40, the teaching sweep ~20): a typo in a parameter axis, not a plan.
@@ -163,13 +154,14 @@ def expand(data: dict, path: Path) -> Sweep:
 
 def _expand_axes(path, where, axes, fixed, params) -> tuple:
     """(points, skipped) of one axes table's cross product."""
+    families = [k for k in KINDS if k.AXIS_PREFIX]
     for key in axes:
-        if key not in AXES and not key.startswith("cpu."):
+        if key not in AXES and not any(key.startswith(k.AXIS_PREFIX) for k in families):
             raise _err(path, f"{where}.{key}", f"unknown axis (valid: {', '.join(AXES)}, "
-                       f"or cpu.<O3 parameter>, cpu.kernel_entry, cpu.stac_clac, cpu.uops, "
-                       f"cpu.branch_predictor, "
-                       f"cpu.fu_count.<kind>)")
-    cpu_axes = _cpu_axes(path, where, axes)
+                       f"or {', '.join(k.AXIS_PREFIX_HELP for k in families)})")
+    # Each backend's axes, read and checked whether or not a point of it is
+    # made: a typo in any axis fails the file.
+    own = {k.name: k.axes(path, where, axes, fixed) for k in KINDS}
 
     arch_names = _axis(path, f"{where}.arch", axes.get("arch", list(arches.NAMES)), arches.NAMES)
     variant_values = axes.get("variant", "all")
@@ -177,25 +169,11 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
         path, f"{where}.variant", variant_values, variants.names())
     backends = _axis(path, f"{where}.backend", axes.get("backend", fixed["backend"]),
                      backends_mod.BACKENDS)
-    profiles = _axis(path, f"{where}.profile", axes.get("profile", fixed["profile"]),
-                     ["default"] + qemu_profile.profile_names())
     workloads = _workloads(path, _axis(path, f"{where}.workload",
                                        axes.get("workload", ["lstat-storm"])))
-    presets = _axis(path, f"{where}.cpu_preset", axes.get("cpu_preset", fixed["cpu_preset"]))
-    # Each gem5 point reads its presets whole and checks its settings'
-    # combinations when it is made (configs/point.py), before any work.
-    caches = _axis(path, f"{where}.cache", axes.get("cache", fixed["cache"]),
-                   gem5_spec.cache_preset_names())
-    models = _axis(path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"]),
-                   gem5_spec.SMAP_MODELS)
-    warmings = _axis(path, f"{where}.warming", axes.get("warming", fixed["warming"]),
-                     gem5_spec.WARMING)
-    samplings = _axis(path, f"{where}.sampling", axes.get("sampling", fixed["sampling"]),
-                      gem5_sampling.SAMPLING)
     param_axes = _param_axes(path, params, workloads)
-    size = math.prod(len(x) for x in (arch_names, names, workloads, backends, profiles, presets,
-                                      caches, models, warmings, samplings))
-    size *= math.prod(len(v) for _, v in cpu_axes) * math.prod(len(v) for *_, v in param_axes)
+    size = math.prod(len(x) for x in (arch_names, names, workloads, backends))
+    size *= math.prod(a.size for a in own.values()) * math.prod(len(v) for *_, v in param_axes)
     if size > MAX_POINTS:
         raise _err(path, where, f"expands to {size:,} points, more than the {MAX_POINTS:,} a "
                    f"sweep may hold: split it, or trim an axis")
@@ -213,9 +191,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             job = _job_with(path, base, origin, settings)
             shown = tuple((k, _show(val)) for k, val in settings)
             common = dict(arch=arch, variant=variant, job=job, params=shown)
-            made = {"qemu": lambda: _qemu_points(path, common, profiles, skipped, fixed),
-                    "gem5": lambda: _gem5_points(path, where, common, presets, caches, models,
-                                                 fixed, cpu_axes, warmings, samplings)}[backend]()
+            made = backends_mod.kind(backend).points(path, where, common, own[backend], fixed,
+                                                      skipped)
             if made:  # before any work: a job no point can finish in its timeout
                 job.check_fits(min(p.timeout for p in made), f"{path}: ")
             points += made
@@ -224,117 +201,9 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
     return points, skipped
 
 
-def _qemu_points(path, common, profiles, skipped, fixed) -> list:
-    out = []
-    for profile in profiles:
-        arch = common["arch"]
-        prof = arches.get(arch).qemu_profile if profile == "default" else profile
-        if qemu_profile.load_profile(prof).arch != arch:
-            skipped.append((f"{arch}/{common['variant']}/{common['job'].workload}",
-                            f"profile {prof} is for another arch"))
-            continue
-        out.append(qemu_point(profile=prof, timeout=fixed["timeout"], plugin=fixed["plugin"],
-                              bbv_interval=fixed["bbv_interval"], **common))
-    return out
-
-
-def _cpu_axes(path, where, axes) -> list:
-    """[(setting, values)] from `"cpu.numROBEntries" = [64, 128]` axes (O3
-    parameters), the kernel-entry scheme from `"cpu.kernel_entry" =
-    ["serialize", "sdm"]`, the predictor from `"cpu.branch_predictor" =
-    ["TournamentBP"]` and a unit count from `"cpu.fu_count.WritePort" = [1, 4]`."""
-    out = []
-    for key, values in axes.items():
-        if not key.startswith("cpu."):
-            continue
-        name = key[4:]
-        if name in ("kernel_entry", "stac_clac", "uops", "branch_predictor"):
-            choices = {"kernel_entry": gem5_spec.KERNEL_ENTRY, "uops": gem5_spec.UOPS,
-                       "stac_clac": gem5_spec.STAC_CLAC,
-                       "branch_predictor": gem5_spec.BRANCH_PREDICTORS}[name]
-            out.append((name, inputs.list_of(values, f"{path}: {where}.{key}",
-                                             lambda v: v in choices, " or ".join(choices))))
-            continue
-        fu_kind = name.startswith(gem5_spec.FU_COUNT_PREFIX)
-        if not fu_kind and name not in gem5_spec.O3_PARAMS:
-            raise _err(path, f"{where}.{key}", f"unknown O3 parameter {name!r}")
-        least = 0 if fu_kind or name in gem5_spec.O3_ZERO_MEANS_NONE else 1
-        values = inputs.list_of(values, f"{path}: {where}.{key}",
-                                lambda v: inputs.is_integer(v) and v >= least,
-                                "integers of at least 0" if least == 0 else "positive integers")
-        for i, v in enumerate(values):
-            if fu_kind:
-                gem5_spec.check_fu_count(name[len(gem5_spec.FU_COUNT_PREFIX):], v,
-                                         f"{path}: {where}.{key}[{i}]")
-            else:
-                gem5_spec.check_o3_param(name, v, f"{path}: {where}.{key}[{i}]")
-        out.append((name, values))
-    return out
-
-
-def _gem5_points(path, where, common, presets, caches, models, fixed, cpu_axes=(),
-                 warmings=("none",), samplings=("none",)) -> list:
-    """gem5 points for one (arch, variant, workload, params), plus one QEMU
-    twin per boot group (same kernel, image, model) when cross-checking."""
-    arch = common["arch"]
-    arch_models = models if arches.get(arch).gem5_series else [""]
-    out = []
-    every = ["default"] + gem5_spec.cpu_preset_names()
-    for i, preset in enumerate(presets):
-        if preset not in every and preset in gem5_spec.preset_files("cpu"):
-            # In the folder but left out of the list: say what is wrong with it.
-            with inputs.located(f"{path}: axes.cpu_preset[{i}]"):
-                gem5_spec.load_cpu(preset, arch)
-    inputs.each_in(presets, every, f"{path}: axes.cpu_preset")
-    # A preset names its arch; each arch takes its own from the list.
-    mine = [arches.get(arch).default_cpu_preset if p == "default" else p for p in presets
-            if p == "default" or p in gem5_spec.cpu_preset_names(arch)]
-    if not mine:
-        raise _err(path, "axes.cpu_preset", f"no preset for {arch} (valid: default, "
-                   f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
-    combos = [tuple(zip([n for n, _ in cpu_axes], vals))
-              for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
-    if not arches.get(arch).gem5_series:  # kernel_entry, stac_clac and uops are the
-        combos = list(dict.fromkeys(  # series' x86 settings: other arches keep gem5's, once
-            tuple(kv for kv in o if kv[0] not in ("kernel_entry", "stac_clac", "uops"))
-            for o in combos))
-    # cpu.<param> axes are O3 parameters: other models run once.
-    o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}
-    for cache_name, model in itertools.product(caches, arch_models):
-        for name, over, warming, sampled in [
-                (n, o, w, s) for n in mine
-                for o in (combos if o3[n] else [()])
-                for w in warmings for s in samplings]:
-            try:  # the preset and its axes together (a delay against its buffers)
-                out.append(gem5_point(
-                    preset=name, cache=cache_name, smap_model=model,
-                    timeout=fixed["gem5_timeout"], cpu_params=over,
-                    commit_profile=bool(fixed["commit_profile"]), warming=warming,
-                    uop_profile=bool(fixed["uop_profile"]),
-                    simpoint=_simpoint(fixed) if sampled == "simpoint" else None, **common))
-            except inputs.SettingError as e:  # said at the axis that holds it
-                axis = {"cache": f"{where}.cache[{caches.index(cache_name)}]",
-                        "sampling": f"{where}.sampling"}[e.setting]
-                raise _err(path, axis, str(e)) from None
-            except UserError as e:
-                raise _err(path, "axes", str(e)) from None
-        if fixed["cross_check"] and run_point.has_twin(out[-1].smap_model):
-            out.append(run_point.qemu_twin(out[-1], fixed["timeout"], fixed["bbv_interval"]))
-    return out
-
-
-def _simpoint(fixed) -> gem5_sampling.Settings:
-    return gem5_sampling.Settings(**{k: fixed[f"simpoint_{k}"]
-                                     for k in gem5_sampling.Settings().as_record()})
-
-
 def _check_fixed(path, fixed):
-    for key in ("timeout", "gem5_timeout"):
-        inputs.timeout(fixed[key], f"{path}: fixed.{key} (seconds)")
-    for key in ("plugin", "cross_check", "commit_profile", "uop_profile"):
-        inputs.flag(fixed[key], f"{path}: fixed.{key}")
-    inputs.number(fixed["bbv_interval"], f"{path}: fixed.bbv_interval", minimum=0, integer=True)
-    _simpoint(fixed).check(f"{path}: fixed.")
+    for kind in KINDS:
+        kind.check_fixed(path, fixed)
 
 
 def _workloads(path, values):

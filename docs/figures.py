@@ -253,7 +253,7 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
     records hold no x86-core rows."""
     from analysis import accounting, x86_core
     from analysis.kinds import registry
-    from configs.gem5 import spec
+    from lab import cpu_presets
 
     # A published file of another sweep: its folder holds x86-core's.
     source = data.parent if data.is_file() and not _is_store(data) else data
@@ -266,7 +266,7 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
     if not drawn:
         return
     base = next(b for b in registry.CLAIMS.of("base") if b.id == "statx-base-2017")
-    hw = base.hw_cycles or base.hw_ns * float(spec.CLOCK.removesuffix("GHz"))
+    hw = base.hw_cycles or base.hw_ns * float(cpu_presets.CLOCK.removesuffix("GHz"))
     fig, ax = plt.subplots(figsize=(8, 4))
     bottoms = [0.0] * len(drawn)
     # Rename's states (analysis/accounting.py), whose cycles add up to

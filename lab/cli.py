@@ -1,9 +1,8 @@
 """What every command group of run.py shares: the parser whose errors are
-one line, and the flag types every stage's commands take. Each stage
-keeps its commands in its own commands module (kernels/commands.py,
-buildroot/commands.py, configs/commands/, analysis/commands.py): one
-register(sub) that adds its subparsers, each with its handler; run.py
-puts them together."""
+one line, and the flag types every stage's commands take. The commands
+live in one place, commands/, a module per group (kernel.py, image.py,
+run.py, sweep.py, analysis.py, ...): each has one register(sub) that
+adds its subparsers, each with its handler; run.py puts them together."""
 
 import argparse
 
@@ -46,3 +45,22 @@ def switches(sp: argparse.ArgumentParser, *flags: tuple) -> None:
     """Each (flag, help) of `flags` an on/off switch of `sp`, off unless given."""
     for flag, help_text in flags:
         sp.add_argument(flag, action="store_true", help=help_text)
+
+
+def backend_flags(sp: argparse.ArgumentParser, group, backend: str, owner: str) -> None:
+    """Every flag of argument `group` is `backend`'s alone (`owner`: how
+    the error names it, "gem5 (--backend gem5)"): given to another
+    backend, refuse_others names it, before anything is built."""
+    owned = dict(sp.get_default("backend_flags") or {})
+    for action in group._group_actions:
+        owned[action.dest] = (action.option_strings[0], action.default, backend, owner)
+    sp.set_defaults(backend_flags=owned)
+
+
+def refuse_others(args, backend: str) -> None:
+    """One line naming the first flag given that another backend owns
+    (a flag at its default was not given)."""
+    for dest, (flag, default, owner, said) in (getattr(args, "backend_flags", None) or {}).items():
+        inputs.only_for(owner != backend and getattr(args, dest, default) != default, flag,
+                        said, f"the {backend} backend does not read it: add --backend {owner} "
+                        f"or leave {flag} out")

@@ -455,8 +455,9 @@ def x86_core(repeat: int = 0) -> None:
             for o in outcomes:
                 if o.record:
                     store.add_record(conn, "x86-core", o.record)
-                    step = steps.step_of(o.planned.point.run.cpu.name) \
-                        if o.planned.point.backend == "gem5" else None
+                    cpu = o.planned.point.run.cpu if o.planned.point.backend == "gem5" else None
+                    step = steps.step_of(cpu.preset or cpu.name, cpu.overrides or {}) \
+                        if cpu else None
                     if step and o.planned.point.workload == "statx-loop":
                         planned[step] = o.planned
                 elif o.planned.point.backend == "gem5":
@@ -578,11 +579,11 @@ def study_cost(sweep_files: list) -> None:
     """What a study costs, read from its records (see the module's doc;
     the model is analysis/study_cost.py, which ./run.py reproduce uses)."""
     from analysis import store, study_cost as cost_model
-    from configs import local_executor, runs, sweep
+    from configs import backends, local_executor, sweep
     for path in sweep_files:
         sw = sweep.load(path)
         planned = local_executor.plan(sw, dry=True)
-        records = [r for r in (runs.finished(pl.key) for pl in planned if pl.key) if r]
+        records = [r for r in (backends.finished(pl.key) for pl in planned if pl.key) if r]
         cost = cost_model.of_runs(store.from_record(r) for r in records)
         print(f"{sw.name} ({path}): {len(planned)} points, {len(planned) - len(records)} not "
               f"run yet; {len(cost.boots)} gem5 boots")

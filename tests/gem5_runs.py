@@ -3,7 +3,7 @@ made (and checked) by configs/point.py, with the CPU preset the test made,
 the run by the backend, exactly as a sweep's. Only tests (and the
 benchmark) build a point this way, so it lives here."""
 
-from configs import point as point_mod
+from configs.gem5 import point as point_mod
 from configs import backends
 from configs.gem5 import spec as gem5_spec
 

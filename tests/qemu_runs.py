@@ -2,7 +2,7 @@
 made (and checked) by configs/point.py, the run by the backend, exactly as
 a sweep's. Only tests build a point this way, so it lives here."""
 
-from configs import point as point_mod
+from configs.qemu import point as point_mod
 from configs import backends
 from configs.gem5 import spec as gem5_spec
 from lab.errors import UserError

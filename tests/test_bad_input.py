@@ -30,8 +30,8 @@ BIG = "100000000000000000000"  # 1e20: beyond 64 bits, which tomllib does not en
 # run.py with its preset and profile folders moved (TEST_PRESETS,
 # TEST_PROFILES): the only way into it the cases use besides argv and env.
 SHIM = ("import os, runpy, sys; from pathlib import Path; sys.path.insert(0, {repo!r}); "
-        "from configs.gem5 import spec; from configs.qemu import profile; "
-        "spec.PRESET_DIR = Path(os.environ.get('TEST_PRESETS', spec.PRESET_DIR)); "
+        "from configs.qemu import profile; from lab import cpu_presets; "
+        "cpu_presets.PRESET_DIR = Path(os.environ.get('TEST_PRESETS', cpu_presets.PRESET_DIR)); "
         "profile.PROFILE_DIR = Path(os.environ.get('TEST_PROFILES', profile.PROFILE_DIR)); "
         "sys.argv = [{run!r}] + sys.argv[1:]; runpy.run_path({run!r}, run_name='__main__')"
         ).format(repo=str(REPO), run=str(RUN))
@@ -199,6 +199,18 @@ CASES = [
                                       "--kernel-entry", "fast"], "kernel-entry"),
     ("cli-kernel-entry-arm", [], ["run", "--arch", "arm64", "--backend", "gem5",
                                   "--kernel-entry", "sdm"], "x86-only"),
+    # gem5's flags on the QEMU backend (the default) and QEMU's on gem5: each
+    # refused in one line before anything is built (issue 58), not ignored.
+    *[(f"cli-gem5-flag-on-qemu{flag}", [], ["run", "--arch", "x86_64", flag, *value],
+       f"{flag} is for gem5 (--backend gem5): the qemu backend does not read it")
+      for flag, *value in (("--cpu-preset", "x86_64-skylake"), ("--cache", "x86_64-skylake"),
+                           ("--warming", "none"), ("--sampling", "simpoint"),
+                           ("--kernel-entry", "sdm"), ("--stac-clac", "commit"),
+                           ("--uops", "fused"), ("--branch-predictor", "LTAGE"),
+                           ("--smap-model", "lfence"), ("--simpoint-max-k", "3"),
+                           ("--simpoint-measure-all",), ("--gem5", "/nonexistent"))],
+    ("cli-qemu-flag-on-gem5", [], ["run", "--arch", "x86_64", "--backend", "gem5",
+                                   "--plugin"], "--plugin is for the QEMU backend"),
     ("cli-unknown-cpu-preset", [], ["run", "--arch", "x86_64", "--backend", "gem5",
                                     "--cpu-preset", "pentium"], "pentium"),
     ("cli-unknown-smap-model", [], ["run", "--arch", "x86_64", "--backend", "gem5",

@@ -41,6 +41,9 @@ def profile(tmp_path):
 
 
 def test_cycles_are_charged_by_the_commit_rule(profile):
+    # commit_profile.VERSION is in the key of every run with a profile: a
+    # change to the rule that changes this must bump it.
+    assert commit_profile.VERSION == 1
     assert profile["symbols"] == {"strncpy_from_user": [7.0, 3, 6.5],
                                   "path_lookup": [3.0, 1, 0.0],
                                   USER: [1.0, 2, 0.0]}

@@ -230,7 +230,7 @@ def test_a_run_whose_guest_lost_its_clock_is_run_again():
     import qemu_runs
     from analysis import store
     from buildroot import assemble
-    from configs import runs
+    from configs import backends, runs
     from configs.qemu import process as qemu_process
     from kernels import build as kbuild
     from workloads import script
@@ -243,7 +243,7 @@ def test_a_run_whose_guest_lost_its_clock_is_run_again():
     assert first["guest"]["boots"] >= 1
     with console.open("a") as f:
         f.write("[    0.020000] tsc: Marking TSC unstable due to could not calculate TSC khz\n")
-    assert runs.finished(first["key"]) is None
+    assert backends.finished(first["key"]) is None
     again = qemu_runs.run(kernel, image, job, plugin=True)
     assert again["key"] == first["key"]
     assert qemu_process.CLOCK_FAILURE_LINE not in console.read_text(errors="replace")

@@ -17,6 +17,7 @@ elsewhere these skip and say what is missing.
 from buildroot import assemble
 from configs.gem5 import spec
 from kernels import build as kbuild
+from lab import gem5_knobs as knobs
 from workloads import script
 
 import gem5_runs
@@ -59,7 +60,7 @@ def test_fused_decoding_runs_the_same_work_in_fewer_slots():
     image = assemble.build_image("x86_64", job)
     cache = spec.load_cache(CACHE)
     recs = {u: gem5_runs.run(kernel, image, job, g, _cpu(u), cache, "smap",
-                             timeout=3 * 3600, uop_profile=True) for u in spec.UOPS}
+                             timeout=3 * 3600, uop_profile=True) for u in knobs.BY_NAME["uops"].choices}
     gem5, fused = recs["gem5"], recs["fused"]
     for r in recs.values():
         assert r["result"]["ops"] == 200 and r["result"]["errors"] == 0

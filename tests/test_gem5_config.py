@@ -13,6 +13,7 @@ from configs.gem5 import process as gem5_process
 from configs.gem5 import locate, spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import profile as qemu_profile
+from lab import cpu_presets
 from lab.errors import UserError
 
 
@@ -52,7 +53,7 @@ def test_preset_with_a_typo_fails_before_simulating(tmp_path, monkeypatch):
     (tmp_path / "cpu").mkdir()
     (tmp_path / "cpu" / "bad.toml").write_text(
         'arch = "x86_64"\ntype = "o3"\n[params]\nnumROBEntires = 10\n')
-    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     with pytest.raises(UserError, match="unknown O3 parameter 'numROBEntires'"):
         spec.load_cpu("bad", "x86_64")
 
@@ -83,9 +84,11 @@ def test_boot_and_roi_specs():
     boot = spec.boot_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5))
     roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5), o3)
     assert boot["mode"] == "boot" and boot["cpu"]["type"] == "atomic"
-    assert roi["mode"] == "roi" and roi["cpu"] == {"type": "o3", "params": o3.params,
-                                                   "fu_latency": {}}
-    assert boot["smap"] is False and roi["smap"] is False
+    # The preset's counts are O3 attributes the gem5 side sets as they are
+    # (lab/gem5_knobs.py), and nothing sets SMAP on a stand-in model.
+    assert roi["mode"] == "roi" and roi["cpu"] == {"type": "o3", "fu_latency": {},
+                                                   "set": {"o3": o3.params}}
+    assert boot["cpu"]["set"] == {}
     assert boot["kernel"] == "/k/vmlinux" and boot["disk"] == "/i/rootfs.ext2"
     assert boot["cache"] == roi["cache"] == cache.sizes  # restore into the same hierarchy
     assert boot["kernel_args"] == roi["kernel_args"]
@@ -115,7 +118,7 @@ def test_smap_model_is_executed_smap_with_its_own_checkpoint_and_twin():
     assert spec.model_args("x86_64", "smap") == ()
     cache = spec.load_cache("classic-l1l2")
     boot = spec.boot_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
-    assert boot["smap"] is True
+    assert boot["cpu"]["set"] == {"isa": {"smap": True}}  # X86ISA.smap, on every core
     # Same command line as "none", but another CPU: another boot.
     assert (spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
             != spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "none", cache, GEM5)))
@@ -128,7 +131,7 @@ def test_fu_latency_in_a_preset_is_checked_and_recorded(tmp_path, monkeypatch):
     # A preset without the table keeps its old record, hence its old keys.
     assert "fu_latency" not in spec.load_cpu("atomic", "x86_64").as_record()
     (tmp_path / "cpu").mkdir()
-    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     (tmp_path / "cpu" / "slow-stac.toml").write_text(
         'arch = "x86_64"\ntype = "o3"\n[params]\n[fu_latency]\nIprAccess = 40\n')
     cpu = spec.load_cpu("slow-stac", "x86_64")
@@ -415,7 +418,7 @@ def test_bad_gem5_axis_values():
 
 def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypatch):
     (tmp_path / "cpu").mkdir()
-    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     (tmp_path / "cpu" / "ok.toml").write_text('arch = "x86_64"\ntype = "timing"\n')
     assert spec.cpu_preset_names("x86_64") == ["ok"]
     for text, error in [('arch = "x86_64"\n', "type must be one of atomic, timing, minor, o3"),
@@ -429,3 +432,48 @@ def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypat
         assert spec.cpu_preset_names("x86_64") == ["ok"]
         with pytest.raises(UserError, match=re.escape(error)):
             spec.load_cpu("bad", "x86_64")
+
+
+def test_fs_roi_version_pins_the_spec_it_is_given():
+    """FS_ROI_VERSION (and the three-level hierarchy's) is in every gem5
+    key in place of fs_roi.py's text: what fs_roi.py is told for a fixed
+    point is pinned here, whole, so a change to what the host asks of it
+    is seen (and, where fs_roi.py's results change, the version bumped).
+    Every SimObject attribute a knob sets is in "set" (lab/gem5_knobs.py)."""
+    cpu = spec.with_params(spec.load_cpu("x86_64-skylake", "x86_64"),
+                           {"stac_clac": "serialize", "numROBEntries": 128})
+    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("x86_64-skylake"),
+                           GEM5, "functional")
+    roi = spec.roi_spec(group, cpu)
+    assert roi.pop("checkpoint_dir").endswith(f"/{spec.checkpoint_key(group)}/cpt")
+    assert (spec.FS_ROI_VERSION, spec.THREE_LEVEL_VERSION, roi) == (1, 1, {
+        "arch": "x86_64", "mode": "roi", "kernel": "/k/vmlinux", "disk": "/i/rootfs.ext2",
+        "disk_device": "/dev/sda",
+        "kernel_args": ["console=ttyS0", "panic=-1", "lpj=7999923", "norandmaps",
+                        "root=/dev/sda", "rw", "init=/init", "uaccess.backend=gem5",
+                        "lapic_timer_period=750000", "no_timer_check", "uaccess.job=readfile"],
+        "memory": "1GiB", "clock": "3GHz",
+        "cache": {"l1i_size": "32KiB", "l1i_assoc": 8, "l1i_latency": 4,
+                  "l1d_size": "32KiB", "l1d_assoc": 8, "l1d_latency": 4,
+                  "l2_size": "256KiB", "l2_assoc": 4, "l2_latency": 12,
+                  "l3_size": "8MiB", "l3_assoc": 16, "l3_latency": 42,
+                  "dram": "DualChannelDDR4_2400",
+                  "own_latencies": {"l1i": 4, "l1d": 3, "l2": 5, "l3": 18}},
+        "cpu": {"type": "o3",
+                "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 35},
+                "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
+                                "smap": True},
+                        "o3": {"fetchWidth": 6, "fetchAheadLines": 8,
+                               "branchPred.requiresBTBHit": True,
+                               "fetchAheadLinesPerCycle": 1, "decodeWidth": 6,
+                               "uopQueueSize": 64, "renameWidth": 4, "dispatchWidth": 4,
+                               "issueWidth": 8, "wbWidth": 8, "commitWidth": 4,
+                               "numROBEntries": 128, "numIQEntries": 97, "LQEntries": 72,
+                               "SQEntries": 56, "numPhysIntRegs": 180,
+                               "numPhysFloatRegs": 168, "fetchToDecodeDelay": 2,
+                               "decodeToRenameDelay": 1, "renameToIEWDelay": 2,
+                               "miscRegReadersWait": True, "macroFusion": True},
+                        "o3_new": {"branchPred": "LTAGE"}},
+                "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
+                             "RdWrPort": 0}},
+        "warming": "functional"})

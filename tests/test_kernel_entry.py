@@ -18,6 +18,7 @@ from buildroot import assemble
 from configs.gem5 import process as gem5_process
 from configs.gem5 import spec
 from kernels import build as kbuild
+from lab import gem5_knobs as knobs
 from lab.symbols import SymbolMap
 from workloads import script
 
@@ -44,7 +45,7 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     cache = spec.load_cache("classic-l1l2")
     recs = {e: gem5_runs.run(kernel, image, job, g, _cpu(e), cache, "smap",
                                    timeout=3 * 3600)
-            for e in spec.KERNEL_ENTRY}
+            for e in knobs.BY_NAME["kernel_entry"].choices}
     serial, sdm = recs["serialize"], recs["sdm"]
     assert serial["result"]["ops"] == sdm["result"]["ops"] == 200
     assert serial["result"]["checksum"] == sdm["result"]["checksum"]

@@ -5,6 +5,8 @@ import pytest
 
 from configs import backends
 from configs import point as point_mod
+from configs.gem5.point import gem5_point, qemu_twin
+from configs.qemu.point import qemu_point
 from configs.gem5 import sampling as gem5_sampling
 from lab import inputs
 from lab.errors import UserError
@@ -14,7 +16,7 @@ JOB = script.load(script.default_script("statx-loop"))
 
 
 def test_a_gem5_point_names_the_preset_it_ran_with_its_overrides():
-    p = point_mod.gem5_point("x86_64", "stock", JOB, "x86_64-o3-default",
+    p = gem5_point("x86_64", "stock", JOB, "x86_64-o3-default",
                              cpu_params=(("numROBEntries", 64),))
     # A failure's row and a finished record's point give the same profile:
     # the preset as run, not as named.
@@ -26,7 +28,7 @@ def test_a_gem5_point_names_the_preset_it_ran_with_its_overrides():
 
 
 def test_a_qemu_record_holds_the_keys_qemu_records_always_had():
-    p = point_mod.qemu_point("arm64", "stock", JOB)
+    p = qemu_point("arm64", "stock", JOB)
     assert p.record() == {"arch": "arm64", "variant": "stock", "workload": "statx-loop",
                           "backend": "qemu", "profile": "arm64-pan", "smap_model": ""}
     assert p.label() == "arm64/stock/statx-loop"
@@ -35,14 +37,14 @@ def test_a_qemu_record_holds_the_keys_qemu_records_always_had():
 def test_a_twin_profile_selects_its_model_without_a_command_line():
     # QEMU's CPU with SMAP is the twin of gem5's executed SMAP: no kernel
     # argument, so the run key is as before, but the point has the model.
-    p = point_mod.qemu_point("x86_64", "stock", JOB, "x86_64-gem5-smap", plugin=True)
+    p = qemu_point("x86_64", "stock", JOB, "x86_64-gem5-smap", plugin=True)
     assert p.smap_model == "smap" and p.extra_args() == ()
     assert p.record()["smap_model"] == "smap"
 
 
 def test_a_twin_is_labelled_and_names_its_boot_group():
-    g = point_mod.gem5_point("x86_64", "stock", JOB, smap_model="lfence")
-    twin = point_mod.qemu_twin(g, 300)
+    g = gem5_point("x86_64", "stock", JOB, smap_model="lfence")
+    twin = qemu_twin(g, 300)
     assert twin.columns()["twin_of"] == "classic-l1l2/lfence"
     assert twin.label() == "x86_64/stock/statx-loop (qemu twin smap=lfence)"
     assert twin.extra_args() == g.extra_args() == ("uaccess_smap_model=lfence",)
@@ -57,16 +59,16 @@ def test_a_broken_rule_is_said_in_the_callers_words_and_names_its_setting():
                            (point_mod.SWEEP_KEYS,
                             'sampling "simpoint" needs warming "functional" only')):
         with pytest.raises(inputs.SettingError, match=says) as e:
-            point_mod.gem5_point("x86_64", "stock", JOB, simpoint=sampled, spelling=spelling)
+            gem5_point("x86_64", "stock", JOB, simpoint=sampled, spelling=spelling)
         assert e.value.setting == "sampling"
     with pytest.raises(UserError, match="--commit-profile needs the whole ROI"):
-        point_mod.gem5_point("x86_64", "stock", JOB, warming="functional", simpoint=sampled,
+        gem5_point("x86_64", "stock", JOB, warming="functional", simpoint=sampled,
                              commit_profile=True, spelling=point_mod.FLAGS)
 
 
 def test_every_backend_comes_from_one_chooser_and_has_the_interface():
-    q = point_mod.qemu_point("x86_64", "stock", JOB)
-    g = point_mod.gem5_point("x86_64", "stock", JOB)
+    q = qemu_point("x86_64", "stock", JOB)
+    g = gem5_point("x86_64", "stock", JOB)
     gem5 = object()
     assert type(backends.backend_for(q)).__name__ == "QemuBackend"
     chosen = backends.backend_for(g, gem5)

@@ -13,7 +13,9 @@ import pytest
 
 from analysis import probe, results
 from configs import sweep
-from configs.gem5 import spec
+from configs.gem5 import cache_presets, spec
+from lab import cpu_presets
+from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
 from test_gem5_config import GEM5, IMAGE, KERNEL
@@ -22,7 +24,7 @@ ERAS = ("x86_64-westmere", "x86_64-skylake")
 # Every preset of a seed's machine: the x86 eras and the arm64 usercopy
 # threads' Neoverse V2 (005_cda112d08e81cce1).
 SOURCED = ERAS + ("arm64-neoverse-v2",)
-PRESETS = spec.PRESET_DIR
+PRESETS = cpu_presets.PRESET_DIR
 VALUE = re.compile(r"^\s*([A-Za-z_0-9]+)\s*=\s*([^#]+?)\s*(#.*)?$")
 
 
@@ -55,11 +57,11 @@ def test_era_presets_parse_with_their_machines():
     west = spec.load_cpu("x86_64-westmere", "x86_64")
     for cpu in (sky, west):
         assert cpu.type == "o3" and cpu.kernel_entry == "sdm"
-        assert cpu.branch_predictor in spec.BRANCH_PREDICTORS
+        assert cpu.branch_predictor in knobs.BRANCH_PREDICTORS
         # Both decode as their fused domain counts (our series' uops), the
         # Westmere with Nehalem's macro-fusion of CMP and TEST alone.
         assert cpu.uops == "fused" and cpu.params["uopQueueSize"] > 0
-        assert {"mispredict", "add", "mem"} <= set(cpu.documented) <= set(spec.DOCUMENTED)
+        assert {"mispredict", "add", "mem"} <= set(cpu.documented) <= set(cpu_presets.DOCUMENTED)
     # An empty system call is documented for Skylake alone (no published
     # Westmere figure was found: its preset says so).
     assert "syscall" in sky.documented and "syscall" not in west.documented
@@ -77,7 +79,7 @@ def test_era_presets_parse_with_their_machines():
         assert c["l1d_size"] == "32KiB" and c["l2_size"] == "256KiB"
         # Documented load-to-use, each level after the one above.
         assert 3 <= c["l1d_latency"] < c["l2_latency"] < c["l3_latency"] <= 60
-        assert c["dram"] in spec.DRAMS
+        assert c["dram"] in cache_presets.DRAMS
 
 
 def test_neoverse_v2_preset_parses_with_its_machine():
@@ -97,7 +99,9 @@ def test_neoverse_v2_preset_parses_with_its_machine():
     assert cache.sizes == {"l1i_size": "64KiB", "l1d_size": "64KiB", "l2_size": "1MiB"}
     roi = spec.roi_spec(spec.BootGroup("arm64", KERNEL, IMAGE, "", cache, GEM5), cpu)
     assert roi["cpu"]["fu_count"]["RdWrPort"] == 2
-    assert roi["cpu"]["params"]["numIQEntries"] == 192
+    assert roi["cpu"]["set"]["o3"]["numIQEntries"] == 192
+    assert roi["cpu"]["set"]["o3_new"] == {"branchPred": "TAGE_SC_L_64KB"}
+    assert "isa" not in roi["cpu"]["set"]  # nothing of our series' x86 ISA
     assert roi["cache"]["l2_size"] == "1MiB"
 
 
@@ -110,7 +114,7 @@ def test_older_presets_keep_their_records():
     cache = spec.load_cache("classic-l1l2")
     o3 = spec.load_cpu("x86_64-o3-default", "x86_64")
     roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5), o3)
-    assert roi["cpu"] == {"type": "o3", "params": {}, "fu_latency": {}}
+    assert roi["cpu"] == {"type": "o3", "fu_latency": {}, "set": {"isa": {"smap": True}}}
     assert roi["cache"] == {"l1d_size": "32KiB", "l1i_size": "32KiB", "l2_size": "512KiB"}
 
 
@@ -118,8 +122,8 @@ def test_era_presets_reach_the_gem5_spec():
     cpu = spec.load_cpu("x86_64-skylake", "x86_64")
     cache = spec.load_cache("x86_64-skylake")
     roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5), cpu)
-    assert roi["cpu"]["kernel_entry"] == "sdm"
-    assert roi["cpu"]["branch_predictor"] == "LTAGE"
+    assert roi["cpu"]["set"]["isa"]["serialize_kernel_entry"] is False  # kernel_entry sdm
+    assert roi["cpu"]["set"]["o3_new"] == {"branchPred": "LTAGE"}
     assert roi["cpu"]["fu_count"]["ReadPort"] == 2
     assert roi["cache"]["l3_size"] == "8MiB" and roi["cache"]["dram"] == "DualChannelDDR4_2400"
     # Another cache preset is another boot; another CPU preset is not.
@@ -128,16 +132,14 @@ def test_era_presets_reach_the_gem5_spec():
             != spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", other, GEM5)))
 
 
-def test_the_three_level_hierarchy_code_is_part_of_its_keys(tmp_path, monkeypatch):
+def test_the_three_level_hierarchy_version_is_part_of_its_keys(monkeypatch):
     """fs_roi.py builds a three-level preset with three_level_caches.py:
-    a change there must not reuse a checkpoint or run made before it,
-    while two-level points keep their keys."""
+    a change there that bumps its version must not reuse a checkpoint or
+    run made before it, while two-level points keep their keys."""
     sky, classic = spec.load_cache("x86_64-skylake"), spec.load_cache("classic-l1l2")
     before = {c.name: spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", c, GEM5))
               for c in (sky, classic)}
-    edited = tmp_path / "three_level_caches.py"
-    edited.write_text(spec.THREE_LEVEL.read_text() + "\n# edited\n")
-    monkeypatch.setattr(spec, "THREE_LEVEL", edited)
+    monkeypatch.setattr(spec, "THREE_LEVEL_VERSION", spec.THREE_LEVEL_VERSION + 1)
     after = {c.name: spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", c, GEM5))
              for c in (sky, classic)}
     assert after["x86_64-skylake"] != before["x86_64-skylake"]
@@ -217,6 +219,28 @@ def test_sweep_axes_for_predictor_and_fu_count(tmp_path):
         sweep.load(f)
 
 
+def test_cache_store_ports_is_a_knob_from_preset_to_gem5(tmp_path, monkeypatch):
+    """One row of lab/gem5_knobs.py makes a knob everywhere: a sweep
+    axis, a preset's [params], the record and the attribute gem5 sets."""
+    f = tmp_path / "ports.toml"
+    f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'
+                 'arch = ["x86_64"]\nvariant = ["stock"]\nworkload = ["statx-loop"]\n'
+                 'cpu_preset = ["x86_64-o3-default"]\n"cpu.cacheStorePorts" = [1, 200]\n')
+    points = sweep.load(f).points
+    one = next(p.run.cpu for p in points if p.run.cpu.params.get("cacheStorePorts") == 1)
+    assert one.name == "x86_64-o3-default+cacheStorePorts=1"
+    assert one.as_record()["overrides"] == {"cacheStorePorts": 1}
+    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("classic-l1l2"), GEM5)
+    assert spec.roi_spec(group, one)["cpu"]["set"]["o3"]["cacheStorePorts"] == 1
+    assert spec.needs_series("x86_64", "none", one) == ""  # gem5's own parameter
+    f.write_text(f.read_text().replace("[1, 200]", "[0]"))
+    with pytest.raises(UserError, match="positive integers"):
+        sweep.load(f)
+    _preset(tmp_path, monkeypatch, "cpu", 'arch = "x86_64"\ntype = "o3"\n[params]\n'
+                                          'cacheStorePorts = 1\n')
+    assert spec.load_cpu("p", "x86_64").params == {"cacheStorePorts": 1}
+
+
 def test_sweep_axis_kernel_entry_runs_x86_both_ways_and_arm_once(tmp_path):
     f = tmp_path / "ke.toml"
     f.write_text('[fixed]\nbackend = "gem5"\ncross_check = false\n[axes]\n'
@@ -231,7 +255,7 @@ def test_sweep_axis_kernel_entry_runs_x86_both_ways_and_arm_once(tmp_path):
 def _preset(tmp_path, monkeypatch, kind, body):
     (tmp_path / kind).mkdir(exist_ok=True)
     (tmp_path / kind / "p.toml").write_text(body)
-    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
 
 
 @pytest.mark.parametrize("body,says", [
@@ -308,7 +332,7 @@ def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
                                  [calibrate.MECHANISMS["smap"].seed_id])
     (tmp_path / "cpu").mkdir()
     (tmp_path / "cpu" / "sky-cal.toml").write_text(text)
-    monkeypatch.setattr(spec, "PRESET_DIR", tmp_path)
+    monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     again = spec.load_cpu("sky-cal", "x86_64")
     assert again.fu_latency == dict(sky.fu_latency, IprAccess=9)
     for field in ("params", "kernel_entry", "fu_count", "branch_predictor", "documented"):

@@ -249,9 +249,9 @@ def test_a_row_on_a_preset_that_has_since_changed_says_so():
     from configs.gem5 import spec
     sky = spec.load_cpu("x86_64-skylake", "x86_64").as_record()
 
-    def row(name, params):
+    def row(name, params, **typed):
         return _re(_row("stock", "statx-loop", 1), profile=name,
-                   record=_record(dict(sky, params=params)))
+                   record=_record(dict(sky, params=params, **typed)))
     assert judging.preset_label(row("x86_64-skylake", sky["params"])) == "x86_64-skylake"
     older = dict(sky["params"], fetchWidth=6, decodeWidth=5)
     assert judging.preset_label(row("x86_64-skylake", older)) == \
@@ -261,9 +261,17 @@ def test_a_row_on_a_preset_that_has_since_changed_says_so():
     assert judging.preset_label(_re(_row("stock", "statx-loop", 1), profile="x86_64-skylake",
                                       record=_record(ran))) == \
         "x86_64-skylake (an earlier version)"
-    # The overrides in the name are applied before comparing.
+    # The overrides are applied before comparing: as a record holds them
+    # (typed fields, since 2026-11-28), and as one published before held
+    # them, in the name alone.
     wide = dict(sky["params"], fetchWidth=8)
-    assert judging.preset_label(row("x86_64-skylake+fetchWidth=8", wide)) == \
+    assert judging.preset_label(row("x86_64-skylake+fetchWidth=8", wide,
+                                    overrides={"fetchWidth": 8})) == \
+        "x86_64-skylake+fetchWidth=8"
+    old = {k: v for k, v in sky.items() if k not in ("preset", "overrides")}
+    assert judging.preset_label(_re(_row("stock", "statx-loop", 1),
+                                    profile="x86_64-skylake+fetchWidth=8",
+                                    record=_record(dict(old, params=wide)))) == \
         "x86_64-skylake+fetchWidth=8"
 
 

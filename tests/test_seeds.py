@@ -17,7 +17,7 @@ import pytest
 
 from analysis import claims
 from analysis.kinds import registry
-from configs import calibration_targets
+from lab import calibration_targets
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS_FILE = REPO / "analysis" / "seeds.toml"

@@ -116,3 +116,24 @@ def test_the_reference_binary_and_ours_find_the_same_phases(tmp_path):
     assert sorted(w for w, _ in ref["weights"]) == pytest.approx([0.2, 0.4, 0.4])
     # Each of its points lies in the cluster it stands for.
     assert all(ref["labels"][i] == c for i, c in ref["simpoints"])
+
+
+# A fixed small .bb: two phases of three intervals each, then one of two.
+GOLDEN_BB = ("T:1:100 :2:50 \nT:1:98 :2:52 \nT:1:101 :2:49 \n"
+             "T:3:80 :4:70 \nT:3:82 :4:68 \nT:3:79 :4:71 \n"
+             "T:1:10 :5:140 \nT:1:12 :5:138 \n")
+GOLDEN_LABELS = [0, 0, 0, 1, 1, 1, 2, 2]
+GOLDEN_POINTS = [(0, 0), (3, 1), (6, 2)]
+GOLDEN_WEIGHTS = [(0.25, 2), (0.375, 0), (0.375, 1)]
+
+
+def test_the_method_version_pins_its_choice_on_a_fixed_bb(tmp_path):
+    """METHOD_VERSION is in every sampled run's key (configs/gem5/backend.py):
+    a change to the method that changes this choice must bump it, so runs
+    chosen the old way are not found again as the new way's."""
+    bb = tmp_path / "golden.bb"
+    bb.write_text(GOLDEN_BB)
+    sel = simpoint_method.choose(simpoint_method.read_bb(bb))
+    assert (simpoint_method.METHOD_VERSION, sel.k, sel.labels, sorted(sel.simpoints),
+            sorted((round(w, 6), c) for w, c in sel.weights)) == (
+        1, 3, GOLDEN_LABELS, GOLDEN_POINTS, GOLDEN_WEIGHTS)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from configs import local_executor, runs, sweep
+from configs import backends, local_executor, runs, sweep
 from configs.slurm import slurm_executor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -277,7 +277,7 @@ def test_ctrl_c_cancels_what_was_submitted(cluster, tmp_path):
     # Cancelled tasks may show as COMPLETING for a moment before they go.
     assert _wait(lambda: not _squeue(env, "-j", job), 30)
     # Nothing half-done was left to look finished.
-    assert not any(runs.finished(k) for k in keys)
+    assert not any(backends.finished(k) for k in keys)
 
 
 def test_kill_9_of_run_py_and_of_a_job_then_the_same_command_again(cluster, tmp_path):
@@ -300,13 +300,13 @@ def test_kill_9_of_run_py_and_of_a_job_then_the_same_command_again(cluster, tmp_
     subprocess.run(["scancel", "--signal=KILL", running()], env=env, check=True)
     assert _wait(lambda: not _squeue(env, "-j", job))
     # The killed task left no record; the others finished without run.py.
-    finished = [k for k in keys if runs.finished(k)]
+    finished = [k for k in keys if backends.finished(k)]
     assert len(finished) < len(keys)
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"({len(finished)} cached" in again.stderr
     for key in keys:
-        record = runs.finished(key)
+        record = backends.finished(key)
         assert record and record["result"]["ops"] == 400007 and record["key"] == key
     db = sqlite3.connect(tmp_path / "results" / "results.sqlite")
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -363,7 +363,7 @@ workload = ["statx-loop"]
     with open(new_dir / "points.pkl", "rb") as tasks:
         assert [pl.key for pl in pickle.load(tasks)] == [index[cancelled][1]]
     for iterations, (_, key) in index.items():
-        record = runs.finished(key)
+        record = backends.finished(key)
         assert record and record["result"]["ops"] == iterations and record["key"] == key
     db = sqlite3.connect(tmp_path / "results" / "results.sqlite")
     assert db.execute("SELECT count(*) FROM runs WHERE sweep='slurmrerun' AND status='ok'"

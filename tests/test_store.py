@@ -264,3 +264,17 @@ def test_the_twin_of_a_gem5_run_is_the_qemu_run_of_its_boot_group(tmp_path):
     assert store.twin_of(runs["g"], runs.values()) is runs["q"]
     assert runs["q"].twin_of == "c/smap" and runs["u"].twin_of is None
     assert store.twins(runs.values(), "x86_64", "smap") == {("stock", "statx-loop"): runs["q"]}
+
+
+def test_a_runs_preset_and_overrides_are_typed_whatever_its_records_age():
+    """A record holds the CPU preset and its overrides as typed fields
+    (since 2026-11-28); one published before holds the name alone, read
+    once, in analysis/results.py, to the same fields."""
+    from analysis import results
+    typed = {"name": "x86_64-skylake+fetchWidth=8+fu_count.WritePort=4+stac_clac=serialize",
+             "preset": "x86_64-skylake",
+             "overrides": {"fetchWidth": 8, "fu_count.WritePort": 4, "stac_clac": "serialize"}}
+    for cpu in (typed, {k: v for k, v in typed.items() if k == "name"}):
+        preset, overrides = results.preset_of(cpu, typed["name"])
+        assert (preset, dict(overrides)) == ("x86_64-skylake", typed["overrides"])
+    assert results.preset_of({}, "x86_64-tcg") == ("x86_64-tcg", {})  # a QEMU profile

@@ -50,7 +50,8 @@ def _base_order(c, run) -> tuple:
     they are what docs/machines.md's splits ran on)."""
     label, era = preset_label(run), claims.SETTINGS.era_preset.get(c.seed)
     return ("(an earlier version)" in label, machine(c.seed, run.point.machine) != "era",
-            "+" in label, run.get("cache") != era, not label.endswith("-calibrated"),
+            bool(run.point.machine.overrides), run.get("cache") != era,
+            not label.endswith("-calibrated"),
             label, run.get("cache") or "")
 
 

@@ -13,21 +13,19 @@ from pathlib import Path
 
 from configs import runs, simpoint_method
 from configs.gem5 import commit_profile as commit_profile_mod
+from configs.gem5 import inventory
+from configs.gem5 import point as gem5_point
 from configs.gem5 import process
+from configs.gem5 import run_flags as flags_mod
+from configs.gem5 import sampling as sampling_mod
 from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
+from configs.gem5 import sweep_axes
 from configs.gem5 import uop_profile as uop_profile_mod
+from configs.qemu import process as qemu_process
 from lab import arches, cache
 from lab.progress import Progress
 from lab.symbols import SymbolMap
-
-# sampling.py's text is in every SimPoint run's key, and it reaches the
-# gem5 processes through this module's old name (configs.gem5.backend,
-# the process driver's before it was process.py): the names it reads are
-# bound here, before it is imported, so its text, and those keys, stay.
-from configs.gem5.process import (Gem5Failed, JOB_FILE, checkpoint, command,  # noqa: F401
-                                  fu_latency, keep_logs, marker_fields, run)
-from configs.gem5 import sampling as sampling_mod
 
 
 @dataclass(frozen=True)
@@ -52,6 +50,34 @@ class Gem5Backend:
     """gem5 full system: the boot checkpoint once per boot group, then the
     ROI on the point's CPU preset (whole, or sampled by SimPoint)."""
     name = "gem5"
+    # Its part of a sweep file (configs/gem5/sweep_axes.py).
+    FIXED, AXES = sweep_axes.FIXED, sweep_axes.AXES
+    AXIS_PREFIX, AXIS_PREFIX_HELP = sweep_axes.AXIS_PREFIX, sweep_axes.AXIS_PREFIX_HELP
+    check_fixed = staticmethod(sweep_axes.check_fixed)
+    axes = staticmethod(sweep_axes.read_axes)
+    points = staticmethod(sweep_axes.points)
+    # Its part of the command line (configs/gem5/run_flags.py).
+    TIMEOUT_HELP = flags_mod.TIMEOUT_HELP
+    FLAGS_TITLE, FLAGS_OWNER = flags_mod.FLAGS_TITLE, flags_mod.FLAGS_OWNER
+    run_flags = staticmethod(flags_mod.run_flags)
+    build_flags = staticmethod(flags_mod.build_flags)
+    crosscheck_flags = staticmethod(flags_mod.crosscheck_flags)
+    point_from_flags = staticmethod(flags_mod.point_from_flags)
+    # What list and doctor say of it (configs/gem5/inventory.py).
+    list_lines = staticmethod(inventory.list_lines)
+    host_tools = staticmethod(inventory.host_tools)
+    doctor_checks = staticmethod(inventory.doctor_checks)
+    needed_by_make_run = False  # doctor: optional: `make run` is the QEMU study
+
+    @staticmethod
+    def twin(point):
+        """The QEMU twin crosscheck runs beside a gem5 point (unlabelled:
+        not a sweep's, so no boot group in the store's twin_of)."""
+        return gem5_point.qemu_twin(point, qemu_process.DEFAULT_TIMEOUT, labelled=False)
+
+    def trace_roi(self, point, kernel, image) -> Path:
+        """The point's ROI replayed with gem5's instruction trace."""
+        return process.trace_roi(point.boot_group(self.gem5, kernel, image), point.timeout)
 
     def __init__(self, gem5):
         self.gem5 = gem5  # configs.gem5.locate.Gem5: the build the point runs on
@@ -77,12 +103,58 @@ class Gem5Backend:
         label = f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
         if s.simpoint:
             return runs.in_run_dir(key, force, label + " (SimPoint)",
-                                   lambda work: _execute_simpoint(point, group, work))
+                                   lambda work: _execute_simpoint(point, group, work), self)
         return runs.in_run_dir(key, force, label,
-                               lambda work: _execute_gem5(point, group, key, work))
+                               lambda work: _execute_gem5(point, group, key, work), self)
 
     def result(self, record: dict) -> Gem5Result:
         return Gem5Result.of(record)
+
+    @staticmethod
+    def text(record: dict, point) -> str:
+        """A gem5 run's summary per op, its SimPoint estimate, its profile."""
+        return _text(Gem5Result.of(record), point)
+
+    @staticmethod
+    def revalidate(record: dict, run_dir: Path) -> dict:
+        """A stored record as it stands today: one from before summaries
+        were kept, or before a number was added to them, gets its
+        stats.txt read again, so the store gets it too."""
+        g = record.get("gem5")
+        if g and gem5_stats.SUMMARY_KEYS - set(g.get("summary") or {}):
+            g["summary"] = gem5_stats.roi_summary(Path(g["stats_file"]).parent)
+        return record
+
+
+def _text(result: Gem5Result, point) -> str:
+    cpu, job, summary, ops = point.run.cpu, point.job, result.summary, result.ops
+    out = [f"{point.arch}/{point.variant}/{job.workload} on gem5 {cpu.name} "
+           f"smap_model={point.smap_model}: {ops} ops, checksum {result.checksum}"]
+    for k in ("cycles", "insts", "ops", "ipc", "branch_mispredicts", "squashed_insts",
+              "l1d_misses", "l2_misses"):
+        v = summary.get(k)
+        per = f"  ({v / ops:,.1f} per op)" if v is not None and k != "ipc" and ops else ""
+        out.append(f"  {k:20} {v if v is not None else '-'}{per}")
+    sampled = result.sampling
+    if sampled:
+        share = sampled["detailed_insts"] / sampled["roi_insts"]
+        out.append(f"SimPoint estimate: k={sampled['k']} of {sampled['intervals']} intervals of "
+                   f"{sampled['settings']['interval']:,}; {share:.1%} of the ROI's "
+                   f"{sampled['roi_insts']:,} instructions in detail; host seconds "
+                   + ", ".join(f"{k} {v:,.0f}" for k, v in sampled["host_seconds"].items()))
+        for p in sampled["points"]:
+            ps = p["summary"]
+            out.append(f"  interval {p['interval']:5}  weight {p['weight']:.3f}  "
+                       f"CPI {ps['cycles'] / ps['insts']:.3f}")
+    prof = result.commit_profile
+    if prof:
+        out.append(f"cycles by kernel function (commit profile, {prof['trace']}):")
+        top = sorted(prof["symbols"].items(), key=lambda kv: -kv[1][0])[:12]
+        for name, (cyc, n, toggles) in top:
+            on = f", {toggles / cyc:.0%} on STAC/CLAC" if toggles else ""
+            out.append(f"  {name[:40]:40} {cyc / ops:9,.1f} cycles/op {n / ops:7,.1f} "
+                       f"insts/op{on}")
+    return "\n".join(out) + "\n"
 
 
 def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=None,
@@ -93,18 +165,20 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
     inputs = {
         "runner": runs.RUNNER_VERSION, "backend": "gem5", "gem5": group.gem5.identity(group.arch),
         "checkpoint": gem5_spec.checkpoint_key(group),
-        "cpu": cpu.as_record(), "script": cache.file_sha256(gem5_spec.SCRIPT)}
+        "cpu": cpu.as_record(), "script": gem5_spec.FS_ROI_VERSION,
+        # What the gem5 side sets for the preset's knobs (lab/gem5_knobs.py):
+        # a knob that sets another attribute makes its runs new ones.
+        "set": gem5_spec.simobject_settings(group.arch, group.smap_model, cpu)}
     if commit_profile:  # the same simulation, but its record holds more
-        inputs["commit_profile"] = cache.file_sha256(Path(commit_profile_mod.__file__))
+        inputs["commit_profile"] = commit_profile_mod.VERSION
     if uop_profile:  # likewise
-        inputs["uop_profile"] = cache.file_sha256(Path(uop_profile_mod.__file__))
+        inputs["uop_profile"] = uop_profile_mod.VERSION
     if warming != "none":  # the image holds no job: the run hands it over
         inputs["warming"] = warming
         inputs["job_conf"] = job.job_conf()
     if simpoint:  # sampled: the estimate depends on the settings and the method
-        inputs["simpoint"] = dict(simpoint.as_record(), code=[
-            cache.file_sha256(Path(f)) for f in (sampling_mod.__file__, sampling_mod.SCRIPT,
-                                                 Path(simpoint_method.__file__))])
+        inputs["simpoint"] = dict(simpoint.as_record(), flow=sampling_mod.FLOW_VERSION,
+                                  method=simpoint_method.METHOD_VERSION)
         if sampling_mod.reference_identity():  # its selection is measured too
             inputs["simpoint"]["reference"] = sampling_mod.reference_identity()
     return cache.content_key(inputs)

@@ -23,6 +23,11 @@ from pathlib import Path
 
 from lab.symbols import SymbolMap, roi_instructions
 
+# In the key of every run with a commit profile: bump it when a change here
+# would change a profile (tests/test_commit_profile.py pins its output on a
+# fixed trace). Its text is not hashed: a refactor moves no key.
+VERSION = 1
+
 UACCESS_TOGGLES = ("STAC", "CLAC")  # gem5's mnemonics with our series (patch 0002)
 
 

@@ -10,7 +10,9 @@
 #       reset stats, simulate exactly the ROI (stats dumped at m5 workend),
 #       then let the guest finish (its result line, then m5 exit).
 # One boot checkpoint serves every CPU preset of the same kernel, disk and
-# kernel command line. Built on gem5's standard library (X86Board,
+# kernel command line. Its version, in every gem5 key, is
+# configs/gem5/spec.py's FS_ROI_VERSION: bump it there when a change here
+# would change a result. Built on gem5's standard library (X86Board,
 # ArmBoard); the board is a composition, so the CPU is one argument.
 #
 # With "warming": "functional" (the boot-once scheme) both processes use
@@ -156,65 +158,39 @@ def make_processor(spec: dict):
     return processor, [(c, spec["cpu"]["type"]) for c in processor.get_cores()]
 
 
+def set_path(obj, path: str, value) -> None:
+    """obj.<path> = value, along a dotted path (mmu.dtb.smap_at_commit)."""
+    *parents, last = path.split(".")
+    for name in parents:
+        obj = getattr(obj, name)
+    setattr(obj, last, value)
+
+
 def make_board(spec: dict):
+    # What to set is the spec's "set" (lab/gem5_knobs.py's table, made
+    # into attributes by the host): "isa" on every ISA object of every
+    # core (micro-ops are shared by every core, so every ISA says the
+    # same; gem5 stops on a disagreement), "o3" on the detailed O3 core,
+    # "o3_new" an O3 attribute given a new SimObject of the named class,
+    # after the FU pool (a preset's branch predictor replaces the one the
+    # "o3" attributes were set on).
     processor, cores = make_processor(spec)
-    sdm_entry = spec["cpu"].get("kernel_entry", "serialize") == "sdm"
-    fused_uops = spec["cpu"].get("uops", "gem5") == "fused"
-    stac_clac_at_commit = spec["cpu"].get("stac_clac", "serialize") == "commit"
+    settings = spec["cpu"].get("set", {})
     for core, cpu_type in cores:
         cpu = core.get_simobject()
-        if spec.get("smap"):
-            # X86ISA.smap comes with our patch series: CPUID then advertises
-            # SMAP and SMEP, and Linux turns them on.
+        for name, value in settings.get("isa", {}).items():
             for isa in cpu.isa:
-                isa.smap = True
-        if sdm_entry:
-            # Patches 0008-0009: SYSCALL, SYSRET and SWAPGS stop draining
-            # O3. Micro-ops are shared by every core, so every ISA says
-            # so (gem5 stops on a disagreement); readers of what they
-            # write wait for it in O3's rename.
-            for isa in cpu.isa:
-                isa.serialize_kernel_entry = False
-            if cpu_type == "o3":
-                cpu.miscRegReadersWait = True
-        if stac_clac_at_commit:
-            # Patches 0018-0021: STAC and CLAC stop draining O3, on every
-            # ISA (micro-ops are shared); O3's data TLB leaves SMAP's AC
-            # check to commit, and readers of RFLAGS wait for its writes
-            # in rename. The warming core translates in program order and
-            # keeps the check at translation.
-            for isa in cpu.isa:
-                isa.serialize_stac_clac = False
-            if cpu_type == "o3":
-                cpu.miscRegReadersWait = True
-                cpu.mmu.dtb.smap_at_commit = True
-        if fused_uops:
-            # Our series' fused decoding: instructions become the micro-ops
-            # Intel counts in the fused domain, on every ISA (decoded
-            # instructions are shared; gem5 stops on a disagreement), and
-            # O3 fuses a compare or test with the branch after it.
-            for isa in cpu.isa:
-                isa.fused_uops = True
-                if spec["cpu"].get("macro_fusible"):
-                    isa.macro_fusible = spec["cpu"]["macro_fusible"]
-            if cpu_type == "o3":
-                cpu.macroFusion = True
-        if cpu_type != spec["cpu"]["type"]:
+                set_path(isa, name, value)
+        if cpu_type != spec["cpu"]["type"] or cpu_type != "o3":
             continue  # the warming core: gem5's atomic CPU as it is
-        for name, value in spec["cpu"].get("params", {}).items():
-            setattr(cpu, name, value)
-        if cpu_type == "o3" and spec["cpu"].get("params", {}).get("fetchAheadLines"):
-            # Patch 0023's walk finds a line's branches in the BTB: every
-            # taken branch must enter it, returns and indirect ones too
-            # (gem5 v24 enters only direct ones unless told; upstream's
-            # decoupled front end sets the same).
-            cpu.branchPred.requiresBTBHit = True
-        if cpu_type == "o3":
-            set_fu_count(cpu, spec["cpu"].get("fu_count", {}))
-            set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))
-            if spec["cpu"].get("branch_predictor"):
-                import m5.objects
-                cpu.branchPred = getattr(m5.objects, spec["cpu"]["branch_predictor"])()
+        for name, value in settings.get("o3", {}).items():
+            set_path(cpu, name, value)
+        set_fu_count(cpu, spec["cpu"].get("fu_count", {}))
+        set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))
+        if settings.get("o3_new"):
+            import m5.objects
+            for name, kind in settings["o3_new"].items():
+                set_path(cpu, name, getattr(m5.objects, kind)())
     if "l3_size" in spec["cache"]:  # a three-level preset (the seeds' machines)
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from three_level_caches import ThreeLevelCacheHierarchy

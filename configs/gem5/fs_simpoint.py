@@ -23,6 +23,8 @@
 #   "measure":    restore one of those, warm the caches on the atomic core
 #       (functional warm-up), switch to O3, run the detailed warm-up, reset
 #       the statistics, run the interval's instructions, dump, stop.
+# Its version, in the key of every sampled run, is configs/gem5/sampling.py's
+# FLOW_VERSION: bump it there when a change here would change a result.
 
 import json
 import os

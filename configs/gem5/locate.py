@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import arches, cache, inputs
+from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
 ARM_BOOTLOADER = "system/arm/bootloader/arm64/boot_foundation.arm64"
@@ -37,15 +38,12 @@ HOW_BOOTLOADER = ("build it with 'make -C system/arm/bootloader/arm64 "
                   "CROSS_COMPILE=aarch64-linux-gnu-' in the gem5 tree")
 PATCHES = Path(__file__).resolve().parents[1] / "gem5-patches"
 # Strings the series compiles into gem5.opt (a TLB statistic's description,
-# the new op class's name, O3 rename's reader-wait statistic, the X86ISA
-# kernel-entry parameter, commit's retire-slot statistic, the micro-op
-# queue's parameter, the X86ISA fused-decoding and macro-fusion
-# parameters, the STAC/CLAC, SMAP-at-commit and fetch-ahead parameters): how a binary
-# shows it was built with it all.
-SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup",
-                b"miscRegReaderWaits", b"serialize_kernel_entry", b"retireSlots",
-                b"uopQueueSize", b"fused_uops", b"macro_fusible", b"serialize_stac_clac",
-                b"smap_at_commit", b"fetchAheadLines")
+# the new op class's name, O3 rename's reader-wait statistic, commit's
+# retire-slot statistic, the macro-fusion parameter, and every attribute
+# a series knob of lab/gem5_knobs.py sets): how a binary shows it was
+# built with it all.
+SERIES_MARKS = (b"Translations refused by SMAP", b"RepStringStartup", b"miscRegReaderWaits",
+                b"retireSlots", b"macro_fusible") + knobs.series_marks()
 # Patch 0007: O3's Exec trace stamped at commit, for the commit profile.
 COMMIT_TICK_PATCH = PATCHES / "0007-cpu-o3-Stamp-instruction-trace-records-with-their-co.patch"
 COMMIT_TICK_SOURCE = "src/cpu/o3/commit.cc"

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs import console
+from configs import console, runs
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from lab import arches, cache, child, tools
@@ -34,14 +34,11 @@ JOB_FILE = "job.conf"  # the boot-once scheme's job, read by the guest's m5 read
 TRACE_OPTIONS = (f"--debug-flags={TRACE_FLAGS}", f"--debug-file={TRACE_FILE}")
 
 
-class Gem5Failed(UserError):
+class Gem5Failed(runs.RunFailed):
     """A gem5 process that ran but did not do its job; `log` says why."""
 
-    exit_code = 1  # a failed simulation, not bad input
-
     def __init__(self, message: str, log: str):
-        super().__init__(message)
-        self.log = log
+        super().__init__(message, log)
 
 
 @dataclass

@@ -38,13 +38,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from configs import console, simpoint_method
-from configs.gem5 import backend as gem5_backend
+from configs.gem5 import process as gem5_process
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
-from lab import cache, inputs
+from lab import cache, gem5_statistics, inputs
 from lab.errors import UserError
 
 SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
+# The SimPoint flow (this module's steps and the gem5 script they run,
+# fs_simpoint.py): in the key of every sampled run and of each step's
+# cache folder. Bump it when a change to either would change an estimate
+# or a step's output. Their text is not hashed: a refactor moves no key.
+FLOW_VERSION = 1
 SAMPLING = ("none", "simpoint")
 # The set-up to the ROI saves a checkpoint every SETUP_STRIDE instructions
 # and keeps those within SETUP_KEPT of the ROI (each about 8 MB): a
@@ -57,9 +62,7 @@ BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same
 ALL = "all-intervals"  # every interval, weighted by its length (measure_all)
 # Counters the estimate scales from the intervals to the ROI; the rest of
 # the summary (host rates, JSON bookkeeping) has no per-instruction sense.
-SCALED = ("cycles", "ops", "branch_mispredicts", "squashed_insts", "memory_order_violations",
-          "smap_faults", "l1d_misses", "l1i_misses", "l2_misses", "serializing_insts",
-          "serialize_stall_cycles", "sim_ticks")
+SCALED = gem5_statistics.SCALED
 
 
 @dataclass(frozen=True)
@@ -109,10 +112,10 @@ def check_sampling(sampling: str) -> str:
 def root_key(boot_key: str, job, gem5, arch: str) -> str:
     """What every step's state depends on: the boot checkpoint (which holds
     kernel, image, command line, caches and fs_roi.py), the job handed
-    over, gem5 and this file's gem5 script."""
+    over, gem5 and the flow's version (this file's and its gem5 script's)."""
     return cache.content_key({"checkpoint": boot_key, "job_conf": job.job_conf(),
                               "gem5": gem5.identity(arch),
-                              "script": cache.file_sha256(SCRIPT)})
+                              "script": FLOW_VERSION})
 
 
 class _Steps:
@@ -123,10 +126,10 @@ class _Steps:
         group = dataclasses.replace(group, warming="functional")
         gem5, arch = group.gem5, group.arch
         self.gem5, self.arch, self.timeout, self.settings = gem5, arch, timeout, settings
-        self.boot = gem5_backend.checkpoint(group, timeout)
+        self.boot = gem5_process.checkpoint(group, timeout)
         self.root = cache.cache_root() / "gem5-simpoint" / root_key(
             self.boot["key"], job, gem5, arch)
-        self.job_file = self.root / gem5_backend.JOB_FILE
+        self.job_file = self.root / gem5_process.JOB_FILE
         if not self.job_file.is_file():
             cache.write_atomic(self.job_file, job.job_conf())
 
@@ -152,15 +155,15 @@ class _Steps:
             with cache.staging_dir(final) as tmp:
                 spec = json.loads(json.dumps(spec).replace("@STAGING@", str(tmp)))
                 try:
-                    run = gem5_backend.run(self.gem5, self.arch, spec, tmp / "gem5", self.timeout,
+                    run = gem5_process.run(self.gem5, self.arch, spec, tmp / "gem5", self.timeout,
                                            script=SCRIPT)
                     info = dict(check(run, tmp), host_seconds=run.seconds,
-                                command=gem5_backend.command(self.gem5, self.arch, final / "gem5",
+                                command=gem5_process.command(self.gem5, self.arch, final / "gem5",
                                                              final / "gem5/spec.json",
                                                              script=SCRIPT))
-                except gem5_backend.Gem5Failed as e:
-                    raise gem5_backend.Gem5Failed(
-                        f"SimPoint {name}: {e}", gem5_backend.keep_logs(Path(e.log), final)) from None
+                except gem5_process.Gem5Failed as e:
+                    raise gem5_process.Gem5Failed(
+                        f"SimPoint {name}: {e}", gem5_process.keep_logs(Path(e.log), final)) from None
                 cache.write_json_atomic(tmp / "info.json", info)
         return json.loads(info_path.read_text())
 
@@ -170,8 +173,8 @@ class _Steps:
 
         def check(run, tmp):
             if "roi-start" not in run.markers or not (tmp / "cpt").is_dir():
-                raise gem5_backend.Gem5Failed("no checkpoint at the ROI's start", run.log)
-            r0 = int(gem5_backend.marker_fields(run.markers, "roi-start")["insts"])
+                raise gem5_process.Gem5Failed("no checkpoint at the ROI's start", run.log)
+            r0 = int(gem5_process.marker_fields(run.markers, "roi-start")["insts"])
             # Keep the set-up checkpoints a warm-up can reach back to.
             kept = []
             for d in tmp.glob("pre-*"):
@@ -193,8 +196,8 @@ class _Steps:
         def check(run, tmp):
             raw = tmp / "gem5" / "simpoint.bb.gz"
             if "roi-end" not in run.markers or not raw.is_file():
-                raise gem5_backend.Gem5Failed("no basic-block vectors of the ROI", run.log)
-            roi_insts = int(gem5_backend.marker_fields(run.markers, "roi-end")["insts"])
+                raise gem5_process.Gem5Failed("no basic-block vectors of the ROI", run.log)
+            roi_insts = int(gem5_process.marker_fields(run.markers, "roi-end")["insts"])
             kept, lengths, end = [], [], 0
             with gzip.open(raw, "rt") as f:
                 for line in f:
@@ -207,14 +210,14 @@ class _Steps:
                     lengths.append(n)
                     end += n
             if not kept:
-                raise gem5_backend.Gem5Failed(
+                raise gem5_process.Gem5Failed(
                     f"the ROI ({roi_insts:,} instructions) is shorter than one interval "
                     f"({self.settings.interval:,}): lower simpoint_interval", run.log)
             (tmp / "roi.bb").write_text("".join(kept))
             report = console.parse(run.console_text)
             why = report.failure()
             if why:
-                raise gem5_backend.Gem5Failed(why, run.log)
+                raise gem5_process.Gem5Failed(why, run.log)
             return {"roi_insts": roi_insts, "interval_lengths": lengths,
                     "result": report.result}
         return self._step(self.bbv_dir(), "basic-block vectors", spec, check)
@@ -278,9 +281,9 @@ class _Steps:
             actual = {}
             for j, p in enumerate(points):
                 if not (tmp / f"cpt-{p['interval']}").is_dir():
-                    raise gem5_backend.Gem5Failed(
+                    raise gem5_process.Gem5Failed(
                         f"no checkpoint for interval {p['interval']}", run.log)
-                actual[str(p["interval"])] = base + int(gem5_backend.marker_fields(
+                actual[str(p["interval"])] = base + int(gem5_process.marker_fields(
                     run.markers, f"checkpoint-{j}")["insts"])
             # Where each checkpoint really is: a stop may overshoot its
             # target by an instruction or two (fs_simpoint.STOP_SLACK).
@@ -301,10 +304,10 @@ class _Steps:
 
         def check(run, tmp):
             if "interval-end" not in run.markers:
-                raise gem5_backend.Gem5Failed("the interval never ended", run.log)
+                raise gem5_process.Gem5Failed("the interval never ended", run.log)
             summary = gem5_stats.roi_summary(tmp / "gem5")
             return {"summary": summary, "stats_file": str(final / "gem5" / "stats.txt"),
-                    "fu_latency": gem5_backend.fu_latency(run.markers)}
+                    "fu_latency": gem5_process.fu_latency(run.markers)}
         final = self.warm_dir(which) / cpu_key / f"sp-{point['interval']}"
         info = self._step(final, f"interval {point['interval']}", spec, check)
         # Read again from stats.txt, not from a cached summary, so a fix in

@@ -5,70 +5,26 @@ and "End Simulation Statistics"; the ROI run dumps once, at m5 workend,
 after resetting at the restore, so the first block is the ROI. Lines are
 `name value # description`; distributions add `name::bucket` lines.
 
-Names move between gem5 versions (v24 counts commits in
-`commitStats0.numInsts`, older ones in `committedInsts`), so each number
-is looked up by suffix, first match wins, and a missing one is None, not
-a guess.
+Which numbers, and under which gem5 names, is lab/gem5_statistics.py's
+table: each is looked up by suffix, first match wins, and a missing one
+is None, not a guess.
 """
 
 import json
 import re
 from pathlib import Path
 
+from lab import gem5_statistics as statistics
+
 _BEGIN = "---------- Begin Simulation Statistics ----------"
 _END = "---------- End Simulation Statistics   ----------"
 _LINE = re.compile(r"^(\S+)\s+(-?[0-9.]+(?:e[+-]?\d+)?|nan|inf)\b")
 
-# headline -> suffixes tried in order (under the processor unless global)
-CORE = {
-    "cycles": (".numCycles",),
-    "insts": (".commitStats0.numInsts", ".committedInsts", ".commit.committedInsts"),
-    "ops": (".commitStats0.numOps", ".committedOps", ".commit.committedOps"),
-    "ipc": (".ipc",),
-    "branch_mispredicts": (".branchPred.condIncorrect", ".commit.branchMispredicts"),
-    "squashed_insts": (".commit.commitSquashedInsts", ".commitSquashedInsts"),
-    "memory_order_violations": (".iew.memOrderViolationEvents",),
-    # Our SMAP series' TLB statistic (configs/gem5-patches); None elsewhere.
-    "smap_faults": (".dtb.smapFaults",),
-    # O3 only: how often, and for how many cycles, rename waited for a
-    # serializing instruction to drain the pipeline (the scorecard's
-    # measured account of where gem5's cycles go on the syscall path).
-    "serializing_insts": (".rename.serializing",),
-    "serialize_stall_cycles": (".rename.serializeStallCycles",),
-    # Our series' patch 0008: readers of a misc register that waited for a
-    # non-serializing writer (kernel_entry "sdm"); their stall cycles are
-    # in serialize_stall_cycles.
-    "misc_reader_waits": (".rename.miscRegReaderWaits",),
-    # Where the cycles go, O3 only: every cycle of rename is in exactly one
-    # of its states (src/cpu/o3/rename.cc), so these add up to the ROI's
-    # cycles with serialize_stall_cycles; and the front end's share:
-    # cycles fetch waited on the instruction cache (hits included: O3's
-    # fetch blocks for each new line), and the lines it fetched.
-    "rename_run_cycles": (".rename.runCycles",),
-    "rename_idle_cycles": (".rename.idleCycles",),
-    "rename_block_cycles": (".rename.blockCycles",),
-    "rename_unblock_cycles": (".rename.unblockCycles",),
-    "rename_squash_cycles": (".rename.squashCycles",),
-    "icache_stall_cycles": (".fetchStats0.icacheStallCycles",),
-    "fetch_cache_lines": (".fetch.cacheLines",),
-    # Our series' fused micro-ops (patches 0010-0016): the slots of
-    # commit's width the ROI used (Intel's UOPS_RETIRED.RETIRE_SLOTS; the
-    # committed micro-ops where nothing is fused), the branches fetch
-    # fused with the instruction before them (wrong path included), and
-    # the cycles the micro-op queue before rename held decode back.
-    "retire_slots": (".commit.retireSlots",),
-    "macro_fused": (".fetch.macroFused",),
-    "uop_queue_full_cycles": (".rename.uopQueueFullCycles",),
-    # Our series' fetch-ahead (patch 0023, fetchAheadLines): lines read from
-    # the I-cache ahead of fetch, those fetch took with their data there,
-    # and the walks started again because fetch left the walked path.
-    "fetch_ahead_lines": (".fetch.aheadLines",),
-    "fetch_ahead_ready": (".fetch.aheadLinesReady",),
-    "fetch_ahead_restarts": (".fetch.aheadRestarts",),
-}
-GLOBAL = {"sim_ticks": "simTicks", "sim_seconds": "simSeconds",
-          "host_seconds": "hostSeconds", "host_inst_rate": "hostInstRate"}
-CACHES = {"l1d_misses": "l1d", "l1i_misses": "l1i", "l2_misses": "l2", "l3_misses": "l3"}
+# What the study reads, from lab/gem5_statistics.py's table (each
+# statistic declared there once, with the store's name for it).
+CORE = statistics.of("core")  # headline -> suffixes tried in order, under the processor
+GLOBAL = {k: v[0] for k, v in statistics.of("global").items()}
+CACHES = {k: v[0] for k, v in statistics.of("cache").items()}
 
 
 def dumps(text: str) -> list:
@@ -171,12 +127,7 @@ def summary(stats: dict, text: bool = True) -> dict:
     out = {k: _by_suffix(stats, v) for k, v in CORE.items()}
     out.update({k: stats.get(v) for k, v in GLOBAL.items()})
     out.update({k: _cache_misses(stats, v, absent_is_zero=text) for k, v in CACHES.items()})
-    for k in ("cycles", "insts", "ops", "branch_mispredicts", "squashed_insts",
-              "memory_order_violations", "smap_faults", "sim_ticks", "l1d_misses",
-              "l1i_misses", "l2_misses", "l3_misses", "serializing_insts",
-              "serialize_stall_cycles", "misc_reader_waits", "retire_slots", "macro_fused",
-              "uop_queue_full_cycles", "fetch_ahead_lines", "fetch_ahead_ready",
-              "fetch_ahead_restarts"):
+    for k in statistics.INTEGER:
         if out[k] is not None:
             out[k] = int(out[k])
     if out["ipc"] is None and out["cycles"] and out["insts"]:

@@ -5,11 +5,13 @@
 # Per core a private L1I, L1D and L2, then one L3 in front of memory: the
 # Nehalem-to-Skylake client layout. gem5's standard library has classic
 # hierarchies with two levels only (PrivateL1PrivateL2CacheHierarchy), so
-# this one extends its base class the same way.
+# this one extends its base class the same way. Its version, in the key
+# of every three-level point, is configs/gem5/cache_presets.py's
+# THREE_LEVEL_VERSION: bump it there when a change here would change a result.
 #
 # Latencies: a preset gives each level's documented load-to-use latency in
 # core cycles (L1D 4, L2 12, L3 42 on Skylake), which is cumulative. Each
-# level's own lookup, which the host works out from them (spec.py,
+# level's own lookup, which the host works out from them (cache_presets.py,
 # own_latencies: the figure less the lookups above it and what gem5 adds
 # on the way), is set as both its tag and data latency (gem5 classic
 # caches look both up in parallel unless sequential_access, so a hit costs

@@ -21,6 +21,10 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+# In the key of every run with a micro-op profile: bump it when a change
+# here would change a profile (its tests pin the output on a fixed trace).
+VERSION = 1
+
 # "<tick>: <cpu>: 0x<pc>.<upc> :   <FORM> : <mnemonic>   <operands> : ...
 #  flags=(IsInteger|IsMicroop|...)"; a micro-op without operands prints
 # "<FORM>.<mnemonic>" instead.

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from configs import console, runs
-from configs.qemu import plugin_build, process
+from configs.qemu import inventory, plugin_build, process, sweep_axes
+from configs.qemu import run_flags as flags_mod
 from kernels import variants
 from lab import cache
 
@@ -33,6 +34,22 @@ class QemuResult:
 class QemuBackend:
     """QEMU-TCG: boot, run the job, count the ROI with the plugin if asked."""
     name = "qemu"
+    # Its part of a sweep file (configs/qemu/sweep_axes.py).
+    FIXED, AXES = sweep_axes.FIXED, sweep_axes.AXES
+    AXIS_PREFIX, AXIS_PREFIX_HELP = sweep_axes.AXIS_PREFIX, sweep_axes.AXIS_PREFIX_HELP
+    check_fixed = staticmethod(sweep_axes.check_fixed)
+    axes = staticmethod(sweep_axes.read_axes)
+    points = staticmethod(sweep_axes.points)
+    # Its part of the command line (configs/qemu/run_flags.py).
+    TIMEOUT_HELP = flags_mod.TIMEOUT_HELP
+    FLAGS_TITLE, FLAGS_OWNER = flags_mod.FLAGS_TITLE, flags_mod.FLAGS_OWNER
+    run_flags = staticmethod(flags_mod.run_flags)
+    point_from_flags = staticmethod(flags_mod.point_from_flags)
+    # What list and doctor say of it (configs/qemu/inventory.py).
+    list_lines = staticmethod(inventory.list_lines)
+    host_tools = staticmethod(inventory.host_tools)
+    doctor_checks = staticmethod(inventory.doctor_checks)
+    needed_by_make_run = True  # doctor: the QEMU study is what `make run` runs
 
     def require(self, point) -> None:
         """What the point needs of the simulator, before any work: nothing
@@ -46,10 +63,22 @@ class QemuBackend:
     def run(self, point, kernel, image, force: bool = False) -> dict:
         label = f"{kernel.arch}/{kernel.variant}/{point.workload} on qemu"
         return runs.in_run_dir(self.key(point, kernel, image), force, label,
-                               lambda work: _execute(point, kernel, image, work))
+                               lambda work: _execute(point, kernel, image, work), self)
 
     def result(self, record: dict) -> QemuResult:
         return QemuResult.of(record)
+
+    @staticmethod
+    def text(record: dict, point) -> str:
+        """Nothing of its own: the results table shows a QEMU run whole."""
+        return ""
+
+    @staticmethod
+    def revalidate(record: dict, run_dir: Path):
+        """A stored record as it stands today, or None: a run whose guest
+        lost its TSC clocksource (kept before boots were checked for it)
+        is not the point's run."""
+        return None if process.clock_failure(run_dir / "console.log") else record
 
 
 def run_key(kernel, image, backend: str, profile, plugin: bool = False,

@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from configs import local_executor, runs
+from configs import backends, local_executor, runs
 from lab import cache, tools
 from lab.errors import UserError
 
@@ -174,7 +174,7 @@ def execute(sweep, planned: list, on_outcome=None, jobs: int = 0) -> list:
     # A task that left the queue since the plan was made wrote its record
     # first: asked after squeue, the cache has it.
     for pl in [pl for pl in runnable if pl.key not in earlier]:
-        record = runs.finished(pl.key)
+        record = backends.finished(pl.key)
         if record is not None:
             runnable.remove(pl)
             finish(local_executor.Outcome(pl, record=record, cached=True))
@@ -273,7 +273,7 @@ def _follow(tasks: dict, progress, finish) -> None:
                 state = None
             if state is None:
                 del pending[(job_id, i)]
-                record = runs.finished(pl.key)
+                record = backends.finished(pl.key)
                 if record is not None:
                     finish(local_executor.Outcome(pl, record=record))
                 else:

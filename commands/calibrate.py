@@ -6,10 +6,9 @@ import sys
 from pathlib import Path
 
 from analysis import figures, store
-from configs import calibrate
-from configs.commands import flags
-from configs.commands.flags import gem5_args
-from configs.gem5 import locate as gem5_locate
+from configs import backends, calibrate
+from commands import flags
+from commands.flags import gem5_args
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
 from lab import arches, cache, inputs
@@ -60,7 +59,7 @@ def cmd_calibrate(args) -> int:
         m = calibrate.MECHANISMS[name]
         for v in (m.before, m.after):
             kbuild.plan("x86_64", v, gem5_spec.layers_for("x86_64"))
-    g = gem5_locate.require("x86_64", args.gem5)
+    g = backends.gem5_build("x86_64", args.gem5)
     g.require_series("x86_64", "calibrate")
     calibrated, notes, base, fitted_on = {}, [], cpu, []
     # Every calibrate command's runs are one sweep of the store, which

@@ -10,7 +10,7 @@ does not import the simulation stack.
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs.gem5 import spec as gem5_spec
+from lab import cpu_presets
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "workloads" / "scripts"
 
@@ -40,10 +40,10 @@ MECHANISMS = {
         "smap", "000_ccfae2f7fd7a499e (statx, 2017)",
         "10M statx: 5.530 s per-field __put_user, 1.624 s one copy_to_user",
         "statx-putuser", "stock", SCRIPTS / "statx-loop-gem5.toml", "smap",
-        gem5_spec.SMAP_OP_CLASS, (5.530 - 1.624) / 10_000_000 * 1e9, "delta_ns", (1, 16, 48)),
+        cpu_presets.SMAP_OP_CLASS, (5.530 - 1.624) / 10_000_000 * 1e9, "delta_ns", (1, 16, 48)),
     "rep": Mechanism(
         "rep", "004_19de4fc19931aa23 (dentry compare, Westmere, 2010)",
         "git diff system time: 2.57 s repe cmpsb, 2.35 s byte loop",
         "dcache-repcmpsb", "dcache-bytecmp", SCRIPTS / "lstat-storm-gem5.toml", "none",
-        gem5_spec.REP_STARTUP_OP_CLASS, (2.57 - 2.35) / 2.57, "fraction", (1, 20, 60)),
+        cpu_presets.REP_STARTUP_OP_CLASS, (2.57 - 2.35) / 2.57, "fraction", (1, 20, 60)),
 }

@@ -7,10 +7,9 @@ import os
 from pathlib import Path
 
 from analysis import compare, findings, published, store, study_cost
-from configs import local_executor, runs, sweep
-from configs.commands import flags
-from configs.commands.sweep import run_sweep
-from configs.gem5 import locate as gem5_locate
+from configs import backends, local_executor, sweep
+from commands import flags
+from commands.sweep import run_sweep
 from configs.slurm import slurm_executor
 from lab import arches, inputs
 from lab.cli import COUNT, command
@@ -67,7 +66,7 @@ def cmd_reproduce(args) -> int:
             sw = dataclasses.replace(sw, points=[p for p in sw.points if p.arch in src.arches])
         planned = local_executor.plan(sw, args.gem5, dry=True)
         cost = study_cost.of_runs(src.rows)
-        todo = sum(1 for pl in planned if not (pl.key and runs.finished(pl.key)))
+        todo = sum(1 for pl in planned if not (pl.key and backends.finished(pl.key)))
         gem5 = any(pl.point.run.needs_gem5 for pl in planned)
         plans.append((src, sw, planned, cost, todo, gem5))
     # QEMU sweeps first (minutes), then gem5's, each arch's together, those
@@ -104,7 +103,7 @@ def cmd_reproduce(args) -> int:
     lacking = []
     for arch in need:
         try:
-            gem5_locate.require(arch, args.gem5)
+            backends.gem5_build(arch, args.gem5)
         except UserError:
             lacking.append(arch)
     if lacking:

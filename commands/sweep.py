@@ -8,7 +8,7 @@ from pathlib import Path
 
 from analysis import report, store, table
 from configs import local_executor, sweep
-from configs.commands import flags
+from commands import flags
 from configs.slurm import slurm_executor
 from lab import arches, inputs
 from lab.cli import COUNT, command

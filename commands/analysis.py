@@ -7,7 +7,7 @@ from pathlib import Path
 
 from analysis import compare, findings, published, report, scorecard, scorecard_text, store
 from configs import backends, calibrate, sweep
-from configs.commands import flags
+from commands import flags
 from lab import cache, inputs
 from lab.cli import command
 from lab.errors import UserError

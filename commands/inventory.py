@@ -5,13 +5,8 @@ machine has of the prerequisites, one line each, with the fix)."""
 import sys
 
 from buildroot import release
+from commands import flags
 from configs import backends, simpoint_method
-from configs.commands import flags
-from configs.gem5 import locate as gem5_locate
-from configs.gem5 import spec as gem5_spec
-from configs.qemu import plugin_build
-from configs.qemu import process as qemu_process
-from configs.qemu import profile as qemu_profile
 from kernels import build as kbuild
 from kernels import source as linux_source
 from kernels import variants
@@ -44,15 +39,9 @@ def cmd_list(args) -> int:
             print(" " * len(first) + title)
     print("workloads: " + ", ".join(script.workload_names()))
     print("backends:  " + ", ".join(backends.BACKENDS))
-    print("profiles:  " + ", ".join(qemu_profile.profile_names()) + "  (QEMU)")
-    every = sorted(gem5_spec.preset_files("cpu"))
-    roi = set(gem5_spec.cpu_preset_names())
-    print("presets:   " + ", ".join(p if p in roi else f"{p} (the boot's functional CPU)"
-                                    for p in every)
-          + "  (gem5 CPU models: configs/gem5-presets/cpu; --cpu-preset takes any)")
-    print("caches:    " + ", ".join(gem5_spec.cache_preset_names())
-          + "  (gem5 cache presets: configs/gem5-presets/cache)")
-    print("smap models (x86 gem5): " + ", ".join(gem5_spec.SMAP_MODELS))
+    for kind in backends.KINDS.values():  # each backend lists its own
+        for line in kind.list_lines():
+            print(line)
     print("kernel layers: " + ", ".join(variants.layer_names()))
     print(f"cache:     {cache.cache_root()}")
     return 0
@@ -62,20 +51,18 @@ def cmd_doctor(args) -> int:
     """What is found and what is missing, one line each, with the fix. It
     fails (exit 1) only where `make run`, the QEMU study, cannot run: gem5
     is the gem5 backend's, and optional there."""
-    if args.gem5:  # a bad path given is bad input: one line, exit 2
-        gem5_locate.home(args.gem5)
     checks = []
 
     class Absent(Exception):
         """An optional prerequisite that is not there: not a missing one."""
 
-    def check(name, fn, gem5=False):
+    def check(name, fn, optional=False):
         try:
-            checks.append(("ok", name, fn() or "", gem5))
+            checks.append(("ok", name, fn() or "", optional))
         except Absent as e:
-            checks.append(("absent", name, str(e), gem5))
+            checks.append(("absent", name, str(e), optional))
         except UserError as e:
-            checks.append(("MISSING", name, str(e), gem5))
+            checks.append(("MISSING", name, str(e), optional))
 
     def python():
         if sys.version_info < (3, 11):
@@ -88,55 +75,16 @@ def cmd_doctor(args) -> int:
 
     def tools_for(arch):
         return lambda: ", ".join(tools.require(t) for t in kbuild.required_tools(arch)
-                                 + ["mke2fs", _qemu_binary(arch)])
-
-    def qemu_version(arch):
-        return lambda: qemu_process.version(_qemu_binary(arch))
-
-    def plugin():
-        return str(plugin_build.build("qemu-system-x86_64"))
-
-    def gem5_home():
-        g = gem5_locate.find(args.gem5)
-        return f"gem5 {g.version} at {g.home}"
-
-    def gem5_arch(arch):
-        def fn():
-            g = gem5_locate.require(arch, args.gem5)
-            fast = ("; gem5.fast runs the untraced points" if g.fast_usable(arch) else
-                    f"; gem5.fast stale (older than gem5.opt, or not of its series): "
-                    f"gem5.opt runs every point until 'scons "
-                    f"{arches.get(arch).gem5_binary('fast')}' in the gem5 tree"
-                    if g.fast_binary(arch).is_file() else "")
-            return str(g.binary(arch)) + (f", {g.bootloader()}"
-                                          if arches.get(arch).gem5_bootloader else "") + fast
-        return fn
-
-    def gem5_series():
-        # The series is optional (smap_model smap and a rep start-up need it): a tree
-        # without it is a note, not a missing prerequisite.
-        g = gem5_locate.find(args.gem5)
-        if not g.binary("x86_64").is_file():
-            # Nothing built yet: "the binary predates it" would send a reader
-            # to rebuild what the gem5 x86_64 line says is not there.
-            applied = gem5_locate.source_carries_series(g.home)
-            return (f"series {'applied to the source' if applied else 'not applied'}; "
-                    f"no gem5.opt built yet (the gem5 x86_64 line says how)")
-        ticks = ("O3 trace stamped at commit (commit profiles work)" if g.commit_ticks("x86_64")
-                 else "no commit-tick patch 0007 built (commit profiles refused)")
-        return f"{g.series('x86_64').describe()}; {ticks}"
+                                 + ["mke2fs"] + [t for kind in backends.KINDS.values()
+                                                 for t in kind.host_tools(arch)])
 
     check("python", python)
     check("linux source", linux)
     for arch in arches.NAMES:
         check(f"{arch} build tools", tools_for(arch))
-        check(f"{arch} QEMU", qemu_version(arch))
-    check("QEMU profiling plugin", plugin)
-    check("gem5", gem5_home, gem5=True)
-    if checks[-1][0] == "ok":
-        for arch in arches.NAMES:
-            check(f"gem5 {arch}", gem5_arch(arch), gem5=True)
-        check("gem5 patch series", gem5_series, gem5=True)
+    for kind in backends.KINDS.values():  # what each backend needs, its own lines
+        for name, fn in kind.doctor_checks(args):
+            check(name, fn, optional=not kind.needed_by_make_run)
 
     def simpoint_reference():
         # Optional: the built-in method needs no binary.
@@ -162,11 +110,7 @@ def cmd_doctor(args) -> int:
     absent = [c for c in checks if c[0] == "absent"]
     print(f"{len(checks) - len(missing) - len(absent)} found, {len(missing)} missing"
           + (f", {len(absent)} optional absent" if absent else "")
-          + (f" (gem5 only: make run needs none of them)" if missing and not for_run else
+          + (f" (the gem5 backend's: make run needs none of them)" if missing and not for_run else
              f" (make run needs {', '.join(c[1] for c in for_run)})" if for_run else ""))
     return 1 if for_run else 0
 
-
-def _qemu_binary(arch: str) -> str:
-    """The QEMU binary of `arch`'s default profile."""
-    return qemu_profile.load_profile(arches.get(arch).qemu_profile).binary

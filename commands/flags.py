@@ -4,11 +4,10 @@ worker pool."""
 
 from pathlib import Path
 
-from configs import sweep
-from configs.gem5 import spec as gem5_spec
+from configs import backends, sweep
 from lab import inputs
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 DEFAULT_RESULTS = REPO / "results"
 DEFAULT_SWEEP = sweep.SWEEP_DIR / "default.toml"
 DEFAULT_RECORDS = REPO / "docs" / "data"
@@ -21,18 +20,11 @@ WORKERS = inputs.cli(inputs.count_up_to(sweep.MAX_POINTS, "the most points a swe
 # The help of the flags several commands share.
 RESULTS_HELP = "the results folder: the store (results.sqlite) and reports (default: results)"
 SWEEP_FILE_HELP = "a sweep file (TOML; default: configs/sweeps/default.toml)"
-# No variable is needed: every command finds the gem5 that setup built.
-GEM5_HELP = ("gem5 source tree (default: $GEM5_HOME where set, else the one './run.py gem5 "
-             "setup' built in the cache)")
+GEM5_HELP = backends.GEM5_HELP
 ARCH_HELP = "the guest architecture"
 
 
 def gem5_args(sp) -> None:
-    """--gem5 (the build) and --cache (a cache preset, read when the
-    command line is: a malformed file is a choice, so that its loader
-    says what is wrong with it)."""
-    sp.add_argument("--gem5", help=GEM5_HELP)
-    caches = sorted(gem5_spec.preset_files("cache"))
-    sp.add_argument("--cache", default="classic-l1l2", choices=caches, metavar="CACHE",
-                    help="gem5 cache preset (configs/gem5-presets/cache): "
-                         + ", ".join(caches))
+    """--gem5 (the build) and --cache (a cache preset): the gem5 backend's
+    (Gem5Backend.build_flags)."""
+    backends.kind("gem5").build_flags(sp)

@@ -5,7 +5,7 @@ import argparse
 import os
 from pathlib import Path
 
-from configs.commands import inventory
+from commands import inventory
 from configs.gem5 import build_deps as gem5_build_deps
 from configs.gem5 import setup as gem5_setup
 from lab.cli import COUNT, command

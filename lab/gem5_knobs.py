@@ -1,0 +1,262 @@
+"""The gem5 CPU settings a preset, a sweep's cpu.* axis or a run flag may
+set, each declared once, as gem5's src/cpu/o3/BaseO3CPU.py declares a
+Param: its name, type and range or choices, default, whether it needs our
+gem5 patch series, the SimObject attributes it sets, and its help.
+
+Everything else derives from this table: which keys a preset file takes
+(lab/cpu_presets.py), the sweep's cpu.<name> axes (configs/gem5/
+sweep_axes.py), the run command's gem5 flags (configs/gem5/run_flags.py,
+choice knobs only: counts are swept), what a preset's record holds and
+how calibrate writes a preset back, what the gem5 side sets
+(simobject_settings -> the spec's "set", applied by fs_roi.py), and what
+marks a gem5 binary as built with the series (configs/gem5/locate.py).
+Adding a knob is one row here (docs/guide/extending.md).
+
+It lives in lab/, below both stages, with the preset reader: the run
+stage reads it to run a point and the scorecard (analysis/judging.py)
+to compare a run's preset with today's, and analysis imports nothing of
+configs.
+
+Two kinds:
+  a count: an O3 Param.Unsigned of the same name, set on the detailed
+      core where a preset or an override names it (absent, gem5's own
+      default stands: the preset's record holds it under "params");
+  a choice: one of a few values, the first its default; each other value
+      sets the SimObject attributes `sets` gives it ("isa": every ISA
+      object of every core, the warming core's too, since gem5 shares
+      decoded micro-ops; "o3": the detailed O3 core, by dotted path;
+      "o3_new": an O3 attribute given a new SimObject of that class).
+"""
+
+from dataclasses import dataclass, field
+
+from lab import arches, inputs
+from lab.errors import UserError
+
+CACHE_LINE = 64
+UNSIGNED_MAX = 2**32 - 1
+UNSIGNED_WHY = "gem5's Param.Unsigned, 32 bits"
+# The most units of one kind gem5's O3 could use, and its widest stage:
+# its compiled MaxWidth (src/cpu/o3/limits.hh, 12).
+MAX_WIDTH = 12
+WIDTH_WHY = "O3's compiled MaxWidth, src/cpu/o3/limits.hh"
+# backComSize's default (gem5 v24): how far back O3's time buffers reach.
+O3_BACK_COM_DEFAULT = 5
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    help: str
+    choices: tuple = ()        # a choice knob's values, its default first; () for a count
+    least: int = 1             # a count's least value (0 where 0 means none)
+    most: int = UNSIGNED_MAX   # a count's greatest
+    why_most: str = UNSIGNED_WHY
+    series: bool = False       # our series has it: a point that sets it needs the series
+    #                            (which models x86 alone: other arches keep gem5's)
+    sets: dict = field(default_factory=dict)  # choice -> {scope: {attribute: value}};
+    #                            a count: {scope: {attribute: value}} added where it is non-zero
+    delay: bool = False        # a stage-to-stage delay, within backComSize's past
+    what: str = ""             # a series choice's subject, for the x86-only message
+
+    @property
+    def default(self):
+        return self.choices[0] if self.choices else None
+
+    @property
+    def named(self) -> tuple:
+        """The choices a user writes ("" is gem5's default, unnamed)."""
+        return tuple(c for c in self.choices if c)
+
+    def check(self, value, arch: str, where: str):
+        """`value` for this knob on `arch`, or one line naming what is wrong."""
+        if self.choices:
+            if value != self.default:
+                inputs.one_of(value, self.named, f"{where}: {self.name}")
+        else:
+            inputs.number(value, where, integer=True, minimum=self.least, maximum=UNSIGNED_MAX,
+                          why_maximum=UNSIGNED_WHY)
+            if self.most < UNSIGNED_MAX:
+                inputs.number(value, where, integer=True, maximum=self.most,
+                              why_maximum=self.why_most)
+            if self.name == "fetchBufferSize" and (value > CACHE_LINE or CACHE_LINE % value):
+                raise UserError(f"{where} must divide the {CACHE_LINE} B cache line (gem5's "
+                                f"fetch buffer is at most one line), got {value!r}")
+        if self.series and value != self.default and arch and not arches.get(arch).gem5_series:
+            raise UserError(f"{where}: {self.name} {value} is x86-only "
+                            f"({self.what or 'our gem5 series'}); an {arch} CPU keeps gem5's")
+        return value
+
+    def settings(self, value) -> dict:
+        """{scope: {attribute: value}} this knob at `value` sets on the gem5 side."""
+        if self.choices:
+            return self.sets.get(value, {})
+        out = {"o3": {self.name: value}}
+        for scope, attrs in (self.sets if value else {}).items():
+            out[scope] = dict(out.get(scope, {}), **attrs)
+        return out
+
+
+def _width(name, help_text):
+    return Knob(name, help_text, most=MAX_WIDTH, why_most=WIDTH_WHY)
+
+
+def _delay(name, help_text):
+    return Knob(name, help_text, delay=True)
+
+
+# Branch predictors of gem5 v24 (src/cpu/pred/BranchPredictor.py) a preset
+# may name; absent, O3 keeps its default (TournamentBP).
+BRANCH_PREDICTORS = ("LocalBP", "TournamentBP", "BiModeBP", "LTAGE", "TAGE_SC_L_64KB",
+                     "MultiperspectivePerceptron64KB")
+
+# O3 counts: gem5 v24's src/cpu/o3/BaseO3CPU.py, and our series' (series=True).
+KNOBS = (
+    _width("fetchWidth", "instructions fetched per cycle"),
+    Knob("fetchBufferSize", "bytes of the fetch buffer (divides the 64 B line)"),
+    Knob("fetchQueueSize", "micro-ops in the fetch queue"),
+    _width("decodeWidth", "instructions decoded per cycle"),
+    _width("renameWidth", "micro-ops renamed per cycle"),
+    _width("dispatchWidth", "micro-ops dispatched per cycle"),
+    _width("issueWidth", "micro-ops issued per cycle"),
+    _width("wbWidth", "micro-ops written back per cycle"),
+    _width("commitWidth", "micro-ops committed per cycle"),
+    Knob("squashWidth", "micro-ops squashed per cycle"),
+    Knob("numROBEntries", "reorder buffer entries"),
+    Knob("numIQEntries", "instruction queue entries"),
+    Knob("LQEntries", "load queue entries"),
+    Knob("SQEntries", "store queue entries"),
+    # How many stores the LSQ writes back to the L1D a cycle (gem5 v24's
+    # default 200: no limit); an Intel core of the seeds' era has one
+    # store port (Skylake: port 4).
+    Knob("cacheStorePorts", "stores written back to the L1D per cycle (gem5's 200: no limit)"),
+    Knob("numPhysIntRegs", "physical integer registers"),
+    Knob("numPhysFloatRegs", "physical floating-point registers"),
+    Knob("numPhysVecRegs", "physical vector registers"),
+    Knob("numPhysCCRegs", "physical condition-code registers"),
+    Knob("backComSize", "cycles of the past O3's backward time buffers keep"),
+    Knob("forwardComSize", "cycles of the past O3's forward time buffers keep"),
+    # stage-to-stage delays (cycles): the pipeline's depth
+    _delay("fetchToDecodeDelay", "cycles from fetch to decode"),
+    _delay("decodeToRenameDelay", "cycles from decode to rename"),
+    _delay("renameToIEWDelay", "cycles from rename to issue/execute/writeback"),
+    _delay("iewToCommitDelay", "cycles from issue/execute/writeback to commit"),
+    _delay("issueToExecuteDelay", "cycles from issue to execute"),
+    # the micro-op queue between decode and rename (our series; 0: none)
+    Knob("uopQueueSize", "micro-ops the queue between decode and rename holds (0: none)",
+         least=0, series=True),
+    # fetch ahead along the predicted path (our series, patches 0022-0023;
+    # 0: none): lines read ahead, and lines the walk predicts a cycle.
+    # Patch 0023's walk finds a line's branches in the BTB: every taken
+    # branch must enter it, returns and indirect ones too (gem5 v24 enters
+    # only direct ones unless told; upstream's decoupled front end sets the same).
+    Knob("fetchAheadLines", "I-cache lines fetch reads ahead on the predicted path (0: none)",
+         least=0, series=True, sets={"o3": {"branchPred.requiresBTBHit": True}}),
+    Knob("fetchAheadLinesPerCycle", "lines the fetch-ahead walk predicts a cycle",
+         series=True),
+    # Choices. How SYSCALL, SYSRET and SWAPGS run (x86, patches 0008-0009):
+    # "serialize", gem5 v24's way (each of their segment, RFLAGS and MSR
+    # micro-ops drains O3's pipeline), or "sdm", as the SDM describes them
+    # (not serializing: they run ahead, the last state write of SYSCALL
+    # and SYSRET squashes what follows, and readers of those registers
+    # wait for the writes in O3's rename).
+    Knob("kernel_entry", "how SYSCALL, SYSRET and SWAPGS run: serialize (gem5's drains) or "
+         "sdm (as the SDM describes them; patches 0008-0009)", ("serialize", "sdm"),
+         series=True, what="SYSCALL, SYSRET, SWAPGS",
+         sets={"sdm": {"isa": {"serialize_kernel_entry": False},
+                       "o3": {"miscRegReadersWait": True}}}),
+    # How STAC and CLAC run (x86, patches 0018-0021): "serialize", each
+    # drains O3's pipeline, so that no younger access is checked against
+    # the old RFLAGS.AC; or "commit", they run ahead as any register
+    # write, and O3's data TLB settles SMAP's AC check at commit (an access
+    # behind an in-flight STAC does not fault, one behind an in-flight
+    # CLAC does); readers of RFLAGS wait for its writes in rename. The
+    # warming core translates in program order and keeps the check there.
+    Knob("stac_clac", "how STAC and CLAC run: serialize (each drains the pipeline) or commit "
+         "(they run ahead; SMAP settled at commit; patches 0018-0021)", ("serialize", "commit"),
+         series=True, what="SMAP's STAC and CLAC",
+         sets={"commit": {"isa": {"serialize_stac_clac": False},
+                          "o3": {"miscRegReadersWait": True, "mmu.dtb.smap_at_commit": True}}}),
+    # How x86 instructions become micro-ops (our series, X86ISA.fused_uops
+    # and O3's macroFusion): "gem5", v24's microcode as it is; or "fused",
+    # as Intel's cores count them in the fused domain (one micro-op for a
+    # jump, an operation with an immediate, a RIP-relative access; a load
+    # with its operation, a store of an immediate and the stack engine's
+    # RSP updates in one slot; a compare or test fused with the branch
+    # after it). A preset's macro_fusible narrows the pairs.
+    Knob("uops", "how instructions become micro-ops: gem5 (v24's microcode) or fused (as "
+         "Intel's fused domain counts them; our series)", ("gem5", "fused"),
+         series=True, what="our series' x86 decoding",
+         sets={"fused": {"isa": {"fused_uops": True}, "o3": {"macroFusion": True}}}),
+    # The O3 branch predictor ("": gem5's default, TournamentBP).
+    Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
+         + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,
+         sets={bp: {"o3_new": {"branchPred": bp}} for bp in BRANCH_PREDICTORS}),
+)
+
+BY_NAME = {k.name: k for k in KNOBS}
+COUNTS = tuple(k.name for k in KNOBS if not k.choices)    # a preset's [params]
+CHOICES = tuple(k.name for k in KNOBS if k.choices)       # a preset's top-level keys
+# The order the gem5 side applies scopes in: a new SimObject last, as
+# fs_roi.py always did (a preset's branch predictor replaces the one the
+# attributes above were set on).
+SCOPES = ("isa", "o3", "o3_new")
+
+# Functional-unit kinds of gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py)
+# whose count a preset may set ([fu_count]); a sweep's override of one
+# kind's count: cpu."fu_count.WritePort" = [1, 4].
+FU_KINDS = {"IntALU", "IntMultDiv", "FP_ALU", "FP_MultDiv", "ReadPort", "SIMD_Unit",
+            "PredALU", "WritePort", "RdWrPort", "IprPort"}
+FU_COUNT_PREFIX = "fu_count."
+
+
+def get(name: str, where: str) -> Knob:
+    """The knob `name`, or one line listing what may be set."""
+    if name not in BY_NAME:
+        raise UserError(f"{where}: unknown O3 parameter {name!r} (valid: "
+                        f"{', '.join(BY_NAME)}, or {FU_COUNT_PREFIX}<kind>)")
+    return BY_NAME[name]
+
+
+def check_fu_count(kind: str, value, where: str) -> int:
+    """Units of one kind of functional unit in the O3 FU pool."""
+    if kind not in FU_KINDS:
+        raise UserError(f"{where}: {kind!r} is not one of {', '.join(sorted(FU_KINDS))}")
+    return inputs.number(value, f"{where} (units)", integer=True, minimum=0,
+                         maximum=MAX_WIDTH, why_maximum="O3's MaxWidth")
+
+
+def check_delays(params: dict, where: str) -> None:
+    """Each stage delay within the time buffers' past (backComSize)."""
+    past = params.get("backComSize", O3_BACK_COM_DEFAULT)
+    for k in KNOBS:
+        if k.delay and params.get(k.name, 1) > past:
+            raise UserError(f"{where}: {k.name} {params[k.name]} exceeds backComSize {past} "
+                            f"(O3's time buffers keep {past} cycles of the past): raise "
+                            f"backComSize or lower {k.name}")
+
+
+def needs_series(values: dict) -> str:
+    """The first knob of `values` ({name: value}) that needs our series
+    off its default ("" for none)."""
+    for name, value in values.items():
+        k = BY_NAME.get(name)
+        if k and k.series and value != k.default:
+            return f"{name} {value}" if k.choices else name
+    return ""
+
+
+def series_marks() -> tuple:
+    """What a gem5 built with our series has compiled in for its knobs:
+    every attribute a series knob sets (the gem5 side sets them, so the
+    binary must know them)."""
+    out = []
+    for k in KNOBS:
+        if not k.series:
+            continue
+        attrs = [k.name] if not k.choices else []
+        for scopes in ([k.sets] if not k.choices else k.sets.values()):
+            attrs += [a.split(".")[-1] for attrs_ in scopes.values() for a in attrs_]
+        out += [a.encode() for a in attrs if a.encode() not in out]
+    return tuple(out)
+
