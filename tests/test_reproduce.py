@@ -113,6 +113,6 @@ def test_the_dry_run_plan_reads_at_80_columns(tmp_path):
 
 
 def test_estimates_read_as_seconds_minutes_or_hours():
-    from configs.commands import reproduce
+    from commands import reproduce
     assert [reproduce._time(s) for s in (0, 28, 59.4, 60, 5940, 6000, 54720)] == [
         "0 s", "28 s", "59 s", "1 min", "99 min", "1.7 h", "15.2 h"]
