@@ -40,7 +40,7 @@ def test_the_boot_stops_for_the_handoff_and_its_key_has_no_job():
     assert boot["kernel_args"] == roi["kernel_args"]
     assert boot["warming"] == roi["warming"] == "functional"
     # The boot's detailed core is switched out: the default, whatever the ROI's preset.
-    assert boot["cpu"]["type"] == "o3" and roi["cpu"]["params"] != boot["cpu"]["params"]
+    assert boot["cpu"]["type"] == "o3" and roi["cpu"]["set"] != boot["cpu"]["set"]
     cold = spec.checkpoint_key(WARM.cold())
     warm = spec.checkpoint_key(WARM)
     assert cold != warm
