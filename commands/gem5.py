@@ -7,6 +7,7 @@ from pathlib import Path
 
 from commands import inventory
 from configs.gem5 import build_deps as gem5_build_deps
+from configs.gem5 import build_profile as gem5_build_profile
 from configs.gem5 import setup as gem5_setup
 from lab.cli import COUNT, command
 
@@ -24,6 +25,13 @@ def register(sub) -> None:
                     help="opt, or opt,fast: gem5.fast too, which untraced points then run "
                          "(default: opt)")
     sp.add_argument("--jobs", type=COUNT, default=0, help="scons -j (default: cores)")
+    sp.add_argument("--debug-info", action="store_true",
+                    help="build gem5.opt with -g, as gem5 does (for a debugger; about 1.4x "
+                         "the compile time); the study's build leaves it out")
+    sp.add_argument("--full-build", action="store_true",
+                    help="gem5's own build less SystemC: Ruby, KVM, -g and the Python "
+                         "wrappers at -O3 (the study runs none of them: "
+                         "configs/gem5/build_profile.py)")
     sp.add_argument("--dry-run", action="store_true", help="print the steps, do nothing")
 
 
@@ -31,14 +39,17 @@ def cmd_gem5(args) -> int:
     """gem5 v24.0.0.1 with our series, built outside the repository."""
     dest = Path(args.dest).expanduser().resolve() if args.dest else gem5_setup.default_dest()
     jobs = args.jobs or os.cpu_count() or 1
+    profile = gem5_build_profile.BuildProfile.for_setup(
+        args.full_build, args.debug_info, gem5_build_deps.LINKER)
     s = gem5_setup.Setup(args.source, dest, gem5_setup.parse_isas(args.isa), jobs,
-                         gem5_setup.parse_variants(args.variant))
+                         gem5_setup.parse_variants(args.variant), profile)
     home = "" if dest == gem5_setup.default_dest() else f"GEM5_HOME={dest} "
     if args.dry_run:
         s.git_dir()  # a local source that is no repository is refused here too
         lacking = gem5_build_deps.missing(s.isas)
         print(f"[packages] {'to do: install ' + ', '.join(lacking) if lacking else 'done'}: "
               f"what gem5's build needs (configs/gem5/build_deps.py)")
+        print(f"[profile] {profile.describe()}")
         for name, what, done in s.steps():
             print(f"[{name}] {'done' if done else 'to do'}: {what}")
         print(f"then: {home}./run.py doctor")

@@ -285,7 +285,10 @@ def _gem5_simulator(group: gem5_spec.BootGroup, cpu, binary: str, **more) -> dic
             # leaves it out), so analysis reads a run's machine from its record.
             "cpu_origin": {"calibrated_from": cpu.calibrated_from,
                            "fitted_on": list(cpu.fitted_on)},
-            "cache_preset": group.cache.as_record(), "smap_model": group.smap_model, **more}
+            "cache_preset": group.cache.as_record(), "smap_model": group.smap_model,
+            # How the binary was built (Kconfig, -g, wrappers' -O, linker):
+            # provenance, not key (the binary's size and time are in the key).
+            "build": gem5.build_profile(group.arch), **more}
 
 
 # The profile charges every cycle from the restore to the last commit,

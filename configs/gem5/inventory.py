@@ -5,6 +5,7 @@ inventory.py asks each backend (Gem5Backend.list_lines, host_tools,
 doctor_checks).
 """
 
+from configs.gem5 import build_profile
 from configs.gem5 import locate as gem5_locate
 from configs.gem5 import spec as gem5_spec
 from lab import arches
@@ -46,8 +47,11 @@ def doctor_checks(args) -> list:
                     f"gem5.opt runs every point until 'scons "
                     f"{arches.get(arch).gem5_binary('fast')}' in the gem5 tree"
                     if g.fast_binary(arch).is_file() else "")
+            built = g.build_profile(arch)
+            how = ("; built " + build_profile.describe_record(built) if built else
+                   "; built by hand (no set-up profile)")
             return str(g.binary(arch)) + (f", {g.bootloader()}"
-                                          if arches.get(arch).gem5_bootloader else "") + fast
+                                          if arches.get(arch).gem5_bootloader else "") + fast + how
         return fn
 
     def gem5_series():

@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from configs.gem5 import build_profile
 from lab import arches, cache, inputs
 from lab import gem5_knobs as knobs
 from lab.errors import UserError
@@ -188,6 +189,11 @@ class Gem5:
         if self.built_with_series(arch):
             ident["patches"] = series_id()
         return ident
+
+    def build_profile(self, arch: str) -> dict | None:
+        """How `gem5 setup` built this arch's gem5 (build_profile: Kconfig,
+        -g, the wrappers' -O level, linker), or None (built by hand)."""
+        return build_profile.read(self.home / "build" / arches.get(arch).gem5_isa)
 
     def built_with_series(self, arch: str, variant: str = "opt") -> bool:
         b = self.home / arches.get(arch).gem5_binary(variant)

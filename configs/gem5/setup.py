@@ -11,7 +11,8 @@ record, and with ccache every object it compiled; see compiler_cache):
              `git archive` of the release's build inputs, unpacked into a
              staging directory, committed as one commit, renamed into place
   series     configs/gem5-patches applied with `git am`
-  X86, ARM   scons build/<ISA>/gem5.opt -j<cores>
+  X86, ARM   scons build/<ISA>/gem5.opt -j<cores>, configured and flagged
+             as build_profile says (what the study never runs left out)
   X86 fast,  scons build/<ISA>/gem5.fast (with --variant fast): no debug
   ARM fast   trace, faster; untraced points run it (locate.Gem5.runner)
   bootloader (ARM) make -C system/arm/bootloader/arm64
@@ -25,6 +26,7 @@ import fcntl
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -34,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs.gem5 import build_deps, locate
+from configs.gem5 import build_deps, build_profile, locate
 from lab import arches, cache, tools
 from lab.errors import UserError
 
@@ -87,6 +89,7 @@ class Setup:
     isas: tuple   # of ISAS' keys
     jobs: int
     variants: tuple = ("opt",)  # of VARIANTS
+    profile: build_profile.BuildProfile = build_profile.BuildProfile()
 
     def git_dir(self) -> Path:
         """The repository the release is archived from."""
@@ -114,6 +117,9 @@ class Setup:
                 target = arches.get(arch).gem5_binary(variant)
                 built = (self.dest / target).is_file() and (
                     not arches.get(arch).gem5_series or g.built_with_series(arch, variant))
+                # Built otherwise (Ruby in, -g, another linker): rebuilt.
+                built = built and build_profile.read(
+                    self.dest / "build" / isa.upper()) == self.profile.as_record()
                 if variant == "opt":
                     opt_built = built
                 else:  # stale, or gem5.opt rebuilds first: build it again after
@@ -234,28 +240,46 @@ def compiler_cache() -> Path | None:
     return None
 
 
-# gem5's Kconfig options the study turns off: no configuration of the
-# study loads SystemC or its TLM bridge (src/systemc, about a tenth of an
-# X86 build's objects). Ruby stays on: gem5's standard library requires()
-# it even for the classic caches the study uses.
-KCONFIG_OFF = ("USE_SYSTEMC",)
-
-
 def configure(setup: Setup, isa: str, say) -> None:
     """build/<ISA>'s Kconfig: gem5's defaults for the ISA (build_opts/<ISA>),
-    then the study's KCONFIG_OFF. Done once, before the first scons of the
-    ISA: a rerun finds the config and leaves it (and what was built) be."""
-    build_dir = f"build/{isa.upper()}"
-    if (setup.dest / build_dir / "gem5.build" / "config").is_file():
+    then the profile's options off. A build directory configured as the
+    profile asks is left be (and what was built in it); one configured
+    otherwise (an older set-up's, with Ruby) is configured again, and scons
+    then rebuilds what the change touches."""
+    build_dir = setup.dest / "build" / isa.upper()
+    if build_profile.kconfig_matches(build_dir, setup.profile):
         return
-    say(f"configuring {build_dir}: build_opts/{isa.upper()}, "
-        f"{', '.join(k + '=n' for k in KCONFIG_OFF)}")
-    for args in (["defconfig", build_dir, f"build_opts/{isa.upper()}"],
-                 ["setconfig", build_dir, *(k + "=n" for k in KCONFIG_OFF)]):
+    off = setup.profile.kconfig_off()
+    again = build_profile.kconfig_values(build_dir) is not None
+    say(f"{'reconfiguring' if again else 'configuring'} build/{isa.upper()}: "
+        f"build_opts/{isa.upper()}, {', '.join(k + '=n' for k in off)}")
+    for args in (["defconfig", f"build/{isa.upper()}", f"build_opts/{isa.upper()}"],
+                 ["setconfig", f"build/{isa.upper()}", *(k + "=n" for k in off)]):
         proc = subprocess.run(["scons", *args], cwd=setup.dest, capture_output=True, text=True)
         if proc.returncode != 0:
             raise UserError(f"scons {' '.join(args)} failed: "
                             f"{tools.last_lines(proc.stdout + proc.stderr)}")
+
+
+# ccache's limit that holds both ISAs' objects and the kernels' (ccache's
+# default is 5 GB; measured use in docs/reference/gem5.md).
+CCACHE_SIZE_GB = 20
+
+
+def raise_ccache_limit(say) -> None:
+    """ccache's max_size at least CCACHE_SIZE_GB, or a cold ARM build evicts
+    X86's objects (and a kernel build both)."""
+    proc = subprocess.run(["ccache", "--get-config", "max_size"], capture_output=True,
+                          text=True)
+    text = proc.stdout.strip()
+    m = re.fullmatch(r"([\d.]+)\s*([KMGT]i?)?B?", text) if proc.returncode == 0 else None
+    if m:
+        scale = {"K": 1e-6, "M": 1e-3, "G": 1, "T": 1e3}[(m.group(2) or "G")[0]]
+        if float(m.group(1)) * scale >= CCACHE_SIZE_GB:
+            return
+    subprocess.run(["ccache", "--max-size", f"{CCACHE_SIZE_GB}G"], capture_output=True)
+    say(f"ccache's size limit raised from {text or 'its default'} to {CCACHE_SIZE_GB} GB "
+        f"(both ISAs and the kernels)")
 
 
 # Each scons run of a build, appended (a resumed build has several): what
@@ -290,10 +314,13 @@ def build_log(dest: Path, isa: str) -> list:
 def build(setup: Setup, isa: str, variant: str, say) -> None:
     target = arches.get(ISAS[isa]).gem5_binary(variant)
     configure(setup, isa, say)
-    say(f"scons {target} -j{setup.jobs} (hours on two cores; rerun to resume)")
+    flags = setup.profile.scons_flags()
+    say(f"scons {target} -j{setup.jobs} {' '.join(flags)} (about an hour on two cores; "
+        f"rerun to resume)")
     env = dict(os.environ)
     links = compiler_cache()
     if links:
+        raise_ccache_limit(say)
         env["PATH"] = f"{links}:{env.get('PATH', '')}"
         say("ccache found: each object is kept as it is compiled, so a rerun after "
             "kill -9 resumes where this one stopped")
@@ -302,13 +329,21 @@ def build(setup: Setup, isa: str, variant: str, say) -> None:
             "'sudo apt-get install ccache' makes every compiled object survive")
     build_dir = setup.dest / "build" / isa.upper()
     before, started = objects_built(build_dir), time.time()
-    returncode, stopped = _scons([target, f"-j{setup.jobs}", "--ignore-style"],
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    returncode, stopped = _scons([target, f"-j{setup.jobs}", "--ignore-style", *flags],
                                  setup.dest, env, keep_fds=setup_lock_fds)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    binary = setup.dest / target
     _log_build(build_dir, {"target": target, "started": time.strftime(
         "%Y-%m-%dT%H:%M:%S", time.localtime(started)), "seconds": round(time.time() - started),
+        "user_s": round(after.ru_utime - usage.ru_utime),
+        "system_s": round(after.ru_stime - usage.ru_stime),
+        # the largest single process scons ran (a compiler or the link), in KiB
+        "max_rss_kib": after.ru_maxrss,
         "jobs": setup.jobs, "cpus": os.cpu_count(), "ccache": bool(links),
         "objects_before": before, "objects_after": objects_built(build_dir),
-        "kconfig_off": list(KCONFIG_OFF), "exit": returncode, "stopped": bool(stopped)})
+        "binary_bytes": binary.stat().st_size if returncode == 0 and binary.is_file() else None,
+        "profile": setup.profile.as_record(), "exit": returncode, "stopped": bool(stopped)})
     if stopped:
         say(f"scons {target} stopped: what it built is kept; rerun './run.py gem5 setup' "
             f"to resume")
@@ -316,6 +351,7 @@ def build(setup: Setup, isa: str, variant: str, say) -> None:
     if returncode != 0:
         raise UserError(f"scons {target} failed (exit {returncode}): its output is "
                         f"above; rerun './run.py gem5 setup' to resume")
+    build_profile.write(build_dir, setup.profile)
     if variant != "opt":
         # scons found it up to date with the tree gem5.opt was built from,
         # but leaves its time alone: stamp it, or it stays "older than
@@ -396,24 +432,64 @@ def setup_lock(dest: Path):
         os.close(fd)
 
 
+# Each step's wall time, appended (apt and the archive apart from the
+# compile): what tests/benchmark.py gem5-build reports beside the builds.
+STEP_LOG = "uaccess-lab-setup-steps.json"
+
+
+def step_log(dest: Path) -> list:
+    try:
+        return json.loads((dest / STEP_LOG).read_text())
+    except (OSError, ValueError):
+        return []
+
+
+def _log_step(dest: Path, entry: dict) -> None:
+    if not dest.is_dir():
+        return
+    runs = step_log(dest) + [entry]
+    tmp = dest / (STEP_LOG + ".tmp")
+    tmp.write_text(json.dumps(runs, indent=1) + "\n")
+    tmp.replace(dest / STEP_LOG)
+
+
 def run(setup: Setup, say=print) -> None:
     with setup_lock(setup.dest):
-        build_deps.install(setup.isas, say)
-        _run_steps(setup, say)
+        started = time.time()
+        installed = build_deps.install(setup.isas, say)
+        packages = {"step": "packages", "seconds": round(time.time() - started),
+                    "installed": installed or []}
+        _run_steps(setup, say, [packages])
 
 
-def _run_steps(setup: Setup, say) -> None:
+def _run_steps(setup: Setup, say, pending: list) -> None:
+    """Each step not done, in order; `pending` holds log entries made before
+    the gem5 tree (where the log lives) exists."""
     for name, what, done in setup.steps():
         if done:
             say(f"[{name}] done: {what}")
             continue
         say(f"[{name}] {what}")
-        if name == "source":
-            fetch_source(setup, say)
-        elif name == "series":
-            apply_series(setup, say)
-        elif name == "bootloader":
-            bootloader(setup, say)
-        else:  # "X86", "ARM fast": an ISA and its variant
-            isa, _, variant = name.lower().partition(" ")
-            build(setup, isa, variant or "opt", say)
+        started = time.time()
+        try:
+            _run_step(setup, name, say)
+        finally:
+            pending.append({"step": name, "seconds": round(time.time() - started),
+                            "at": time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                time.localtime(started))})
+            if setup.dest.is_dir():
+                for entry in pending:
+                    _log_step(setup.dest, entry)
+                pending.clear()
+
+
+def _run_step(setup: Setup, name: str, say) -> None:
+    if name == "source":
+        fetch_source(setup, say)
+    elif name == "series":
+        apply_series(setup, say)
+    elif name == "bootloader":
+        bootloader(setup, say)
+    else:  # "X86", "ARM fast": an ISA and its variant
+        isa, _, variant = name.lower().partition(" ")
+        build(setup, isa, variant or "opt", say)
