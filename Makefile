@@ -4,8 +4,12 @@
 #   make test   the test suite (what CI runs)
 PYTHON ?= python3
 
+# The Linux source at the pinned version (kernels/source-pin.toml: the one
+# every published record was built from), whatever apt would pick itself.
+LINUX_SOURCE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' kernels/source-pin.toml)
+
 # Debian 12 packages the project needs; `make deps` installs the missing ones.
-APT_PACKAGES := linux-source-6.1 qemu-system-x86 qemu-system-arm \
+APT_PACKAGES := qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
 	python3 python3-pip python3-pytest python3-matplotlib python3-sklearn python3-rich git \
@@ -61,11 +65,21 @@ deps:
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" \
 			|| missing="$$missing $$p"; \
 	done; \
+	[ "$$(dpkg-query -W -f='$${Status} $${Version}' linux-source-6.1 2>/dev/null)" = \
+		"install ok installed $(LINUX_SOURCE_VERSION)" ] \
+		|| missing="$$missing linux-source-6.1=$(LINUX_SOURCE_VERSION)"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+			--allow-downgrades $$missing || { \
+		case "$$missing" in *linux-source-6.1=*) \
+			apt-cache madison linux-source-6.1 | grep -qF " $(LINUX_SOURCE_VERSION) " || { \
+			echo "make deps: apt cannot serve linux-source-6.1 $(LINUX_SOURCE_VERSION), the" \
+				"version every published record was built from: add a Debian source that" \
+				"has it (bookworm-security), or move the pin with './run.py" \
+				"pin-kernel-source' and re-publish" >&2; exit 2; };; esac; exit 1; }; \
 	fi
 	@# A Python other than Debian's (pyenv, a venv) gets the same modules
 	@# from PyPI; so does mkdocs everywhere (Debian 12's 1.4.2 cannot build

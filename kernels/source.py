@@ -1,12 +1,18 @@
 """The pinned Linux source: Debian's linux-source-6.1 package.
 
-The source is never committed. We record the package's exact version and
-the tarball's sha256 with every build, and extract it once into the cache.
+The source is never committed. kernels/source-pin.toml names the version
+and the tarball's sha256 every published record was built from; `make
+deps` installs that version, and pinned() refuses another tarball (one
+line, before any build) unless UACCESS_LINUX_TARBALL names one on purpose.
+We record the package's exact version and the tarball's sha256 with every
+build, and extract it once into the cache.
 """
 
 import functools
 import os
+import re
 import subprocess
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +23,29 @@ PACKAGE = "linux-source-6.1"
 TARBALL = Path(os.environ.get("UACCESS_LINUX_TARBALL",
                               "/usr/src/linux-source-6.1.tar.xz"))
 TOP_DIR = "linux-source-6.1"  # the tarball's single top-level directory
+PIN_FILE = Path(__file__).resolve().parent / "source-pin.toml"
+PIN_COMMAND = "./run.py pin-kernel-source"
+
+
+@dataclass(frozen=True)
+class SourcePin:
+    """The version and tarball digest the study is pinned to."""
+    package: str
+    version: str
+    sha256: str
+
+
+def pin() -> SourcePin:
+    data = tomllib.loads(PIN_FILE.read_text())
+    return SourcePin(data["package"], data["version"], data["sha256"])
+
+
+def write_pin(new: SourcePin) -> None:
+    """Move the pin (PIN_COMMAND): the file's comments stay, the values change."""
+    text = PIN_FILE.read_text()
+    for key in ("version", "sha256"):
+        text = re.sub(rf'(?m)^{key} = ".*"$', f'{key} = "{getattr(new, key)}"', text)
+    PIN_FILE.write_text(text)
 
 
 @dataclass(frozen=True)
@@ -32,11 +61,24 @@ class LinuxSource:
 
 @functools.lru_cache(maxsize=None)
 def pinned() -> LinuxSource:
+    want = pin()
     if not TARBALL.is_file():
         raise UserError(f"Linux source tarball {TARBALL} not found: install it "
-                        f"with 'sudo apt-get install {PACKAGE}' (or run 'make deps')")
-    version = _package_version()
-    return LinuxSource(version, TARBALL, _tarball_sha256(TARBALL))
+                        f"with 'make deps' ({PACKAGE}={want.version})")
+    found = installed()
+    if found.sha256 != want.sha256 and "UACCESS_LINUX_TARBALL" not in os.environ:
+        raise UserError(
+            f"{PACKAGE} {found.package_version} is installed (sha256 {found.sha256[:12]}), "
+            f"but the study is pinned to {want.version} (sha256 {want.sha256[:12]}), the "
+            f"source of every published record: 'make deps' installs it; where apt cannot "
+            f"serve it, '{PIN_COMMAND}' moves the pin to the installed one (every published "
+            f"result must then be re-run)")
+    return found
+
+
+def installed() -> LinuxSource:
+    """The tarball on this machine, pinned or not."""
+    return LinuxSource(_package_version(), TARBALL, _tarball_sha256(TARBALL))
 
 
 def _package_version() -> str:

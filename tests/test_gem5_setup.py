@@ -29,7 +29,7 @@ def test_dry_run_lists_the_steps_and_writes_nothing(tmp_path):
     proc = _run("gem5", "setup", "--dry-run", "--dest", str(dest), "--isa", "x86,arm")
     assert proc.returncode == 0, proc.stderr
     steps = [line.split("]")[0][1:] for line in proc.stdout.splitlines() if line.startswith("[")]
-    assert steps == ["packages", "source", "series", "X86", "ARM", "bootloader"]
+    assert steps == ["packages", "profile", "source", "series", "X86", "ARM", "bootloader"]
     assert "to do: gem5 v24.0.0.1 from https://github.com/gem5/gem5" in proc.stdout
     assert not dest.exists()
 
@@ -39,8 +39,8 @@ def test_the_fast_variant_is_a_step_per_isa_after_opt(tmp_path):
                 "--variant", "fast,opt")
     assert proc.returncode == 0, proc.stderr
     steps = [line.split("]")[0][1:] for line in proc.stdout.splitlines() if line.startswith("[")]
-    assert steps == ["packages", "source", "series", "X86", "X86 fast", "ARM", "ARM fast",
-                     "bootloader"]
+    assert steps == ["packages", "profile", "source", "series", "X86", "X86 fast", "ARM",
+                     "ARM fast", "bootloader"]
     assert "scons build/ARM/gem5.fast" in proc.stdout
 
 
