@@ -311,7 +311,9 @@ def build_log(dest: Path, isa: str) -> list:
         return []
 
 
-def build(setup: Setup, isa: str, variant: str, say) -> None:
+def build(setup: Setup, isa: str, variant: str, say, note: str = "") -> None:
+    """scons of one ISA's variant, configured as setup.profile says, logged
+    (BUILD_LOG; `note` says why a run was made, for the benchmark)."""
     target = arches.get(ISAS[isa]).gem5_binary(variant)
     configure(setup, isa, say)
     flags = setup.profile.scons_flags()
@@ -343,7 +345,8 @@ def build(setup: Setup, isa: str, variant: str, say) -> None:
         "jobs": setup.jobs, "cpus": os.cpu_count(), "ccache": bool(links),
         "objects_before": before, "objects_after": objects_built(build_dir),
         "binary_bytes": binary.stat().st_size if returncode == 0 and binary.is_file() else None,
-        "profile": setup.profile.as_record(), "exit": returncode, "stopped": bool(stopped)})
+        "profile": setup.profile.as_record(), "exit": returncode, "stopped": bool(stopped),
+        **({"note": note} if note else {})})
     if stopped:
         say(f"scons {target} stopped: what it built is kept; rerun './run.py gem5 setup' "
             f"to resume")
