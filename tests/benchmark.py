@@ -629,7 +629,9 @@ def gem5_build(rebuild: bool) -> None:
         if not runs:
             continue
         done = [r for r in runs if r["exit"] == 0 and not r["stopped"]]
-        cold = [r for r in runs if r["objects_before"] == 0]
+        # The build directory's first scons run (set-up makes the directory,
+        # so its log starts with it): cold where ccache had no hits.
+        cold = runs[:1]
         print(f"build/{isa.upper()}/gem5.opt: {setup.objects_built(build_dir):,} objects now"
               + (f"; profile: {runs[-1]['profile']}" if runs[-1].get("profile") else ""))
         for r in runs:
@@ -640,6 +642,8 @@ def gem5_build(rebuild: bool) -> None:
             peak = (f", largest process {r['max_rss_kib'] / 2**20:.2f} GiB"
                     if r.get("max_rss_kib") else "")
             kind = ("cold" if r in cold else "rebuild" if r.get("note") else "resumed")
+            if "ccache_hits" in r:
+                cpu += f", ccache {r['ccache_hits']:,} hits / {r['ccache_misses']:,} misses"
             print(f"  {r['started']} {kind:8} {r['seconds'] / 60:6.1f} min wall{cpu}, "
                   f"{r['objects_after'] - r['objects_before']:,} objects, -j{r['jobs']} on "
                   f"{r['cpus']} CPUs, ccache {'on' if r['ccache'] else 'off'}{peak}{size}"

@@ -266,6 +266,17 @@ def configure(setup: Setup, isa: str, say) -> None:
 CCACHE_SIZE_GB = 20
 
 
+def ccache_counts() -> dict:
+    """ccache's running totals of hits and misses ({} without ccache)."""
+    proc = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True) \
+        if shutil.which("ccache") else None
+    if proc is None or proc.returncode != 0:
+        return {}
+    stats = dict(line.split("\t", 1) for line in proc.stdout.splitlines() if "\t" in line)
+    hits = sum(int(stats.get(k, 0)) for k in ("direct_cache_hit", "preprocessed_cache_hit"))
+    return {"hits": hits, "misses": int(stats.get("cache_miss", 0))}
+
+
 def raise_ccache_limit(say) -> None:
     """ccache's max_size at least CCACHE_SIZE_GB, or a cold ARM build evicts
     X86's objects (and a kernel build both)."""
@@ -331,10 +342,10 @@ def build(setup: Setup, isa: str, variant: str, say, note: str = "") -> None:
             "'sudo apt-get install ccache' makes every compiled object survive")
     build_dir = setup.dest / "build" / isa.upper()
     before, started = objects_built(build_dir), time.time()
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    usage, hits = resource.getrusage(resource.RUSAGE_CHILDREN), ccache_counts()
     returncode, stopped = _scons([target, f"-j{setup.jobs}", "--ignore-style", *flags],
                                  setup.dest, env, keep_fds=setup_lock_fds)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    after, hits_after = resource.getrusage(resource.RUSAGE_CHILDREN), ccache_counts()
     binary = setup.dest / target
     _log_build(build_dir, {"target": target, "started": time.strftime(
         "%Y-%m-%dT%H:%M:%S", time.localtime(started)), "seconds": round(time.time() - started),
@@ -343,6 +354,8 @@ def build(setup: Setup, isa: str, variant: str, say, note: str = "") -> None:
         # the largest single process scons ran (a compiler or the link), in KiB
         "max_rss_kib": after.ru_maxrss,
         "jobs": setup.jobs, "cpus": os.cpu_count(), "ccache": bool(links),
+        # ccache's hits and misses in this run: a cold build has no hits
+        **{f"ccache_{k}": hits_after[k] - hits[k] for k in hits if k in hits_after},
         "objects_before": before, "objects_after": objects_built(build_dir),
         "binary_bytes": binary.stat().st_size if returncode == 0 and binary.is_file() else None,
         "profile": setup.profile.as_record(), "exit": returncode, "stopped": bool(stopped),
