@@ -672,9 +672,8 @@ def _microcode_rebuild(home: Path) -> None:
     if not binary.is_file() or profile is None:
         print("gem5-build --rebuild: no X86 gem5.opt built by ./run.py gem5 setup")
         return
-    fields = {k: profile[k] for k in ("ruby", "debug_info", "wrappers_opt", "linker")}
     s = setup.Setup(str(home), home, ("x86",), os.cpu_count() or 1,
-                    profile=build_profile.BuildProfile(**fields))
+                    profile=build_profile.from_record(profile))
     text, times = source.read_text(), source.stat()
     assert MICROCODE_ANCHOR in text, f"{MICROCODE_FILE} has no {MICROCODE_ANCHOR!r}"
     with tempfile.TemporaryDirectory(dir=binary.parent) as keep:

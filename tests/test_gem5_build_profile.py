@@ -28,13 +28,14 @@ def test_the_study_profile_leaves_out_what_the_study_never_runs():
     study = BuildProfile.for_setup(full=False, debug_info=False, linker="mold")
     assert study.kconfig_off() == ("USE_SYSTEMC", "RUBY", "USE_KVM")
     assert study.scons_flags() == ["--opt-without-debug-info", "--python-wrappers-opt=1",
-                                   "--linker=mold"]
+                                   "--python-wrappers-batch=8", "--linker=mold"]
     # -g alone back: the rest of the trim stays.
     debug = BuildProfile.for_setup(full=False, debug_info=True, linker="mold")
     assert debug.kconfig_off() == study.kconfig_off()
-    assert debug.scons_flags() == ["--python-wrappers-opt=1", "--linker=mold"]
+    assert debug.scons_flags() == ["--python-wrappers-opt=1", "--python-wrappers-batch=8",
+                                   "--linker=mold"]
     # gem5's own build, less SystemC: Ruby and KVM as build_opts say, -g,
-    # the wrappers at the variant's -O3.
+    # the wrappers at the variant's -O3, one a unit.
     full = BuildProfile.for_setup(full=True, debug_info=False, linker="mold")
     assert full.kconfig_off() == ("USE_SYSTEMC",)
     assert full.scons_flags() == ["--linker=mold"]
@@ -44,7 +45,7 @@ def test_the_flags_are_in_help_and_the_dry_run_says_the_profile(tmp_path):
     help_text = _run("gem5", "setup", "--help").stdout
     assert "--debug-info" in help_text and "--full-build" in help_text
     cases = [((), "USE_SYSTEMC=n, RUBY=n, USE_KVM=n; gem5.opt without -g; "
-                  "Python wrappers at -O1; linker mold"),
+                  "Python wrappers at -O1, 8 a unit; linker mold"),
              (("--full-build",), "USE_SYSTEMC=n; gem5.opt with -g; "
                                  "Python wrappers at -O3; linker mold")]
     for argv, says in cases:
