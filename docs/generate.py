@@ -173,6 +173,7 @@ SECTIONS = {
     ("guide/gem5.md", "gem5-fast-x86"): lambda by_sweep: _text_data("gem5-fast-x86_64.txt"),
     ("guide/gem5.md", "gem5-fast-arm"): lambda by_sweep: _text_data("gem5-fast-arm64.txt"),
     ("reference/gem5.md", "study-seeds"): lambda by_sweep: _text_data("study-seeds.txt"),
+    ("reference/gem5.md", "gem5-build"): lambda by_sweep: _text_data("gem5-build.txt"),
     ("simpoint.md", "simpoint-interval-x86"):
         lambda by_sweep: _text_data("simpoint-interval-x86_64.txt"),
     ("reference/image.md", "buildroot-gem5-x86"):

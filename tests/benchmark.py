@@ -613,7 +613,7 @@ def gem5_build(rebuild: bool) -> None:
     rebuilt after a one-line change to a string macro-op's microcode (the
     kind of change the fast-string work makes), ccache warm, and then put
     back exactly as it was (gem5.opt, and the times of the file changed)."""
-    from configs.gem5 import locate, setup
+    from configs.gem5 import build_profile, locate, setup
     home = Path(os.environ.get("GEM5_HOME") or locate.default_home() or "")
     if not (home / "SConstruct").is_file():
         print("gem5-build: no gem5 home (./run.py gem5 setup builds one)")
@@ -633,7 +633,8 @@ def gem5_build(rebuild: bool) -> None:
         # so its log starts with it): cold where ccache had no hits.
         cold = runs[:1]
         print(f"build/{isa.upper()}/gem5.opt: {setup.objects_built(build_dir):,} objects now"
-              + (f"; profile: {runs[-1]['profile']}" if runs[-1].get("profile") else ""))
+              + (f"; built {build_profile.describe_record(runs[-1]['profile'])}"
+                 if runs[-1].get("profile") else ""))
         for r in runs:
             cpu = (f", {r['user_s'] + r['system_s']:,} CPU s ({r['user_s']:,} user + "
                    f"{r['system_s']:,} system)" if "user_s" in r else "")

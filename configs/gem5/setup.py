@@ -328,7 +328,7 @@ def build(setup: Setup, isa: str, variant: str, say, note: str = "") -> None:
     target = arches.get(ISAS[isa]).gem5_binary(variant)
     configure(setup, isa, say)
     flags = setup.profile.scons_flags()
-    say(f"scons {target} -j{setup.jobs} {' '.join(flags)} (about an hour on two cores; "
+    say(f"scons {target} -j{setup.jobs} {' '.join(flags)} (under 40 minutes for X86 on two cores; "
         f"rerun to resume)")
     env = dict(os.environ)
     links = compiler_cache()
