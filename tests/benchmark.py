@@ -662,7 +662,7 @@ def gem5_build(rebuild: bool) -> None:
 # (a micro-op: the ISA parser regenerates the decoder, as a real change does).
 MICROCODE_FILE = "src/arch/x86/isa/insts/general_purpose/string/move_string.py"
 MICROCODE_ANCHOR = "def macroop MOVS_M_M {\n"
-MICROCODE_LINE = "    limm t7, 0  # uaccess-lab benchmark: a one-line change\n"
+MICROCODE_LINE = "    limm t7, 0\n"  # microcode takes no comment at a line's end
 
 
 def _microcode_rebuild(home: Path) -> None:
