@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from configs.gem5 import build_deps, build_profile, locate
+from configs.gem5.ccache import ccache_counts, raise_ccache_limit
 from lab import arches, cache, tools
 from lab.errors import UserError
 
@@ -259,38 +260,6 @@ def configure(setup: Setup, isa: str, say) -> None:
         if proc.returncode != 0:
             raise UserError(f"scons {' '.join(args)} failed: "
                             f"{tools.last_lines(proc.stdout + proc.stderr)}")
-
-
-# ccache's limit that holds both ISAs' objects and the kernels' (ccache's
-# default is 5 GB; measured use in docs/reference/gem5.md).
-CCACHE_SIZE_GB = 20
-
-
-def ccache_counts() -> dict:
-    """ccache's running totals of hits and misses ({} without ccache)."""
-    proc = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True) \
-        if shutil.which("ccache") else None
-    if proc is None or proc.returncode != 0:
-        return {}
-    stats = dict(line.split("\t", 1) for line in proc.stdout.splitlines() if "\t" in line)
-    hits = sum(int(stats.get(k, 0)) for k in ("direct_cache_hit", "preprocessed_cache_hit"))
-    return {"hits": hits, "misses": int(stats.get("cache_miss", 0))}
-
-
-def raise_ccache_limit(say) -> None:
-    """ccache's max_size at least CCACHE_SIZE_GB, or a cold ARM build evicts
-    X86's objects (and a kernel build both)."""
-    proc = subprocess.run(["ccache", "--get-config", "max_size"], capture_output=True,
-                          text=True)
-    text = proc.stdout.strip()
-    m = re.fullmatch(r"([\d.]+)\s*([KMGT]i?)?B?", text) if proc.returncode == 0 else None
-    if m:
-        scale = {"K": 1e-6, "M": 1e-3, "G": 1, "T": 1e3}[(m.group(2) or "G")[0]]
-        if float(m.group(1)) * scale >= CCACHE_SIZE_GB:
-            return
-    subprocess.run(["ccache", "--max-size", f"{CCACHE_SIZE_GB}G"], capture_output=True)
-    say(f"ccache's size limit raised from {text or 'its default'} to {CCACHE_SIZE_GB} GB "
-        f"(both ISAs and the kernels)")
 
 
 # Each scons run of a build, appended (a resumed build has several): what
