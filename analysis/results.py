@@ -312,10 +312,19 @@ def _origin(sim: dict, preset: str) -> tuple:
     return ORIGIN_BEFORE_RECORDED.get(preset, ("", ()))
 
 
+# The CPU preset's typed fields (lab/cpu_presets.py, since 2026-11-28)
+# repeat what its name says ("<preset>+<knob>=<value>"): left out of the
+# experiment, a record written before them is the same experiment as one
+# written after.
+_CPU_TYPED_FIELDS = ("preset", "overrides")
+
+
 def _experiment(row: dict, job: tuple, cpu) -> tuple:
     """Two runs of one job on one machine (their keys differ where an
     input that does not change the work did, such as an image rebuilt from
     edited sources) are one experiment."""
+    if isinstance(cpu, Mapping):
+        cpu = {k: v for k, v in cpu.items() if k not in _CPU_TYPED_FIELDS}
     return (row.get("arch"), row.get("variant"), row.get("workload"), job, row.get("backend"),
             row.get("profile"), json.dumps(cpu, sort_keys=True), row.get("cache"),
             row.get("smap_model"), row.get("warming"), row.get("sampling"))

@@ -212,3 +212,31 @@ def test_real_reruns_agree_on_every_exact_count_and_move_within_the_residue():
     assert a["timekeeping_advance"] != b["timekeeping_advance"]
     assert "timekeeping_advance insns" not in compare.qemu_counts(runs[0])
     assert compare.qemu_counts(runs[0])["strncpy_from_user insns"] == a["strncpy_from_user"]
+
+
+def test_a_cpu_preset_record_from_before_its_typed_fields_is_the_same_experiment():
+    # Published gem5 rows predate the preset's typed fields ("preset",
+    # "overrides": lab/cpu_presets.py since 2026-11-28); a rerun writes
+    # them. Both describe the same machine, so compare pairs them; a real
+    # override changes the name, and with it the experiment.
+    import copy
+    import gzip
+    import json
+    from pathlib import Path
+
+    from analysis import results
+    data = Path(__file__).resolve().parent.parent / "docs" / "data" / "seeds-era.jsonl.gz"
+    rows = [json.loads(line) for line in gzip.open(data, "rt")][1:]
+    old = next(r for r in rows if r["backend"] == "gem5")
+    record = json.loads(old["record"])
+    cpu = record["provenance"]["simulator"]["cpu_preset"]
+    assert "preset" not in cpu and "overrides" not in cpu
+    new = copy.deepcopy(record)
+    new["provenance"]["simulator"]["cpu_preset"].update(preset=cpu["name"], overrides={})
+    again = dict(old, record=json.dumps(new))
+    assert results.from_row(again).experiment == results.from_row(old).experiment
+    other = copy.deepcopy(new)
+    other["provenance"]["simulator"]["cpu_preset"].update(
+        name=cpu["name"] + "+uopQueueSize=32", overrides={"uopQueueSize": 32})
+    changed = dict(old, record=json.dumps(other))
+    assert results.from_row(changed).experiment != results.from_row(old).experiment
