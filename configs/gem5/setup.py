@@ -271,24 +271,24 @@ def objects_built(build_dir: Path) -> int:
     return sum(1 for _ in build_dir.rglob("*.o")) if build_dir.is_dir() else 0
 
 
-def _log_build(build_dir: Path, entry: dict) -> None:
-    path = build_dir / BUILD_LOG
+def _read_log(path: Path) -> list:
+    """A set-up log's entries ([] where there is none yet)."""
     try:
-        runs = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except (OSError, ValueError):
-        runs = []
-    runs.append(entry)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(runs, indent=1) + "\n")
+        return []
+
+
+def _append_log(path: Path, entry: dict) -> None:
+    """One entry more, written whole or not at all (a kill keeps the old)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(_read_log(path) + [entry], indent=1) + "\n")
     tmp.replace(path)
 
 
 def build_log(dest: Path, isa: str) -> list:
     """The scons runs `gem5 setup` recorded for build/<ISA> ([] if none)."""
-    try:
-        return json.loads((dest / "build" / isa.upper() / BUILD_LOG).read_text())
-    except (OSError, ValueError):
-        return []
+    return _read_log(dest / "build" / isa.upper() / BUILD_LOG)
 
 
 def build(setup: Setup, isa: str, variant: str, say, note: str = "") -> None:
@@ -316,7 +316,7 @@ def build(setup: Setup, isa: str, variant: str, say, note: str = "") -> None:
                                  setup.dest, env, keep_fds=setup_lock_fds)
     after, hits_after = resource.getrusage(resource.RUSAGE_CHILDREN), ccache_counts()
     binary = setup.dest / target
-    _log_build(build_dir, {"target": target, "started": time.strftime(
+    _append_log(build_dir / BUILD_LOG, {"target": target, "started": time.strftime(
         "%Y-%m-%dT%H:%M:%S", time.localtime(started)), "seconds": round(time.time() - started),
         "user_s": round(after.ru_utime - usage.ru_utime),
         "system_s": round(after.ru_stime - usage.ru_stime),
@@ -423,19 +423,7 @@ STEP_LOG = "uaccess-lab-setup-steps.json"
 
 
 def step_log(dest: Path) -> list:
-    try:
-        return json.loads((dest / STEP_LOG).read_text())
-    except (OSError, ValueError):
-        return []
-
-
-def _log_step(dest: Path, entry: dict) -> None:
-    if not dest.is_dir():
-        return
-    runs = step_log(dest) + [entry]
-    tmp = dest / (STEP_LOG + ".tmp")
-    tmp.write_text(json.dumps(runs, indent=1) + "\n")
-    tmp.replace(dest / STEP_LOG)
+    return _read_log(dest / STEP_LOG)
 
 
 def run(setup: Setup, say=print) -> None:
@@ -464,7 +452,7 @@ def _run_steps(setup: Setup, say, pending: list) -> None:
                                                 time.localtime(started))})
             if setup.dest.is_dir():
                 for entry in pending:
-                    _log_step(setup.dest, entry)
+                    _append_log(setup.dest / STEP_LOG, entry)
                 pending.clear()
 
 
