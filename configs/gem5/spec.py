@@ -39,7 +39,8 @@ from configs.gem5.smap_models import (MODEL_PARAM, SMAP_MODELS, executes_smap,  
 # runs the boot or the ROI) does with a spec, in every key of a gem5 boot
 # and run: bump it when a change to fs_roi.py would change a result, so
 # every run made with the old one is made again. (Its text is not hashed:
-# a comment or a refactor of it moves no key.)
+# a comment or a refactor of it moves no key; tests/test_version_guards.py
+# pins a fingerprint of its syntax tree beside this, and fails on a change.)
 FS_ROI_VERSION = 1
 SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"  # what gem5 runs
 
