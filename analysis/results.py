@@ -144,6 +144,16 @@ class PointView:
         return script.experiment_name(self.workload, self.job_params) if self.job \
             else self.workload
 
+    @property
+    def made_name(self) -> str:
+        """The experiment the job made: job_name, but for a record from
+        before a key that every job file now names, which made that key's
+        old value (script.MADE_BEFORE_KEY: fstat-loop's rows from before
+        run.call made glibc's fstat, fstat-glibc). The scorecard reads such
+        rows by job_name until their sweeps are re-run; docs/seeds.md's
+        call table (analysis/seed_calls.py) by what they made."""
+        return script.experiment_made(self.workload, self.job_params)
+
 
 @dataclass(frozen=True)
 class QemuCounts:

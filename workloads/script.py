@@ -137,6 +137,23 @@ def experiment_name(workload: str, params: dict) -> str:
     return next((name for (w, key, value), name in EXPERIMENT_NAMES.items()
                  if workload == w and params.get(key) == value), workload)
 
+
+# What a workload's jobs made before a key came that is written into
+# every job (not a quiet default): fstat-loop called glibc's fstat until
+# run.call (issue 62). A record whose job lacks the key made this value.
+MADE_BEFORE_KEY = {"fstat-loop": ("call", "glibc")}
+
+
+def experiment_made(workload: str, params: dict) -> str:
+    """The experiment a recorded job made: experiment_name, a job from
+    before a key of MADE_BEFORE_KEY read with the value it then had
+    (a fstat-loop record without call= is fstat-glibc's)."""
+    before = MADE_BEFORE_KEY.get(workload)
+    if before and before[0] not in params:
+        params = dict(params, **{before[0]: before[1]})
+    return experiment_name(workload, params)
+
+
 # probe (workloads/src/probe.c): what a simulated core delivers against a
 # CPU preset's documented figures. Sizes bound the ROI: a load costs at
 # most a memory access (a few hundred cycles), so 10^6 loads at each of
