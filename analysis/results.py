@@ -246,6 +246,16 @@ class Run(Mapping):
         return self.result if isinstance(self.result, QemuCounts) else None
 
     @property
+    def cpuid(self) -> str:
+        """The CPUID description (lab/cpuid.py) its guest's CPU was made
+        from: a gem5 preset's cpuid knob, a QEMU twin profile's; "" for
+        none (the simulator's own CPU, or a copy of gem5's)."""
+        made = (self.point.machine.cpu if self.gem5 is not None
+                else self.qemu.profile if self.qemu is not None else {})
+        cpuid = made.get("cpuid", "")
+        return "" if cpuid == "gem5" else cpuid
+
+    @property
     def default_params(self) -> bool:
         """Whether it ran its workload's default parameters (no param axis
         of its sweep set one)."""

@@ -446,7 +446,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
     cpu = spec.with_params(spec.load_cpu("x86_64-skylake", "x86_64"),
                            {"stac_clac": "serialize", "numROBEntries": 128})
     group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("x86_64-skylake"),
-                           GEM5, "functional")
+                           GEM5, "functional", cpu.cpuid)
     roi = spec.roi_spec(group, cpu)
     assert roi.pop("checkpoint_dir").endswith(f"/{spec.checkpoint_key(group)}/cpt")
     assert (spec.FS_ROI_VERSION, spec.THREE_LEVEL_VERSION, roi) == (1, 1, {
@@ -465,6 +465,19 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
         "cpu": {"type": "o3",
                 "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 35},
                 "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
+                                # The i7-6700's CPUID as its guest gets it
+                                # (lab/cpuid.py; EAX, EBX, EDX, ECX).
+                                "vendor_string": "GenuineIntel",
+                                "name_string": "Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz",
+                                "FamilyModelStepping": [0x506E3, 0x800, 0x0FCBFBFD, 0x2209],
+                                "CacheParams": [0, 0, 0, 0],
+                                "ExtendedFeatures": [0, 0x00800000, 0, 0],
+                                "ExtendedState": [0] * 8,
+                                "FamilyModelSteppingBrandFeatures": [0, 0, 0x28100800, 1],
+                                "L1CacheAndTLB": [0, 0, 0, 0],
+                                "L2L3CacheAndL2TLB": [0, 0, 0, 0x01006040],
+                                "APMInfo": [0, 0, 0, 0],
+                                "LongModeAddressSize": [0x3027, 0, 0, 0],
                                 "smap": True},
                         "o3": {"fetchWidth": 6, "fetchAheadLines": 8,
                                "branchPred.requiresBTBHit": True,

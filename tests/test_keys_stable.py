@@ -12,6 +12,7 @@ the assert below fails, and the new hash goes in with the reason in the
 commit. Moving or renaming a file, a comment in a TOML file, or the shape
 of the code that computes a key must not change one."""
 
+import dataclasses
 from pathlib import Path
 
 from configs.gem5 import backend as gem5_backend
@@ -71,16 +72,22 @@ def test_gem5_boot_and_run_keys():
     # "set", lab/gem5_knobs.py) and its preset's record the preset and
     # its overrides as typed fields. Every gem5 boot and run is new once;
     # an edit to a .py file moves none of them again.
+    # And on 2026-11-29 (issue 62, item 1): the era presets give their
+    # guests their parts' CPUID (the cpuid knob, lab/cpuid.py), which Linux
+    # reads at boot: their boot checkpoints hold it (a boot with gem5's own
+    # CPUID keeps its key, era's below) and their runs are new.
     default = spec.load_cpu("x86_64-o3-default", "x86_64")
     westmere = spec.load_cpu("x86_64-westmere", "x86_64")
     classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
     smap, none = (spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5),
                   spec.BootGroup("x86_64", KERNEL, IMAGE, "none", classic, GEM5))
     era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5)
+    part = dataclasses.replace(era, cpuid="intel-xeon-x5650")
     assert spec.checkpoint_key(smap) == "19357a1768058a43577b"
     assert spec.checkpoint_key(era) == "61815d4978d92430c794"
+    assert spec.checkpoint_key(part) == "0d73fa82d0fafed23182"
     assert gem5_backend.gem5_key(smap, default) == "76c208face642789f9ca"
-    assert gem5_backend.gem5_key(era, westmere) == "954b59d2c2f76478ad89"
+    assert gem5_backend.gem5_key(part, westmere) == "cf3f1d8f7f84358d2257"
     assert gem5_backend.gem5_key(none, spec.with_params(default, {"numROBEntries": 64})) == \
         "3f827a669be6d14d9398"
 
@@ -186,7 +193,7 @@ def test_no_key_function_reads_a_python_file(monkeypatch):
     westmere = spec.load_cpu("x86_64-westmere", "x86_64")
     classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
-    era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5)
+    era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5, cpuid=westmere.cpuid)
     spec.checkpoint_key(era)
     gem5_backend.gem5_key(era, westmere, commit_profile=True, uop_profile=True)
     gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings())

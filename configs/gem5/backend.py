@@ -24,6 +24,7 @@ from configs.gem5 import sweep_axes
 from configs.gem5 import uop_profile as uop_profile_mod
 from configs.qemu import process as qemu_process
 from lab import arches, cache
+from lab import cpuid as cpuid_mod
 from lab.progress import Progress
 from lab.symbols import SymbolMap
 
@@ -162,13 +163,14 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
     """A gem5 run's key: its boot group's checkpoint, the CPU preset and
     what the run adds (the job it hands over, a profile, SimPoint)."""
     warming = group.warming
+    gem5_spec.check_cpuid(group, cpu)
     inputs = {
         "runner": runs.RUNNER_VERSION, "backend": "gem5", "gem5": group.gem5.identity(group.arch),
         "checkpoint": gem5_spec.checkpoint_key(group),
         "cpu": cpu.as_record(), "script": gem5_spec.FS_ROI_VERSION,
         # What the gem5 side sets for the preset's knobs (lab/gem5_knobs.py):
         # a knob that sets another attribute makes its runs new ones.
-        "set": gem5_spec.simobject_settings(group.arch, group.smap_model, cpu)}
+        "set": gem5_spec.simobject_settings(group.arch, group.smap_model, cpu, group.cpuid)}
     if commit_profile:  # the same simulation, but its record holds more
         inputs["commit_profile"] = commit_profile_mod.VERSION
     if uop_profile:  # likewise
@@ -288,7 +290,11 @@ def _gem5_simulator(group: gem5_spec.BootGroup, cpu, binary: str, **more) -> dic
             "cache_preset": group.cache.as_record(), "smap_model": group.smap_model,
             # How the binary was built (Kconfig, -g, wrappers' -O, linker):
             # provenance, not key (the binary's size and time are in the key).
-            "build": gem5.build_profile(group.arch), **more}
+            "build": gem5.build_profile(group.arch),
+            # The CPUID its guest saw, where a part's (lab/cpuid.py): the
+            # X86ISA values, what the guest got and what it did not.
+            **({"cpuid": cpuid_mod.load(group.cpuid).provenance()}
+               if group.cpuid != cpuid_mod.GEM5 else {}), **more}
 
 
 # The profile charges every cycle from the restore to the last commit,
