@@ -25,7 +25,8 @@ Two kinds:
       sets the SimObject attributes `sets` gives it ("isa": every ISA
       object of every core, the warming core's too, since gem5 shares
       decoded micro-ops; "o3": the detailed O3 core, by dotted path;
-      "o3_new": an O3 attribute given a new SimObject of that class).
+      "o3_new": an O3 attribute given a new SimObject of that class, made
+      before the "o3" attributes are set, which may reach into it).
 One choice sets nothing itself: cpuid, the CPUID the guest sees, whose
 X86ISA parameters are the boot's as much as the ROI's (Linux patches its
 alternatives at boot), so configs/gem5/spec.py sets them from the boot
@@ -215,10 +216,12 @@ KNOBS = (
 BY_NAME = {k.name: k for k in KNOBS}
 COUNTS = tuple(k.name for k in KNOBS if not k.choices)    # a preset's [params]
 CHOICES = tuple(k.name for k in KNOBS if k.choices)       # a preset's top-level keys
-# The order the gem5 side applies scopes in: a new SimObject last, as
-# fs_roi.py always did (a preset's branch predictor replaces the one the
-# attributes above were set on).
-SCOPES = ("isa", "o3", "o3_new")
+# The order the gem5 side applies scopes in (configs/gem5/simobject_set.py):
+# a new SimObject before the attributes, so that an attribute of a
+# replaced child (branchPred.requiresBTBHit) lands on its replacement (a
+# preset's LTAGE). Until 2026-11-29 the new object came last and the flag
+# was lost (issue 53's audit).
+SCOPES = ("isa", "o3_new", "o3")
 
 # Functional-unit kinds of gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py)
 # whose count a preset may set ([fu_count]); a sweep's override of one

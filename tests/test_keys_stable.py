@@ -76,6 +76,12 @@ def test_gem5_boot_and_run_keys():
     # guests their parts' CPUID (the cpuid knob, lab/cpuid.py), which Linux
     # reads at boot: their boot checkpoints hold it (a boot with gem5's own
     # CPUID keeps its key, era's below) and their runs are new.
+    # And on 2026-11-29 (issue 53's audit, issue 62 item 3): fs_roi.py makes
+    # a preset's new branch predictor before it sets the O3 attributes, so
+    # fetch-ahead's branchPred.requiresBTBHit holds on the era presets'
+    # LTAGE and TournamentBP (it was lost); spec.FS_ROI_VERSION 1 -> 2, and
+    # every gem5 boot and run is new (the generic presets, which name no
+    # predictor, simulate as before).
     default = spec.load_cpu("x86_64-o3-default", "x86_64")
     westmere = spec.load_cpu("x86_64-westmere", "x86_64")
     classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
@@ -83,13 +89,13 @@ def test_gem5_boot_and_run_keys():
                   spec.BootGroup("x86_64", KERNEL, IMAGE, "none", classic, GEM5))
     era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5)
     part = dataclasses.replace(era, cpuid="intel-xeon-x5650")
-    assert spec.checkpoint_key(smap) == "19357a1768058a43577b"
-    assert spec.checkpoint_key(era) == "61815d4978d92430c794"
-    assert spec.checkpoint_key(part) == "0d73fa82d0fafed23182"
-    assert gem5_backend.gem5_key(smap, default) == "76c208face642789f9ca"
-    assert gem5_backend.gem5_key(part, westmere) == "cf3f1d8f7f84358d2257"
+    assert spec.checkpoint_key(smap) == "5df08521e5d413328537"
+    assert spec.checkpoint_key(era) == "445c55b4f4a0168df908"
+    assert spec.checkpoint_key(part) == "a2b06a7e763be736f21d"
+    assert gem5_backend.gem5_key(smap, default) == "b55c7374ad0724040615"
+    assert gem5_backend.gem5_key(part, westmere) == "0d4c75f4346b944f0373"
     assert gem5_backend.gem5_key(none, spec.with_params(default, {"numROBEntries": 64})) == \
-        "3f827a669be6d14d9398"
+        "50b674077931e79355af"
 
 
 def test_the_sources_every_image_and_counted_run_hold_keep_their_digest():
@@ -130,7 +136,8 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     # versions): the profile, the SimPoint flow and its method are in the
     # key by their versions (commit_profile.VERSION, sampling.FLOW_VERSION,
     # simpoint_method.METHOD_VERSION), which their tests pin with a golden
-    # output, not by their files' text.
+    # output, not by their files' text. Moved on 2026-11-29 with
+    # spec.FS_ROI_VERSION 2 (the O3 settings' order, above).
     from configs import simpoint_method
     from configs.gem5 import sampling
     from workloads import script
@@ -140,9 +147,9 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     job = script.load(script.default_script("statx-loop"))
     cold = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5)
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
-    assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "b38690463b744d0f6ce1"
-    assert gem5_backend.gem5_key(warm, default, job=job) == "757a54ffe45b9a577f05"
-    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "2655976a436abb393bb9"
+    assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "081d7b6a6ac96eecb327"
+    assert gem5_backend.gem5_key(warm, default, job=job) == "6a53e9174cb62be0f8a5"
+    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "71ee099686413328dd34"
 
 
 KEYED = ("configs", "lab", "kernels", "buildroot", "workloads")
