@@ -268,7 +268,7 @@ class Cpuid:
                 out.append(f"{f} {'missing' if want else 'present'}")
         if self.vendor == "GenuineIntel" and self.family == 6 and "rep_good" not in flags:
             out.append("rep_good missing (Linux turned fast strings off: it read "
-                       "IA32_MISC_ENABLE, MSR 0x1a0, as 0; gem5 v24 has no such MSR)")
+                       "IA32_MISC_ENABLE, MSR 0x1a0, as 0: a gem5 without the series' patch 0029)")
         return out
 
 
