@@ -31,6 +31,15 @@ def _seeds() -> dict:
         return tomllib.load(f)
 
 
+def thread_kernel(seed: str) -> str:
+    """The kernel a seed's thread ran, as its `[<id>.call]` names it,
+    without the parenthesis that says how it was dated ("4.11-rc"); None
+    for a seed without a call table (the scorecard's base rows name it
+    beside 6.1's)."""
+    kernel = ((_seeds().get(seed) or {}).get("call") or {}).get("thread_kernel")
+    return kernel.split(" (", 1)[0] if kernel else None
+
+
 def _qemu_run(rows: list, variant: str, experiment: str):
     """The newest QEMU run of `experiment` on `variant` (a gem5 sweep's
     twins of one kernel count the same, whatever machine they shadow)."""

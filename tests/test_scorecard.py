@@ -305,6 +305,46 @@ def test_a_base_that_misses_says_where_its_cycles_go():
                               []).startswith("not measured")
 
 
+def _twin(variant, workload, kernel, interrupts, recorded, model="smap"):
+    """A QEMU twin of 2,000 calls (kernel: its insns_kernel, interrupts:
+    what the ROI's interrupts ran of them), its job naming no call."""
+    record = {"provenance": {"image": {"job": {"workload": workload, "params": {}}}}}
+    return results.from_row({"backend": "qemu", "arch": "x86_64", "params": "{}",
+                             "variant": variant, "workload": workload, "smap_model": model,
+                             "profile": "x86_64-gem5-smap", "ops": 2000,
+                             "twin_of": "x86_64-skylake/smap", "insns_kernel": kernel,
+                             "interrupt_insns": interrupts, "insns_total": kernel + 358_000,
+                             "recorded_at": recorded, "record": json.dumps(record)})
+
+
+def test_each_base_row_names_the_threads_kernel_against_6_1s_count():
+    # Issue 53: a base compares the thread's kernel with 6.1 as well as two
+    # machines. The count is the newest twin's calls' own (2,617,777
+    # instructions less 5,767 of the ROI's interrupts, over 2,000 calls:
+    # the x86-core twin of docs/data), the thread's kernel analysis/
+    # seeds.toml's, without how it was dated.
+    gem5 = _row("stock", "statx-loop", 3_400_000, ops=2000)
+    old = _twin("stock", "statx-loop", 2_615_657, 1_981, "2026-11-25T06:44:13Z")
+    new = _twin("stock", "statx-loop", 2_617_777, 5_767, "2026-11-27T18:39:36Z")
+    header, body = scorecard.kind_table("base", [gem5, old, new])
+    statx = dict(zip(header, next(b for b in body if b[0].startswith("statx per call"))))
+    assert statx["kernel: the thread's -> 6.1"] == \
+        "4.11-rc -> 6.1: 1,306 kernel instructions per call (QEMU twin, interrupts out)"
+    # A fstat-loop twin from before run.call made glibc's fstatat: said.
+    fstat = [_row("stock", "fstat-loop", 3_000_000, ops=2000),
+             _twin("stock", "fstat-loop", 2_496_710, 4_702, "2026-11-27T18:39:36Z")]
+    header, body = scorecard.kind_table("base", fstat)
+    cell = dict(zip(header, next(b for b in body if b[0].startswith("fstat per call"))))
+    assert cell["kernel: the thread's -> 6.1"] == (
+        "4.11-rc -> 6.1: 1,246 kernel instructions per call (QEMU twin, interrupts out; "
+        "it made fstat-glibc)")
+    # No twin published: said, not guessed.
+    header, body = scorecard.kind_table("base", [gem5])
+    statx = dict(zip(header, next(b for b in body if b[0].startswith("statx per call"))))
+    assert statx["kernel: the thread's -> 6.1"] == \
+        "4.11-rc -> 6.1: not counted (no QEMU twin published)"
+
+
 def test_an_ext4_readlink_row_is_its_own_experiment():
     # The same workload in its ext4 mode (run.fs) is the thread's call: its
     # rows stand for the ext4 claim, never for the tmpfs one, and back.
