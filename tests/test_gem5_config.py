@@ -437,6 +437,26 @@ def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypat
             spec.load_cpu("bad", "x86_64")
 
 
+def test_a_records_stac_clac_says_how_they_ran():
+    # Issue 53: the record said serialize_after true for every run that
+    # executed SMAP, the Skylake preset's commit mode included. It says
+    # what the preset's stac_clac knob set, as the run had it.
+    from configs.gem5 import backend as gem5_backend
+    latency = {"IprAccess": 3}
+    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    assert gem5_backend._stac_clac("x86_64", "smap", latency, sky) == {
+        "executed": True, "op_class": "IprAccess", "latency_cycles": 3, "mode": "commit",
+        "serialize_after": False, "smap_check": "commit"}
+    for cpu in (spec.with_params(sky, {"stac_clac": "serialize"}),
+                spec.load_cpu("x86_64-o3-default", "x86_64")):
+        assert gem5_backend._stac_clac("x86_64", "smap", latency, cpu) == {
+            "executed": True, "op_class": "IprAccess", "latency_cycles": 3,
+            "mode": "serialize", "serialize_after": True, "smap_check": "translation"}
+    # Without SMAP executed, the kernel's stand-in, whatever the knob.
+    assert gem5_backend._stac_clac("x86_64", "lfence", latency, sky) == {
+        "executed": False, "stand_in": "lfence"}
+
+
 def test_fs_roi_version_pins_the_spec_it_is_given():
     """FS_ROI_VERSION (and the three-level hierarchy's) is in every gem5
     key in place of fs_roi.py's text: what fs_roi.py is told for a fixed

@@ -227,7 +227,7 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
               "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
               "roi_end_tick": process.marker_tick(run.markers, "roi-end"),
               "stac_clac": _stac_clac(kernel.arch, group.smap_model,
-                                      process.fu_latency(run.markers)),
+                                      process.fu_latency(run.markers), s.cpu),
               "fu_latency": process.fu_latency(run.markers),
               "summary": summary, **extra})
 
@@ -262,7 +262,7 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
         gem5={"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
               "roi_seconds": cost,
               "checkpoint_tick": boot["tick"],
-              "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"]),
+              "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"], cpu),
               "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
               "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
               "sampling": sampled["sampling"]})
@@ -326,15 +326,22 @@ def _warming_record(markers: dict) -> dict:
                              "roi": round(end["host"] - begin["host"], 2)}}
 
 
-def _stac_clac(arch: str, smap_model: str, latency: dict) -> dict:
-    """What STAC and CLAC cost at this point, as the gem5 process reported
-    it: with SMAP executed, the latency of their op class and the
-    serialisation the series gives them; else the kernel-side stand-in."""
+def _stac_clac(arch: str, smap_model: str, latency: dict, cpu) -> dict:
+    """What STAC and CLAC were at this point: with SMAP executed, the
+    latency of their op class as the gem5 process reported it, and how
+    they ran, the CPU preset's stac_clac knob as the run set it
+    (lab/gem5_knobs.py): "serialize", each drains O3's pipeline after
+    itself, SMAP checked at translation; "commit", they run ahead as
+    register writes and SMAP's check is settled at commit (patches
+    0018-0021). Else the kernel-side stand-in. (Records written before
+    2026-11-29 say serialize_after true whatever the knob was: their
+    cpu_preset's stac_clac is what ran.)"""
     if not arches.get(arch).gem5_series:
         return {}
     if not gem5_spec.executes_smap(arch, smap_model):
         return {"executed": False, "stand_in": smap_model}
-    op = gem5_spec.SMAP_OP_CLASS
+    op, mode = gem5_spec.SMAP_OP_CLASS, cpu.stac_clac
     return {"executed": True, "op_class": op,
-            "latency_cycles": latency.get(op),
-            "serialize_after": True}
+            "latency_cycles": latency.get(op), "mode": mode,
+            "serialize_after": mode == "serialize",
+            "smap_check": "commit" if mode == "commit" else "translation"}
