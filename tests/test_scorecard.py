@@ -296,6 +296,17 @@ def test_a_base_that_misses_says_where_its_cycles_go():
             "at rename's 4 a cycle at least 815 cycles, x1.67 the hardware's") in cause
     assert "waiting for 12 serializing micro-ops to drain 712" in cause
     assert "fetch stalled on the L1I 541" in cause
+    # On fused decoding rename's width counts slots, a fused pair in one
+    # (the x86-core sweep's statx on the Skylake preset: 2,695 micro-ops in
+    # 2,084 slots a call, 521 cycles at 4 a cycle, not 2,695's 674).
+    fused = _re(row, gem5_ops=5_390_060, retire_slots=4_168_037)
+    assert ("1,358 instructions as 2,695 gem5 micro-ops per call (2.0 per instruction) in "
+            "2,084 rename slots (1.53 per instruction: a fused pair takes one); at rename's 4 "
+            "a cycle at least 521 cycles, x1.07 the hardware's whole call") in \
+        causes.base_budget(None, fused, 487.2, [])
+    # Where nothing is fused the slots are the micro-ops: said as before.
+    assert "rename slots" not in causes.base_budget(None, _re(row, retire_slots=6_518_000),
+                                                    487.2, [])
     # gem5's own width where a preset leaves it (the generic core: 8).
     generic = _re(row, profile="x86_64-o3-default", record=_record({"params": {}}))
     assert "at rename's 8 a cycle at least 407 cycles" in causes.base_budget(
