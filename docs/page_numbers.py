@@ -25,7 +25,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from analysis import compare, table, x86_core
+from analysis import compare, probe, table, x86_core
 from lab.errors import UserError
 
 DOCS = Path(__file__).resolve().parent
@@ -101,6 +101,8 @@ NUMBERS = {
     "x86-core-slot-floor": _x86_core("slot_floor", ",.1f"),
     "x86-core-slots-per-insn": _x86_core("slots_per_insn", ".2f"),
     "x86-core-rename-width": _x86_core("rename_width", "d"),
+    # docs/machines.md: how far a probe figure may be off its documented one.
+    "probe-tolerance": lambda by_sweep: f"{probe.TOLERANCE * 100:g} %",
 }
 
 

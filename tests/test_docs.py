@@ -425,6 +425,18 @@ def test_the_machines_pages_rename_figures_are_the_x86_core_records():
         assert (DATA / cited).is_file(), cited
 
 
+def test_the_probe_tolerance_on_the_machines_page_is_the_codes():
+    # Issue 53: the page said 25 % where analysis/probe.py judges at 10 %;
+    # the page's figure is now made from probe.TOLERANCE.
+    from analysis import probe
+    numbers = _page_numbers()
+    made = numbers.NUMBERS["probe-tolerance"]({})
+    assert made == f"{probe.TOLERANCE * 100:g} %" == "10 %"
+    page = (REPO / "docs" / "machines.md").read_text()
+    assert page.count(f"<!-- n:probe-tolerance -->{made}<!-- /n -->") == 2
+    assert "25 %" not in page
+
+
 # -- the site's pages (issue 58, item 9) --------------------------------------
 
 def _bare_page_paths(text: str) -> list:
