@@ -61,6 +61,28 @@ def test_gap_is_the_pair_per_call_with_its_windows_and_checksums():
     assert seed_calls.gap([SYSCALL], PAIR) == ""
 
 
+def test_gap_takes_the_rois_interrupts_out_and_says_only_what_was_counted():
+    # seed-calls' stock pair as published (docs/data/seed-calls.jsonl.gz):
+    # statx(fd, "") 1,286 and statx(fd, NULL) 601 kernel instructions per
+    # call. The "" side's ROI took interrupts that ran 2,345 instructions:
+    # out of the calls' count, so the gap is what the calls ran.
+    loop = results.from_row(dict(_qemu("stock", "statx-loop", LOOP, 1286, 2)._row,
+                                 insns_kernel=128_600 + 2_345, interrupt_insns=2_345))
+    null = _qemu("stock", "statx-loop", dict(LOOP, path="null"), 601, 1)
+    pair = {"sweep": "seed-calls", "variant": "stock", "from": "statx-loop",
+            "to": "statx-null", "same_result": True}
+    assert seed_calls.gap([loop, null], pair) == (
+        "stock: statx-loop 1,286 -> statx-null 601 kernel instructions (-685), "
+        "stac+clac 4.00 -> 2.00; the same checksum (x86_64-smap, seed-calls)")
+    # An arch without STAC/CLAC counts (arm64) and a pair that asks for no
+    # checksum: neither is said.
+    arm = [results.from_row(dict(r._row, arch="arm64", profile="arm64", stac=None, clac=None))
+           for r in (loop, null)]
+    assert seed_calls.gap(arm, dict(pair, same_result=False)) == (
+        "stock: statx-loop 1,286 -> statx-null 601 kernel instructions (-685) "
+        "(arm64, seed-calls)")
+
+
 def test_a_row_from_before_the_call_key_never_stands_for_the_system_call():
     # Only the old row published: it is fstat-glibc's side, and the system
     # call's side is missing, so the pair says nothing rather than 1,227
