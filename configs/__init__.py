@@ -43,8 +43,12 @@ A key covers a method by its declared version, never by its source text
 (gem5/spec.py FS_ROI_VERSION, gem5/cache_presets.py THREE_LEVEL_VERSION),
 gem5/sampling.py FLOW_VERSION, simpoint_method.py METHOD_VERSION,
 gem5/commit_profile.py and gem5/uop_profile.py VERSION, each bumped when
-a result would change and pinned by its tests' golden output. What is
-keyed by its content: the plugin's C sources (qemu/plugin/), the series
-(gem5-patches/, through the gem5 build), the presets and profiles read,
-and beside this stage workloads/ and buildroot/'s guest files.
+a result would change, and each guarded by a test that fails when what it
+covers changes while it does not (tests/test_version_guards.py lists
+them): a golden output where one is computed without gem5, else a
+fingerprint of the code's syntax tree (the scripts gem5 runs, and the
+SimPoint flow's steps). What is keyed by its content: the plugin's C
+sources (qemu/plugin/), the series (gem5-patches/, through the gem5
+build), the presets and profiles read, and beside this stage workloads/
+and buildroot/'s guest files.
 """

@@ -10,7 +10,10 @@ a declared version of the code that makes a result, such as
 spec.FS_ROI_VERSION, or the runner's): then
 the assert below fails, and the new hash goes in with the reason in the
 commit. Moving or renaming a file, a comment in a TOML file, or the shape
-of the code that computes a key must not change one."""
+of the code that computes a key must not change one. The other half,
+that a declared version does move when its code's result does, is
+tests/test_version_guards.py's: it fails when the code a version covers
+changes while the version does not."""
 
 import dataclasses
 from pathlib import Path

@@ -12,7 +12,8 @@
 # One boot checkpoint serves every CPU preset of the same kernel, disk and
 # kernel command line. Its version, in every gem5 key, is
 # configs/gem5/spec.py's FS_ROI_VERSION: bump it there when a change here
-# would change a result. Built on gem5's standard library (X86Board,
+# would change a result (tests/test_version_guards.py fails on a change
+# here that leaves it). Built on gem5's standard library (X86Board,
 # ArmBoard); the board is a composition, so the CPU is one argument.
 #
 # With "warming": "functional" (the boot-once scheme) both processes use

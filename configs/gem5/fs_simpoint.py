@@ -24,7 +24,8 @@
 #       (functional warm-up), switch to O3, run the detailed warm-up, reset
 #       the statistics, run the interval's instructions, dump, stop.
 # Its version, in the key of every sampled run, is configs/gem5/sampling.py's
-# FLOW_VERSION: bump it there when a change here would change a result.
+# FLOW_VERSION: bump it there when a change here would change a result
+# (tests/test_version_guards.py fails on a change here that leaves it).
 
 import json
 import os

@@ -48,7 +48,9 @@ SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
 # The SimPoint flow (this module's steps and the gem5 script they run,
 # fs_simpoint.py): in the key of every sampled run and of each step's
 # cache folder. Bump it when a change to either would change an estimate
-# or a step's output. Their text is not hashed: a refactor moves no key.
+# or a step's output. Their text is not hashed: a refactor moves no key;
+# tests/test_version_guards.py pins a fingerprint of both beside this, and
+# fails on a change.
 FLOW_VERSION = 1
 SAMPLING = ("none", "simpoint")
 # The set-up to the ROI saves a checkpoint every SETUP_STRIDE instructions

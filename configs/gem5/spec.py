@@ -42,7 +42,8 @@ from configs.gem5.smap_models import (MODEL_PARAM, SMAP_MODELS, executes_smap,  
 # runs the boot or the ROI) does with a spec, in every key of a gem5 boot
 # and run: bump it when a change to fs_roi.py would change a result, so
 # every run made with the old one is made again. (Its text is not hashed:
-# a comment or a refactor of it moves no key.)
+# a comment or a refactor of it moves no key; tests/test_version_guards.py
+# pins a fingerprint of its syntax tree beside this, and fails on a change.)
 # 2 (2026-11-29, issue 53's audit): a new SimObject ("o3_new", a preset's
 # branch predictor) is made before the "o3" attributes are set
 # (configs/gem5/simobject_set.py, which this version covers with

@@ -7,7 +7,8 @@
 # hierarchies with two levels only (PrivateL1PrivateL2CacheHierarchy), so
 # this one extends its base class the same way. Its version, in the key
 # of every three-level point, is configs/gem5/cache_presets.py's
-# THREE_LEVEL_VERSION: bump it there when a change here would change a result.
+# THREE_LEVEL_VERSION: bump it there when a change here would change a result
+# (tests/test_version_guards.py fails on a change here that leaves it).
 #
 # Latencies: a preset gives each level's documented load-to-use latency in
 # core cycles (L1D 4, L2 12, L3 42 on Skylake), which is cumulative. Each
