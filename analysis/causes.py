@@ -108,10 +108,14 @@ def base_budget(hw_per_byte, run, hw: float, lengths: list) -> str:
     """Where a base that misses goes, from its own record: the micro-ops
     gem5 makes of the call and the least time rename needs for them (a
     bound no timing parameter below rename's width can beat), then rename's
-    cycles per call by state (analysis/accounting.py). For a name-length
-    line the hardware's call is taken at the run's mean name length
-    (`lengths`: the run's), the record's counts being per stat over all
-    its lengths."""
+    cycles per call by state (analysis/accounting.py). Rename's width
+    counts slots: on fused decoding (our series, uops = "fused") a fused
+    pair takes one, and the record's retire_slots counts them, so the
+    bound is the slots' (the micro-ops' where nothing is fused, or in a
+    record from before the statistic). For a name-length line the
+    hardware's call is taken at the run's mean name length (`lengths`:
+    the run's), the record's counts being per stat over all its
+    lengths."""
     if not run.get("gem5_ops") or run.get("rename_run_cycles") is None:
         return "not measured (the record has no micro-op count or rename states)"
     n = run["ops"]
@@ -121,13 +125,16 @@ def base_budget(hw_per_byte, run, hw: float, lengths: list) -> str:
     else:
         at = ""
     insts, uops = run["gem5_insts"] / n, run["gem5_ops"] / n
+    slots = (run.get("retire_slots") or run["gem5_ops"]) / n
     width = run.point.machine.o3_param("renameWidth", cpu_presets.O3_RENAME_WIDTH_DEFAULT)
-    bound = uops / width
+    bound = slots / width
+    fused = (f" in {slots:,.0f} rename slots ({slots / insts:.2f} per instruction: a fused "
+             f"pair takes one)" if slots < uops else "")
 
     def per(field):
         return (run.get(field) or 0) / n
     return (f"measured: {insts:,.0f} instructions as {uops:,.0f} gem5 micro-ops per call "
-            f"({uops / insts:.1f} per instruction); at rename's {width} a cycle at least "
+            f"({uops / insts:.1f} per instruction){fused}; at rename's {width} a cycle at least "
             f"{bound:,.0f} cycles, x{bound / hw:.2f} the hardware's whole call{at}; rename's "
             f"cycles per call: running {per('rename_run_cycles'):,.0f}, waiting for "
             f"{per('serializing_insts'):,.0f} serializing micro-ops to drain "

@@ -4,16 +4,21 @@ plugin's count for the twin run of the same kernel, image and model."""
 from analysis.metrics import fmt
 
 
-TWIN_PROFILES = ("x86_64-gem5", "x86_64-gem5-smap", "arm64-gem5")
+TWIN_PROFILES = ("x86_64-gem5", "x86_64-gem5-smap", "arm64-gem5",
+                 # gem5 era presets' twins: the part's CPUID as gem5's guest
+                 # gets it (lab/cpuid.py), without and with SMAP
+                 "x86_64-westmere-gem5", "x86_64-westmere-gem5-smap",
+                 "x86_64-skylake-gem5", "x86_64-skylake-gem5-smap")
 
 
 def cross_check(rows: list) -> tuple:
     """gem5's committed instructions in the ROI against the QEMU plugin's
     count for the twin run of the same kernel, image and model."""
     # A twin is any counted QEMU run of the same point on the profile that
-    # matches gem5's CPU, with the same model (not a label: one QEMU run can
-    # be the twin of several gem5 presets and caches).
-    twins = {(r["arch"], r["variant"], r["workload"], r["params"], r["smap_model"] or ""): r
+    # matches gem5's CPU, with the same model and CPUID (not a label: one
+    # QEMU run can be the twin of several gem5 presets and caches).
+    twins = {(r["arch"], r["variant"], r["workload"], r["params"], r["smap_model"] or "",
+              r.cpuid): r
              for r in rows if r.qemu and r["insns_total"] is not None
              and r["profile"] in TWIN_PROFILES}
     # QEMU executes a rep string instruction once per iteration; gem5
@@ -25,7 +30,7 @@ def cross_check(rows: list) -> tuple:
         if not r.gem5:
             continue
         twin = twins.get((r["arch"], r["variant"], r["workload"], r["params"],
-                          r["smap_model"] or ""))
+                          r["smap_model"] or "", r.cpuid))
         if twin is None:
             continue
         g, q = r.get("gem5_insts"), twin.get("insns_total")

@@ -144,6 +144,16 @@ class PointView:
         return script.experiment_name(self.workload, self.job_params) if self.job \
             else self.workload
 
+    @property
+    def made_name(self) -> str:
+        """The experiment the job made: job_name, but for a record from
+        before a key that every job file now names, which made that key's
+        old value (script.MADE_BEFORE_KEY: fstat-loop's rows from before
+        run.call made glibc's fstat, fstat-glibc). The scorecard reads such
+        rows by job_name until their sweeps are re-run; docs/seeds.md's
+        call table (analysis/seed_calls.py) by what they made."""
+        return script.experiment_made(self.workload, self.job_params)
+
 
 @dataclass(frozen=True)
 class QemuCounts:
@@ -234,6 +244,16 @@ class Run(Mapping):
     def qemu(self):
         """The QEMU counts, or None for another backend's run."""
         return self.result if isinstance(self.result, QemuCounts) else None
+
+    @property
+    def cpuid(self) -> str:
+        """The CPUID description (lab/cpuid.py) its guest's CPU was made
+        from: a gem5 preset's cpuid knob, a QEMU twin profile's; "" for
+        none (the simulator's own CPU, or a copy of gem5's)."""
+        made = (self.point.machine.cpu if self.gem5 is not None
+                else self.qemu.profile if self.qemu is not None else {})
+        cpuid = made.get("cpuid", "")
+        return "" if cpuid == "gem5" else cpuid
 
     @property
     def default_params(self) -> bool:

@@ -13,6 +13,7 @@ call, caches and mispredict.
 """
 
 from analysis import store
+from lab import cpu_presets
 
 # Each step adds one change of the series to the one before; a step's
 # marks are the preset's keys set back (the sweep's overrides), the most
@@ -86,3 +87,20 @@ def table(rows: list) -> tuple:
                      _f(_per(fstat, "cycles")) if fstat else "-"]
                     + [_f(prb.get(m)) if prb else "-" for m, _ in PROBES])
     return header, body
+
+
+def preset_statx(rows: list) -> dict:
+    """The preset's own statx (the last step), per call, for
+    docs/machines.md's prose (docs/page_numbers.py): its cycles, rename's
+    running cycles, rename's slots (the record's retire_slots: a fused
+    pair in one) and their floor at the preset's rename width, and slots
+    per instruction; {} where x86-core has no such row published."""
+    statx = by_step(rows).get(STEPS[-1][0], {}).get("statx-loop")
+    if not statx or not statx.get("ops"):
+        return {}
+    n = statx["ops"]
+    slots = statx.get("retire_slots") or statx["gem5_ops"]
+    width = statx.point.machine.o3_param("renameWidth", cpu_presets.O3_RENAME_WIDTH_DEFAULT)
+    return {"cycles": statx["cycles"] / n, "rename_run": statx["rename_run_cycles"] / n,
+            "slots": slots / n, "slot_floor": slots / n / width,
+            "slots_per_insn": slots / statx["gem5_insts"], "rename_width": width}

@@ -29,7 +29,8 @@ Code:
                    smap_models, locate, setup, process: the gem5 process,
                    stats, commit_profile, sampling: SimPoint's steps on gem5)
                    and the scripts gem5 itself runs (fs_roi.py,
-                   fs_simpoint.py, three_level_caches.py); the knob table and
+                   fs_simpoint.py, three_level_caches.py, simobject_set.py:
+                   how the spec's "set" lands, tested without gem5); the knob table and
                    the CPU presets' reader are below this stage, in lab/
                    (gem5_knobs.py, cpu_presets.py), since analysis reads them
   simpoint_method.py  SimPoint 3.2's method (numpy, scikit-learn)

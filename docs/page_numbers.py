@@ -25,7 +25,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from analysis import compare, table
+from analysis import compare, probe, table, x86_core
 from lab.errors import UserError
 
 DOCS = Path(__file__).resolve().parent
@@ -82,9 +82,27 @@ def _default_points(by_sweep: dict) -> str:
     return str(len(by_sweep.get("default", [])))
 
 
+def _x86_core(what: str, spec: str):
+    """One figure of the Skylake preset's statx in x86-core's records
+    (analysis/x86_core.preset_statx), as `spec` formats it."""
+    def made(by_sweep: dict) -> str:
+        got = x86_core.preset_statx(by_sweep.get("x86-core", []))
+        return format(got[what], spec) if got else "(x86-core not published)"
+    return made
+
+
 NUMBERS = {
     "tutorial-gem5-points": _gem5_points,
     "default-points": _default_points,
+    # docs/machines.md: where the Skylake preset's statx goes, per call.
+    "x86-core-statx-cycles": _x86_core("cycles", ",.1f"),
+    "x86-core-rename-run": _x86_core("rename_run", ",.1f"),
+    "x86-core-slots": _x86_core("slots", ",.1f"),
+    "x86-core-slot-floor": _x86_core("slot_floor", ",.1f"),
+    "x86-core-slots-per-insn": _x86_core("slots_per_insn", ".2f"),
+    "x86-core-rename-width": _x86_core("rename_width", "d"),
+    # docs/machines.md: how far a probe figure may be off its documented one.
+    "probe-tolerance": lambda by_sweep: f"{probe.TOLERANCE * 100:g} %",
 }
 
 

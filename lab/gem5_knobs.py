@@ -25,12 +25,18 @@ Two kinds:
       sets the SimObject attributes `sets` gives it ("isa": every ISA
       object of every core, the warming core's too, since gem5 shares
       decoded micro-ops; "o3": the detailed O3 core, by dotted path;
-      "o3_new": an O3 attribute given a new SimObject of that class).
+      "o3_new": an O3 attribute given a new SimObject of that class, made
+      before the "o3" attributes are set, which may reach into it).
+One choice sets nothing itself: cpuid, the CPUID the guest sees, whose
+X86ISA parameters are the boot's as much as the ROI's (Linux patches its
+alternatives at boot), so configs/gem5/spec.py sets them from the boot
+group (lab/cpuid.py).
 """
 
 from dataclasses import dataclass, field
 
 from lab import arches, inputs
+from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
 CACHE_LINE = 64
@@ -58,6 +64,7 @@ class Knob:
     #                            a count: {scope: {attribute: value}} added where it is non-zero
     delay: bool = False        # a stage-to-stage delay, within backComSize's past
     what: str = ""             # a series choice's subject, for the x86-only message
+    arch: str = ""             # the one arch whose gem5 has what it sets ("": every arch's)
 
     @property
     def default(self):
@@ -85,6 +92,9 @@ class Knob:
         if self.series and value != self.default and arch and not arches.get(arch).gem5_series:
             raise UserError(f"{where}: {self.name} {value} is x86-only "
                             f"({self.what or 'our gem5 series'}); an {arch} CPU keeps gem5's")
+        if self.arch and value != self.default and arch and arch != self.arch:
+            raise UserError(f"{where}: {self.name} {value} is {self.arch}'s ({self.what}); an "
+                            f"{arch} CPU keeps gem5's")
         return value
 
     def settings(self, value) -> dict:
@@ -192,15 +202,26 @@ KNOBS = (
     Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
          + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,
          sets={bp: {"o3_new": {"branchPred": bp}} for bp in BRANCH_PREDICTORS}),
+    # The CPUID the guest sees (x86, issues 53 and 62): "gem5", gem5 v24's
+    # own X86ISA defaults, or a hardware part's, described in
+    # configs/gem5-presets/cpuid (lab/cpuid.py: the part's values with their
+    # sources, less what gem5 cannot run). Set on the boot and the ROI alike,
+    # from the boot group (configs/gem5/spec.py), so it sets nothing here.
+    Knob("cpuid", "the CPUID the guest sees: gem5 (gem5's own) or a part's, one of "
+         + ", ".join(cpuid_mod.names()) + " (configs/gem5-presets/cpuid)",
+         (cpuid_mod.GEM5,) + tuple(cpuid_mod.names()), arch="x86_64",
+         what="X86ISA's CPUID parameters"),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
 COUNTS = tuple(k.name for k in KNOBS if not k.choices)    # a preset's [params]
 CHOICES = tuple(k.name for k in KNOBS if k.choices)       # a preset's top-level keys
-# The order the gem5 side applies scopes in: a new SimObject last, as
-# fs_roi.py always did (a preset's branch predictor replaces the one the
-# attributes above were set on).
-SCOPES = ("isa", "o3", "o3_new")
+# The order the gem5 side applies scopes in (configs/gem5/simobject_set.py):
+# a new SimObject before the attributes, so that an attribute of a
+# replaced child (branchPred.requiresBTBHit) lands on its replacement (a
+# preset's LTAGE). Until 2026-11-29 the new object came last and the flag
+# was lost (issue 53's audit).
+SCOPES = ("isa", "o3_new", "o3")
 
 # Functional-unit kinds of gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py)
 # whose count a preset may set ([fu_count]); a sweep's override of one

@@ -39,8 +39,8 @@ def test_fetch_ahead_reads_the_icache_before_fetch_and_computes_the_same():
         assert r["result"]["ops"] == 200 and r["result"]["errors"] == 0
     ahead, off = (recs[k]["gem5"]["summary"] for k in ("ahead", "off"))
     assert recs["ahead"]["result"]["checksum"] == recs["off"]["result"]["checksum"]
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"), 300,
-                         plugin=True)
+    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap", preset.cpuid),
+                         300, plugin=True)
     assert twin["result"]["checksum"] == recs["ahead"]["result"]["checksum"]
     # The same instructions, to the timer ticks (they fall by simulated
     # time, which fetch-ahead changes: a few thousand instructions each).

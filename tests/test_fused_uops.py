@@ -65,7 +65,8 @@ def test_fused_decoding_runs_the_same_work_in_fewer_slots():
     for r in recs.values():
         assert r["result"]["ops"] == 200 and r["result"]["errors"] == 0
     assert gem5["result"]["checksum"] == fused["result"]["checksum"]
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"),
+    twin = qemu_runs.run(kernel, image, job,
+                         spec.twin_profile("x86_64", "smap", _cpu("fused").cpuid),
                          300, plugin=True)
     assert twin["result"]["checksum"] == fused["result"]["checksum"]
     s0, s1 = gem5["gem5"]["summary"], fused["gem5"]["summary"]

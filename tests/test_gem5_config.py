@@ -286,7 +286,7 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 28
+    assert len(patches) == 29
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")
@@ -437,6 +437,26 @@ def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypat
             spec.load_cpu("bad", "x86_64")
 
 
+def test_a_records_stac_clac_says_how_they_ran():
+    # Issue 53: the record said serialize_after true for every run that
+    # executed SMAP, the Skylake preset's commit mode included. It says
+    # what the preset's stac_clac knob set, as the run had it.
+    from configs.gem5 import backend as gem5_backend
+    latency = {"IprAccess": 3}
+    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    assert gem5_backend._stac_clac("x86_64", "smap", latency, sky) == {
+        "executed": True, "op_class": "IprAccess", "latency_cycles": 3, "mode": "commit",
+        "serialize_after": False, "smap_check": "commit"}
+    for cpu in (spec.with_params(sky, {"stac_clac": "serialize"}),
+                spec.load_cpu("x86_64-o3-default", "x86_64")):
+        assert gem5_backend._stac_clac("x86_64", "smap", latency, cpu) == {
+            "executed": True, "op_class": "IprAccess", "latency_cycles": 3,
+            "mode": "serialize", "serialize_after": True, "smap_check": "translation"}
+    # Without SMAP executed, the kernel's stand-in, whatever the knob.
+    assert gem5_backend._stac_clac("x86_64", "lfence", latency, sky) == {
+        "executed": False, "stand_in": "lfence"}
+
+
 def test_fs_roi_version_pins_the_spec_it_is_given():
     """FS_ROI_VERSION (and the three-level hierarchy's) is in every gem5
     key in place of fs_roi.py's text: what fs_roi.py is told for a fixed
@@ -446,10 +466,10 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
     cpu = spec.with_params(spec.load_cpu("x86_64-skylake", "x86_64"),
                            {"stac_clac": "serialize", "numROBEntries": 128})
     group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("x86_64-skylake"),
-                           GEM5, "functional")
+                           GEM5, "functional", cpu.cpuid)
     roi = spec.roi_spec(group, cpu)
     assert roi.pop("checkpoint_dir").endswith(f"/{spec.checkpoint_key(group)}/cpt")
-    assert (spec.FS_ROI_VERSION, spec.THREE_LEVEL_VERSION, roi) == (1, 1, {
+    assert (spec.FS_ROI_VERSION, spec.THREE_LEVEL_VERSION, roi) == (2, 1, {
         "arch": "x86_64", "mode": "roi", "kernel": "/k/vmlinux", "disk": "/i/rootfs.ext2",
         "disk_device": "/dev/sda",
         "kernel_args": ["console=ttyS0", "panic=-1", "lpj=7999923", "norandmaps",
@@ -465,6 +485,19 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
         "cpu": {"type": "o3",
                 "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 35},
                 "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
+                                # The i7-6700's CPUID as its guest gets it
+                                # (lab/cpuid.py; EAX, EBX, EDX, ECX).
+                                "vendor_string": "GenuineIntel",
+                                "name_string": "Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz",
+                                "FamilyModelStepping": [0x506E3, 0x800, 0x0FCBFBFD, 0x2209],
+                                "CacheParams": [0, 0, 0, 0],
+                                "ExtendedFeatures": [0, 0x00800000, 0, 0],
+                                "ExtendedState": [0] * 8,
+                                "FamilyModelSteppingBrandFeatures": [0, 0, 0x28100800, 1],
+                                "L1CacheAndTLB": [0, 0, 0, 0],
+                                "L2L3CacheAndL2TLB": [0, 0, 0, 0x01006040],
+                                "APMInfo": [0, 0, 0, 0],
+                                "LongModeAddressSize": [0x3027, 0, 0, 0],
                                 "smap": True},
                         "o3": {"fetchWidth": 6, "fetchAheadLines": 8,
                                "branchPred.requiresBTBHit": True,
@@ -480,3 +513,30 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                 "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
                              "RdWrPort": 0}},
         "warming": "functional"})
+
+
+def test_the_o3_settings_land_on_the_branch_predictor_the_run_simulates():
+    """Issue 53's audit: fetch-ahead's branchPred.requiresBTBHit was set
+    on O3's default predictor, which x86_64-skylake's LTAGE then replaced.
+    The gem5 side makes the new SimObject first (simobject_set.py, which
+    fs_roi.py uses), so the flag lands on the LTAGE; checked here on
+    stand-ins for gem5's objects, with the spec the host writes."""
+    from types import SimpleNamespace as NS
+
+    from configs.gem5 import simobject_set
+    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("x86_64-skylake"),
+                           GEM5, "none", sky.cpuid)
+    settings = spec.roi_spec(group, sky)["cpu"]["set"]
+    default = NS(kind="TournamentBP")
+    cpu = NS(isa=[NS()], branchPred=default, mmu=NS(dtb=NS()))
+    simobject_set.on_isa(cpu, settings)
+    simobject_set.on_o3(cpu, settings, lambda kind: NS(kind=kind))
+    assert cpu.branchPred.kind == "LTAGE" and cpu.branchPred.requiresBTBHit is True
+    assert not hasattr(default, "requiresBTBHit")
+    assert cpu.fetchAheadLines == 8 and cpu.mmu.dtb.smap_at_commit is True
+    assert cpu.isa[0].vendor_string == "GenuineIntel" and cpu.isa[0].smap is True
+    # fs_roi.py applies the settings through it, and nothing else does.
+    text = (Path(spec.__file__).parent / "fs_roi.py").read_text()
+    assert "from simobject_set import on_isa, on_o3" in text
+    assert 'settings.get("o3' not in text and "set_path(" not in text

@@ -15,6 +15,7 @@ that a declared version does move when its code's result does, is
 tests/test_version_guards.py's: it fails when the code a version covers
 changes while the version does not."""
 
+import dataclasses
 from pathlib import Path
 
 from configs.gem5 import backend as gem5_backend
@@ -74,18 +75,30 @@ def test_gem5_boot_and_run_keys():
     # "set", lab/gem5_knobs.py) and its preset's record the preset and
     # its overrides as typed fields. Every gem5 boot and run is new once;
     # an edit to a .py file moves none of them again.
+    # And on 2026-11-29 (issue 62, item 1): the era presets give their
+    # guests their parts' CPUID (the cpuid knob, lab/cpuid.py), which Linux
+    # reads at boot: their boot checkpoints hold it (a boot with gem5's own
+    # CPUID keeps its key, era's below) and their runs are new.
+    # And on 2026-11-29 (issue 53's audit, issue 62 item 3): fs_roi.py makes
+    # a preset's new branch predictor before it sets the O3 attributes, so
+    # fetch-ahead's branchPred.requiresBTBHit holds on the era presets'
+    # LTAGE and TournamentBP (it was lost); spec.FS_ROI_VERSION 1 -> 2, and
+    # every gem5 boot and run is new (the generic presets, which name no
+    # predictor, simulate as before).
     default = spec.load_cpu("x86_64-o3-default", "x86_64")
     westmere = spec.load_cpu("x86_64-westmere", "x86_64")
     classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
     smap, none = (spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5),
                   spec.BootGroup("x86_64", KERNEL, IMAGE, "none", classic, GEM5))
     era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5)
-    assert spec.checkpoint_key(smap) == "19357a1768058a43577b"
-    assert spec.checkpoint_key(era) == "61815d4978d92430c794"
-    assert gem5_backend.gem5_key(smap, default) == "76c208face642789f9ca"
-    assert gem5_backend.gem5_key(era, westmere) == "954b59d2c2f76478ad89"
+    part = dataclasses.replace(era, cpuid="intel-xeon-x5650")
+    assert spec.checkpoint_key(smap) == "5df08521e5d413328537"
+    assert spec.checkpoint_key(era) == "445c55b4f4a0168df908"
+    assert spec.checkpoint_key(part) == "a2b06a7e763be736f21d"
+    assert gem5_backend.gem5_key(smap, default) == "b55c7374ad0724040615"
+    assert gem5_backend.gem5_key(part, westmere) == "0d4c75f4346b944f0373"
     assert gem5_backend.gem5_key(none, spec.with_params(default, {"numROBEntries": 64})) == \
-        "3f827a669be6d14d9398"
+        "50b674077931e79355af"
 
 
 def test_the_sources_every_image_and_counted_run_hold_keep_their_digest():
@@ -106,10 +119,13 @@ def test_the_sources_every_image_and_counted_run_hold_keep_their_digest():
     # 2026-11-28 (issue 53): statx-loop.c reads its job's path ("" or the
     # 2017 thread's NULL), so every image is new; its loop runs the same
     # instructions (the path is loaded where "" was an lea) and returns
-    # the same checksum.
+    # the same checksum. Moved on 2026-11-29 (issue 62): fstat-loop.c makes
+    # the fstat system call by default and glibc's fstat with call=glibc,
+    # so every image is new (and fstat-loop's jobs name their call); both
+    # calls return the same checksum.
     from buildroot import assemble
     assert assemble.sources_digest() == \
-        "e6df65d552edb0b160fea5d72310bd7536c8036f83ada025de89590c5b7d7840"
+        "62d808ad5073fcebfce89f2aaa2ed3757cee1e4184bcc592ebaa720f62087e54"
     assert plugin_build.sources_digest() == \
         "d30a662ac12af0db8e09e8b6b534c60259f17f5533fd81e5f2401a08dfd1cbd1"
 
@@ -123,7 +139,8 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     # versions): the profile, the SimPoint flow and its method are in the
     # key by their versions (commit_profile.VERSION, sampling.FLOW_VERSION,
     # simpoint_method.METHOD_VERSION), which their tests pin with a golden
-    # output, not by their files' text.
+    # output, not by their files' text. Moved on 2026-11-29 with
+    # spec.FS_ROI_VERSION 2 (the O3 settings' order, above).
     from configs import simpoint_method
     from configs.gem5 import sampling
     from workloads import script
@@ -133,9 +150,9 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     job = script.load(script.default_script("statx-loop"))
     cold = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5)
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
-    assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "b38690463b744d0f6ce1"
-    assert gem5_backend.gem5_key(warm, default, job=job) == "757a54ffe45b9a577f05"
-    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "2655976a436abb393bb9"
+    assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "081d7b6a6ac96eecb327"
+    assert gem5_backend.gem5_key(warm, default, job=job) == "6a53e9174cb62be0f8a5"
+    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "71ee099686413328dd34"
 
 
 KEYED = ("configs", "lab", "kernels", "buildroot", "workloads")
@@ -186,7 +203,7 @@ def test_no_key_function_reads_a_python_file(monkeypatch):
     westmere = spec.load_cpu("x86_64-westmere", "x86_64")
     classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
-    era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5)
+    era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5, cpuid=westmere.cpuid)
     spec.checkpoint_key(era)
     gem5_backend.gem5_key(era, westmere, commit_profile=True, uop_profile=True)
     gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings())

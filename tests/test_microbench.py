@@ -6,6 +6,7 @@ checks). Under QEMU, test_checksum and test_probe boot them."""
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -80,3 +81,55 @@ def test_the_guide_shows_fstat_loop_as_it_is():
     shown = guide.split("## A microbenchmark", 1)[1].split("```c\n", 1)[1].split("```", 1)[0]
     source = (REPO / "workloads" / "src" / "fstat-loop.c").read_text()
     assert source.split(" */\n", 1)[1] == shown
+
+
+def test_fstat_loop_returns_the_same_stat_through_either_call(programs, tmp_path):
+    # The fstat system call (the default) and glibc's fstat() (newfstatat
+    # with "" in the image's glibc) fill the same struct stat of the same
+    # file: one checksum. A call the guest does not know is refused as the
+    # harness refuses a bad loop key: one line, exit 2 (the host's schema
+    # refuses it first, in tests/test_script.py).
+    sums = []
+    for call in ("syscall", "glibc"):
+        conf = script.from_dict({"workload": "fstat-loop",
+                                 "run": {"iterations": 200, "warmup": 10, "settle_ms": 0,
+                                         "call": call}}, "<test>").job_conf()
+        assert f"call={call}" in conf.splitlines()
+        run = _run(programs, tmp_path, conf, "fstat-loop")
+        assert run.returncode == 0, run.stderr
+        result = json.loads(run.stdout.split(" ", 1)[1])
+        assert result["ops"] == 200 and result["errors"] == 0
+        sums.append(result["checksum"])
+    assert sums[0] == sums[1]
+    run = _run(programs, tmp_path, "workload=fstat-loop\ncall=fstatat\n", "fstat-loop")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == "fstat-loop: call must be syscall or glibc, not fstatat\n"
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace is missing: apt-get install strace")
+def test_fstat_loop_makes_the_call_its_job_names(programs, tmp_path):
+    # What the kernel is asked, seen by strace natively (the program links
+    # the host's libc.a statically, as the image's do: Debian 12's glibc
+    # 2.36): the default makes the fstat system call on the target's fd,
+    # every call of the loop; call = "glibc" makes glibc's
+    # newfstatat(fd, "", AT_EMPTY_PATH) instead.
+    calls = 50 + 5
+    for call, made, other in (("syscall", "fstat(3,", "newfstatat(3, \"\""),
+                              ("glibc", "newfstatat(3, \"\"", "fstat(3,")):
+        job = tmp_path / f"{call}.conf"
+        job.write_text(script.from_dict({"workload": "fstat-loop",
+                                         "run": {"iterations": 50, "warmup": 5,
+                                                 "settle_ms": 0, "call": call}},
+                                        "<test>").job_conf())
+        trace = tmp_path / f"{call}.strace"
+        traced = subprocess.run(["strace", "-e", "trace=fstat,newfstatat", "-o", str(trace),
+                                 str(programs / "fstat-loop"), str(job)],
+                                capture_output=True, text=True)
+        if traced.returncode != 0 and "ptrace" in traced.stderr:
+            pytest.skip(f"strace cannot trace here: {traced.stderr.strip()}")
+        assert traced.returncode == 0, traced.stderr
+        lines = trace.read_text().splitlines()
+        # The loop's calls at least; reading job.conf (also fd 3, then
+        # closed) is one glibc newfstatat more, whatever the call.
+        assert sum(line.startswith(made) for line in lines) >= calls, lines[:5]
+        assert sum(line.startswith(other) for line in lines) <= 1, lines[:5]

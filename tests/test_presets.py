@@ -126,10 +126,15 @@ def test_era_presets_reach_the_gem5_spec():
     assert roi["cpu"]["set"]["o3_new"] == {"branchPred": "LTAGE"}
     assert roi["cpu"]["fu_count"]["ReadPort"] == 2
     assert roi["cache"]["l3_size"] == "8MiB" and roi["cache"]["dram"] == "DualChannelDDR4_2400"
-    # Another cache preset is another boot; another CPU preset is not.
+    # Another cache preset is another boot; another CPU preset is not,
+    # unless it gives its guest another CPUID (the cpuid knob: Linux reads
+    # it at boot).
     other = spec.load_cache("classic-l1l2")
     assert (spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
             != spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", other, GEM5)))
+    sky = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5, cpuid=cpu.cpuid)
+    west = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5, cpuid="intel-xeon-x5650")
+    assert spec.checkpoint_key(sky) != spec.checkpoint_key(west)
 
 
 def test_the_three_level_hierarchy_version_is_part_of_its_keys(monkeypatch):
@@ -335,7 +340,8 @@ def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
     monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     again = spec.load_cpu("sky-cal", "x86_64")
     assert again.fu_latency == dict(sky.fu_latency, IprAccess=9)
-    for field in ("params", "kernel_entry", "fu_count", "branch_predictor", "documented"):
+    for field in ("params", "kernel_entry", "fu_count", "branch_predictor", "cpuid",
+                  "documented"):
         assert getattr(again, field) == getattr(sky, field), field
     # It says where it came from, and what it was fitted on; neither is a
     # setting of the machine, so neither is in the record that keys a run.
@@ -366,7 +372,7 @@ def test_every_calibrated_preset_is_its_base_with_fitted_latencies():
         base = spec.load_cpu(cal.calibrated_from, "x86_64")
         assert cal.fitted_on, name
         for field in ("type", "params", "kernel_entry", "fu_count", "branch_predictor",
-                      "documented"):
+                      "cpuid", "documented"):
             assert getattr(cal, field) == getattr(base, field), (name, field)
         fitted = {k for k in cal.fu_latency if cal.fu_latency[k] != base.fu_latency.get(k)}
         assert fitted <= {spec.SMAP_OP_CLASS, spec.REP_STARTUP_OP_CLASS}, (name, fitted)

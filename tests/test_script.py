@@ -133,3 +133,43 @@ def test_statx_path_default_stays_out_of_the_job_and_null_brings_its_layer():
 def test_statx_path_takes_empty_or_null_only():
     with pytest.raises(UserError, match=r"s.toml: run.path must be one of empty, null, got 'nul'"):
         script.from_dict({"workload": "statx-loop", "run": {"path": "nul"}}, "s.toml")
+
+
+def test_fstat_call_is_in_every_job_and_glibc_is_another_experiment():
+    # The fstat system call is the default (issue 62): the seeds' glibc
+    # made fstat() that call. Unlike statx's path, the default is written
+    # into the job: fstat-loop's jobs made glibc's fstat before the key
+    # came, so a record without call= is one of those, and one with it
+    # says which call it made. glibc's fstatat is one key away, and its own
+    # experiment, with no kernel layer: 6.1 takes both calls as they are.
+    plain = script.load(script.default_script("fstat-loop"))
+    assert "call=syscall" in plain.job_conf().splitlines()
+    assert plain.kernel_layers == ()
+    assert script.experiment_name("fstat-loop", dict(plain.params)) == "fstat-loop"
+    glibc = script.load(script.SCRIPT_DIR / "fstat-glibc.toml")
+    assert "call=glibc" in glibc.job_conf().splitlines() and glibc.kernel_layers == ()
+    assert script.experiment_name(glibc.workload, dict(glibc.params)) == "fstat-glibc"
+    # The two scripts differ in the call alone.
+    assert dict(plain.params) == dict(glibc.params, call="syscall")
+
+
+def test_fstat_call_takes_syscall_or_glibc_only():
+    with pytest.raises(UserError, match=r"^s.toml: run.call must be one of syscall, glibc, "
+                                        r"got 'fstatat'$"):
+        script.from_dict({"workload": "fstat-loop", "run": {"call": "fstatat"}}, "s.toml")
+    # The key is fstat-loop's own: statx-loop has no call to choose.
+    with pytest.raises(UserError, match=r"unknown key 'run.call'"):
+        script.from_dict({"workload": "statx-loop", "run": {"call": "glibc"}}, "s.toml")
+
+
+def test_fstat_loop_makes_the_fstat_system_call_by_default():
+    # The source the image compiles: the default call is syscall(SYS_fstat)
+    # (not glibc's fstat(), which glibc 2.33+ makes newfstatat with ""),
+    # read with the same default the host's schema gives.
+    import re
+    src = (script.SCRIPT_DIR.parent / "src" / "fstat-loop.c").read_text()
+    op = src.split("bench_op(int fd", 1)[1].split("\n}\n", 1)[0]
+    assert "syscall(SYS_fstat, fd, &st)" in op and "fstat(fd, &st)" in op
+    assert "newfstatat" not in op and "fstatat(" not in op
+    default = re.search(r'job_str\("call", "(\w+)"\)', src).group(1)
+    assert default == script.SCHEMAS["fstat-loop"]["run"]["call"][4] == "syscall"

@@ -130,6 +130,9 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     stac = rec["gem5"]["stac_clac"]
     assert stac["executed"] and stac["op_class"] == "IprAccess"
     assert stac["latency_cycles"] >= 1
+    # x86_64-o3-default leaves stac_clac at gem5's drains: the record says so.
+    assert (stac["mode"], stac["serialize_after"], stac["smap_check"]) == \
+        ("serialize", True, "translation")
     # Stock opens a window before every user access: SMAP never refuses
     # a translation it makes (wrong-path ones included).
     assert rec["gem5"]["summary"]["smap_faults"] == 0
@@ -191,5 +194,9 @@ def test_gem5_commit_stac_clac_lets_a_store_behind_stac_through(roi_job):
     assert rec["result"]["ops"] == 50 and rec["result"]["errors"] == 0
     # Every user access of the ROI was settled at commit with AC set.
     assert rec["gem5"]["summary"]["smap_faults"] == 0
+    # And the record says how STAC and CLAC ran: no drain, checked at commit.
+    stac = rec["gem5"]["stac_clac"]
+    assert (stac["mode"], stac["serialize_after"], stac["smap_check"]) == \
+        ("commit", False, "commit")
     twin = qemu_runs.run(kernel, image, roi_job, spec.twin_profile("x86_64", "smap"), 300)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]

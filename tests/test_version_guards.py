@@ -12,7 +12,7 @@ guarded where its covered code can be checked:
       (test_simpoint.py), make_tree.TREE_VERSION (test_make_tree.py);
   by a fingerprint of the covered code, pinned beside the version (GUARDS
       below), where that code runs inside gem5 and so has no output to
-      compute here: spec.FS_ROI_VERSION (fs_roi.py), THREE_LEVEL_VERSION
+      compute here: spec.FS_ROI_VERSION (fs_roi.py, simobject_set.py), THREE_LEVEL_VERSION
       (three_level_caches.py) and sampling.FLOW_VERSION (fs_simpoint.py,
       and sampling.py, whose steps decide what each gem5 process of the
       flow runs and how their outputs become the estimate; its plan and
@@ -69,8 +69,8 @@ class Guard:
 # The pins. A version bumped or a fingerprint re-pinned changes its row
 # here, and the commit says why (see Guard.stale's words).
 GUARDS = (
-    Guard("configs.gem5.spec.FS_ROI_VERSION", 1,
-          ("configs/gem5/fs_roi.py",), "a1ba681025c3950fda4e"),
+    Guard("configs.gem5.spec.FS_ROI_VERSION", 2,
+          ("configs/gem5/fs_roi.py", "configs/gem5/simobject_set.py"), "ab5d98a8d1c143211242"),
     Guard("configs.gem5.cache_presets.THREE_LEVEL_VERSION", 1,
           ("configs/gem5/three_level_caches.py",), "41cdffe64b1e5519c1e5"),
     Guard("configs.gem5.sampling.FLOW_VERSION", 1,
@@ -101,6 +101,11 @@ EDITS = [
     # The O3 pool keeps gem5's own latencies, not the preset's.
     ("configs/gem5/fs_roi.py", 'set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))',
      "pass"),
+    # The preset's new SimObjects made after its attributes: the order
+    # version 2 fixed, so a flag set on the replaced predictor is lost.
+    ("configs/gem5/simobject_set.py",
+     'for name, kind in settings.get("o3_new", {}).items():\n        set_path(cpu, name, new_object(kind))\n    for name, value in settings.get("o3", {}).items():\n        set_path(cpu, name, value)',
+     'for name, value in settings.get("o3", {}).items():\n        set_path(cpu, name, value)\n    for name, kind in settings.get("o3_new", {}).items():\n        set_path(cpu, name, new_object(kind))'),
     # Fewer requests may wait on one miss (targets per MSHR), at every level.
     ("configs/gem5/three_level_caches.py", "tgts_per_mshr=20", "tgts_per_mshr=16"),
     # Each simulation point's interval measured twice as long as chosen.

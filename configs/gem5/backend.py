@@ -24,6 +24,7 @@ from configs.gem5 import sweep_axes
 from configs.gem5 import uop_profile as uop_profile_mod
 from configs.qemu import process as qemu_process
 from lab import arches, cache
+from lab import cpuid as cpuid_mod
 from lab.progress import Progress
 from lab.symbols import SymbolMap
 
@@ -162,13 +163,14 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
     """A gem5 run's key: its boot group's checkpoint, the CPU preset and
     what the run adds (the job it hands over, a profile, SimPoint)."""
     warming = group.warming
+    gem5_spec.check_cpuid(group, cpu)
     inputs = {
         "runner": runs.RUNNER_VERSION, "backend": "gem5", "gem5": group.gem5.identity(group.arch),
         "checkpoint": gem5_spec.checkpoint_key(group),
         "cpu": cpu.as_record(), "script": gem5_spec.FS_ROI_VERSION,
         # What the gem5 side sets for the preset's knobs (lab/gem5_knobs.py):
         # a knob that sets another attribute makes its runs new ones.
-        "set": gem5_spec.simobject_settings(group.arch, group.smap_model, cpu)}
+        "set": gem5_spec.simobject_settings(group.arch, group.smap_model, cpu, group.cpuid)}
     if commit_profile:  # the same simulation, but its record holds more
         inputs["commit_profile"] = commit_profile_mod.VERSION
     if uop_profile:  # likewise
@@ -225,7 +227,7 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
               "roi_seconds": run.seconds, "checkpoint_tick": boot["tick"],
               "roi_end_tick": process.marker_tick(run.markers, "roi-end"),
               "stac_clac": _stac_clac(kernel.arch, group.smap_model,
-                                      process.fu_latency(run.markers)),
+                                      process.fu_latency(run.markers), s.cpu),
               "fu_latency": process.fu_latency(run.markers),
               "summary": summary, **extra})
 
@@ -260,7 +262,7 @@ def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
         gem5={"checkpoint": boot["key"], "boot_seconds": boot["boot_seconds"],
               "roi_seconds": cost,
               "checkpoint_tick": boot["tick"],
-              "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"]),
+              "stac_clac": _stac_clac(kernel.arch, smap_model, sampled["fu_latency"], cpu),
               "fu_latency": sampled["fu_latency"], "summary": sampled["summary"],
               "warming": {"scheme": "functional", "boot_insts": boot.get("boot_insts")},
               "sampling": sampled["sampling"]})
@@ -288,7 +290,11 @@ def _gem5_simulator(group: gem5_spec.BootGroup, cpu, binary: str, **more) -> dic
             "cache_preset": group.cache.as_record(), "smap_model": group.smap_model,
             # How the binary was built (Kconfig, -g, wrappers' -O, linker):
             # provenance, not key (the binary's size and time are in the key).
-            "build": gem5.build_profile(group.arch), **more}
+            "build": gem5.build_profile(group.arch),
+            # The CPUID its guest saw, where a part's (lab/cpuid.py): the
+            # X86ISA values, what the guest got and what it did not.
+            **({"cpuid": cpuid_mod.load(group.cpuid).provenance()}
+               if group.cpuid != cpuid_mod.GEM5 else {}), **more}
 
 
 # The profile charges every cycle from the restore to the last commit,
@@ -320,15 +326,22 @@ def _warming_record(markers: dict) -> dict:
                              "roi": round(end["host"] - begin["host"], 2)}}
 
 
-def _stac_clac(arch: str, smap_model: str, latency: dict) -> dict:
-    """What STAC and CLAC cost at this point, as the gem5 process reported
-    it: with SMAP executed, the latency of their op class and the
-    serialisation the series gives them; else the kernel-side stand-in."""
+def _stac_clac(arch: str, smap_model: str, latency: dict, cpu) -> dict:
+    """What STAC and CLAC were at this point: with SMAP executed, the
+    latency of their op class as the gem5 process reported it, and how
+    they ran, the CPU preset's stac_clac knob as the run set it
+    (lab/gem5_knobs.py): "serialize", each drains O3's pipeline after
+    itself, SMAP checked at translation; "commit", they run ahead as
+    register writes and SMAP's check is settled at commit (patches
+    0018-0021). Else the kernel-side stand-in. (Records written before
+    2026-11-29 say serialize_after true whatever the knob was: their
+    cpu_preset's stac_clac is what ran.)"""
     if not arches.get(arch).gem5_series:
         return {}
     if not gem5_spec.executes_smap(arch, smap_model):
         return {"executed": False, "stand_in": smap_model}
-    op = gem5_spec.SMAP_OP_CLASS
+    op, mode = gem5_spec.SMAP_OP_CLASS, cpu.stac_clac
     return {"executed": True, "op_class": op,
-            "latency_cycles": latency.get(op),
-            "serialize_after": True}
+            "latency_cycles": latency.get(op), "mode": mode,
+            "serialize_after": mode == "serialize",
+            "smap_check": "commit" if mode == "commit" else "translation"}

@@ -53,6 +53,10 @@ from gem5.resources.resource import (
 from gem5.simulate.exit_event import ExitEvent
 from gem5.simulate.simulator import Simulator
 
+# The gem5 side's own modules beside this script (gem5 runs it by its path).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from simobject_set import on_isa, on_o3  # noqa: E402
+
 ISAS = {"x86_64": ISA.X86, "arm64": ISA.ARM}
 CPUS = {"atomic": CPUTypes.ATOMIC, "timing": CPUTypes.TIMING, "minor": CPUTypes.MINOR,
         "o3": CPUTypes.O3}
@@ -159,41 +163,30 @@ def make_processor(spec: dict):
     return processor, [(c, spec["cpu"]["type"]) for c in processor.get_cores()]
 
 
-def set_path(obj, path: str, value) -> None:
-    """obj.<path> = value, along a dotted path (mmu.dtb.smap_at_commit)."""
-    *parents, last = path.split(".")
-    for name in parents:
-        obj = getattr(obj, name)
-    setattr(obj, last, value)
+def new_simobject(kind: str):
+    """A new SimObject of gem5's class `kind` (a preset's branch predictor)."""
+    import m5.objects
+    return getattr(m5.objects, kind)()
 
 
 def make_board(spec: dict):
     # What to set is the spec's "set" (lab/gem5_knobs.py's table, made
-    # into attributes by the host): "isa" on every ISA object of every
-    # core (micro-ops are shared by every core, so every ISA says the
-    # same; gem5 stops on a disagreement), "o3" on the detailed O3 core,
-    # "o3_new" an O3 attribute given a new SimObject of the named class,
-    # after the FU pool (a preset's branch predictor replaces the one the
-    # "o3" attributes were set on).
+    # into attributes by the host), by simobject_set.py: "isa" on every
+    # ISA object of every core, then on the detailed O3 core "o3_new" (an
+    # O3 attribute given a new SimObject of the named class: a preset's
+    # branch predictor) before "o3", so the attributes land on the objects
+    # the run simulates (branchPred.requiresBTBHit on the preset's LTAGE).
     processor, cores = make_processor(spec)
     settings = spec["cpu"].get("set", {})
     for core, cpu_type in cores:
         cpu = core.get_simobject()
-        for name, value in settings.get("isa", {}).items():
-            for isa in cpu.isa:
-                set_path(isa, name, value)
+        on_isa(cpu, settings)
         if cpu_type != spec["cpu"]["type"] or cpu_type != "o3":
             continue  # the warming core: gem5's atomic CPU as it is
-        for name, value in settings.get("o3", {}).items():
-            set_path(cpu, name, value)
+        on_o3(cpu, settings, new_simobject)
         set_fu_count(cpu, spec["cpu"].get("fu_count", {}))
         set_fu_latency(cpu, spec["cpu"].get("fu_latency", {}))
-        if settings.get("o3_new"):
-            import m5.objects
-            for name, kind in settings["o3_new"].items():
-                set_path(cpu, name, getattr(m5.objects, kind)())
     if "l3_size" in spec["cache"]:  # a three-level preset (the seeds' machines)
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from three_level_caches import ThreeLevelCacheHierarchy
         import gem5.components.memory as memories
         caches = ThreeLevelCacheHierarchy(spec["cache"])

@@ -41,7 +41,7 @@ class Gem5Settings:
     def boot_group(self, point, gem5, kernel, image) -> gem5_spec.BootGroup:
         """The boot checkpoint `point` restores (Point.boot_group)."""
         return gem5_spec.BootGroup(point.arch, kernel, image, point.smap_model, self.cache,
-                                   gem5, self.warming)
+                                   gem5, self.warming, self.cpu.cpuid)
 
     @staticmethod
     def extra_args(arch: str, smap_model: str) -> tuple:
@@ -110,7 +110,8 @@ def qemu_twin(point: Point, timeout: float, bbv_interval: int = 0,
                         f"not implement SERIALIZE")
     label = f"{point.run.cache.name}/{point.smap_model or '-'}" if labelled else ""
     return qemu_point(point.arch, point.variant, point.job,
-                      gem5_spec.twin_profile(point.arch, point.smap_model), timeout,
+                      gem5_spec.twin_profile(point.arch, point.smap_model, point.run.cpu.cpuid),
+                      timeout,
                       plugin=True, bbv_interval=bbv_interval, smap_model=point.smap_model,
                       layers=point.layers, twin_of=label, params=point.params)
 

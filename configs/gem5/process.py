@@ -18,7 +18,9 @@ from pathlib import Path
 from configs import console, runs
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
+from kernels import variants
 from lab import arches, cache, child, tools
+from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
 _MARK = re.compile(r"@@UACCESS-GEM5 (\S+)(.*)$")
@@ -127,6 +129,8 @@ def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
                                      + ("workload reach its ROI?)" if warming == "none"
                                         else "guest's init reach its handoff?)"),
                                      str(tmp / "boot" / arches.get(arch).gem5_console_file))
+                _check_cpuid(boot, booted.console_text,
+                             str(tmp / "boot" / arches.get(arch).gem5_console_file))
             except Gem5Failed as e:
                 # The staging dir is removed on the way out: keep the logs.
                 raise Gem5Failed(f"gem5 boot: {e}", keep_logs(Path(e.log), final)) from None
@@ -144,6 +148,22 @@ def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
                     "boot_log": _boot_lines(booted.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
         return info
+
+
+def _check_cpuid(boot: gspec.BootGroup, console_text: str, log: str) -> None:
+    """A part's CPUID (lab/cpuid.py): the booted guest's flags must say it
+    got it (cx16 present, erms absent, fast strings on, ...), or no run
+    restores the checkpoint: its kernel would run code neither the part
+    nor the QEMU twin runs."""
+    flags = console.parse(console_text).cpu_flags
+    if boot.cpuid == cpuid_mod.GEM5 or not flags:
+        return
+    wrong = cpuid_mod.load(boot.cpuid).disagreements(
+        flags.split(), smap=gspec.executes_smap(boot.arch, boot.smap_model),
+        cleared=variants.load(boot.kernel.variant).clears_cpu_flags)
+    if wrong:
+        raise Gem5Failed(f"the guest's CPU is not the {boot.cpuid} description's: "
+                         + "; ".join(wrong), log)
 
 
 def boot_instructions(stats_txt: Path):
@@ -187,7 +207,9 @@ def keep_logs(log: Path, final: Path) -> str:
 
 def _boot_lines(text: str) -> list:
     """The guest's own lines from the boot (BOOT, CPUFLAGS, alternatives)."""
-    keep = ("@@UACCESS-", "uaccess-lab:", "smap")
+    # "CPU: " is the kernel's line naming the CPU it booted on (brand,
+    # family, model, stepping), "fast string" its word on rep strings.
+    keep = ("@@UACCESS-", "uaccess-lab:", "smap", "CPU: ", "fast string")
     return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
 
 

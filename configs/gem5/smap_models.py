@@ -11,6 +11,7 @@ twin boots the same kernel with the same command line.
 """
 
 from lab import arches, cpu_presets
+from lab import cpuid as cpuid_mod
 
 SMAP_MODELS = ("none", "lfence", "serialize", "smap")
 MODEL_PARAM = "uaccess_smap_model="  # the smap-model layer's boot parameter
@@ -50,5 +51,10 @@ def needs_series(arch: str, smap_model: str, cpu) -> str:
     return cpu_presets.needs_series(cpu)
 
 
-def twin_profile(arch: str, smap_model: str) -> str:
+def twin_profile(arch: str, smap_model: str, cpuid: str = cpuid_mod.GEM5) -> str:
+    """The QEMU profile whose CPU is the gem5 point's: gem5's own CPUID
+    copied (x86_64-gem5, -smap), or a part's (lab/cpuid.py: its twin's
+    profile makes its -cpu from the same description)."""
+    if cpuid != cpuid_mod.GEM5:
+        return cpuid_mod.load(cpuid).twin_profile(executes_smap(arch, smap_model))
     return TWIN_PROFILE_SMAP if executes_smap(arch, smap_model) else arches.get(arch).gem5_twin_profile

@@ -3,7 +3,9 @@
 A gem5 point is (kernel, disk image, smap model, CPU preset, cache preset,
 warming). It becomes two specs: the boot (atomic CPU) and the ROI (an O3
 preset restoring the boot's checkpoint). The boot's key leaves the O3
-preset out on purpose: one checkpoint serves every preset. Two schemes:
+preset out on purpose: one checkpoint serves every preset with the same
+CPUID (the cpuid knob: the guest's CPUID is the boot's, since Linux
+patches its alternatives then). Two schemes:
   warming "none":       the boot runs the job up to its ROI and checkpoints
       there; the ROI starts on O3 with cold caches (the scheme before
       issue 11, kept as the measured baseline of cold-start error).
@@ -20,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lab import arches, cache, inputs
+from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
 # The split modules' names, for the callers that build a point's spec
@@ -41,7 +44,12 @@ from configs.gem5.smap_models import (MODEL_PARAM, SMAP_MODELS, executes_smap,  
 # every run made with the old one is made again. (Its text is not hashed:
 # a comment or a refactor of it moves no key; tests/test_version_guards.py
 # pins a fingerprint of its syntax tree beside this, and fails on a change.)
-FS_ROI_VERSION = 1
+# 2 (2026-11-29, issue 53's audit): a new SimObject ("o3_new", a preset's
+# branch predictor) is made before the "o3" attributes are set
+# (configs/gem5/simobject_set.py, which this version covers with
+# fs_roi.py), so branchPred.requiresBTBHit, lost before on the LTAGE that
+# replaced the predictor it was set on, holds on x86_64-skylake's.
+FS_ROI_VERSION = 2
 SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"  # what gem5 runs
 
 MEMORY = "1GiB"
@@ -79,9 +87,12 @@ def boot_args(arch: str, smap_model: str, warming: str) -> list:
 class BootGroup:
     """What a boot checkpoint depends on, and so what every point that
     restores it shares: the arch, the kernel and image, the smap model,
-    the caches, the gem5 build and the warming scheme. Made once per gem5
-    point (configs/point.py Point.boot_group) and passed whole to each
-    step that boots, restores or replays the checkpoint."""
+    the caches, the gem5 build, the warming scheme and the CPUID the guest
+    sees (the point's CPU preset's cpuid knob: "gem5", gem5's own, or a
+    part's of lab/cpuid.py; Linux patches its alternatives at boot, so it
+    is the checkpoint's). Made once per gem5 point (configs/point.py
+    Point.boot_group) and passed whole to each step that boots, restores
+    or replays the checkpoint."""
     arch: str
     kernel: object       # kernels/build.py's built kernel
     image: object        # buildroot/assemble.py's image
@@ -89,6 +100,7 @@ class BootGroup:
     cache: "CachePreset"
     gem5: object         # configs/gem5/locate.py Gem5
     warming: str = "none"
+    cpuid: str = cpuid_mod.GEM5
 
     def cold(self) -> "BootGroup":
         """The same group under the cold scheme (a checkpoint at the ROI)."""
@@ -106,7 +118,7 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
         "cache": dict(boot.cache.sizes, **({"own_latencies": own_latencies(boot.cache.sizes)}
                                            if "l3_size" in boot.cache.sizes else {})),
         "cpu": {"type": cpu.type, "fu_latency": dict(cpu.fu_latency),
-                "set": simobject_settings(arch, boot.smap_model, cpu)},
+                "set": simobject_settings(arch, boot.smap_model, cpu, boot.cpuid)},
         "checkpoint_dir": str(ckpt),
     }
     if cpu.fu_count:
@@ -118,15 +130,28 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
     return spec
 
 
-def simobject_settings(arch: str, smap_model: str, cpu) -> dict:
+def simobject_settings(arch: str, smap_model: str, cpu, cpuid: str = cpuid_mod.GEM5) -> dict:
     """{scope: {attribute: value}} the gem5 side sets (fs_roi.py applies
-    them as they are): the CPU preset's knobs (lab/gem5_knobs.py) and,
-    with SMAP executed, gem5's X86ISA.smap (our series: CPUID advertises
-    SMAP and SMEP)."""
+    them as they are): the CPU preset's knobs (lab/gem5_knobs.py); the boot
+    group's CPUID, a part's as X86ISA's CPUID parameters (lab/cpuid.py),
+    on the boot's cores and the ROI's alike; and, with SMAP executed,
+    gem5's X86ISA.smap (our series: CPUID advertises SMAP and SMEP, on top
+    of the part's leaf 7)."""
     out = cpu.settings()
+    if cpuid != cpuid_mod.GEM5:
+        out["isa"] = dict(out.get("isa", {}), **cpuid_mod.load(cpuid).x86isa())
     if executes_smap(arch, smap_model):
         out["isa"] = dict(out.get("isa", {}), smap=True)
     return out
+
+
+def check_cpuid(boot: BootGroup, cpu) -> None:
+    """The point's CPU preset and its boot group give the guest one CPUID
+    (a run keyed on a preset whose CPUID its guest never saw would be
+    found again as if it had)."""
+    if getattr(cpu, "cpuid", cpuid_mod.GEM5) != boot.cpuid:
+        raise UserError(f"CPU preset {cpu.name} gives the guest CPUID {cpu.cpuid}, but its "
+                        f"boot group boots with {boot.cpuid}")
 
 
 def checkpoint_key(boot: BootGroup) -> str:
@@ -140,6 +165,8 @@ def checkpoint_key(boot: BootGroup) -> str:
         "script": FS_ROI_VERSION}
     if executes_smap(arch, boot.smap_model):  # only then, so older keys stay valid
         inputs["smap"] = True
+    if boot.cpuid != cpuid_mod.GEM5:  # likewise: a part's CPUID, by the values gem5 gets
+        inputs["cpuid"] = cpuid_mod.load(boot.cpuid).as_record()
     if warming != "none":
         inputs["warming"] = warming
     if "l3_size" in cache_preset.sizes:  # only then: two-level keys stay as they were

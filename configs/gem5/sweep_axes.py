@@ -111,7 +111,8 @@ def _cpu_axes(path, where, axes) -> list:
 
 def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) -> list:
     """gem5 points for one (arch, variant, workload, params), plus one QEMU
-    twin per boot group (same kernel, image, model) when cross-checking."""
+    twin per boot group (same kernel, image, model, CPUID) when
+    cross-checking."""
     presets, caches, models, cpu_axes = axes.presets, axes.caches, axes.models, axes.cpu
     warmings, samplings = axes.warmings, axes.samplings
     arch = common["arch"]
@@ -139,6 +140,7 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
     # cpu.<param> axes are O3 parameters: other models run once.
     o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}
     for cache_name, model in itertools.product(caches, arch_models):
+        start = len(out)
         for name, over, warming, sampled in [
                 (n, o, w, s) for n in mine
                 for o in (combos if o3[n] else [()])
@@ -157,7 +159,11 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
             except UserError as e:
                 raise _err(path, "axes", str(e)) from None
         if fixed["cross_check"] and gem5_point_mod.has_twin(out[-1].smap_model):
-            out.append(gem5_point_mod.qemu_twin(out[-1], fixed["timeout"], fixed["bbv_interval"]))
+            # One twin per CPU the group's guests see (their presets' cpuid
+            # knob: each part's twin profile), of the last point with it.
+            last = {p.run.cpu.cpuid: p for p in out[start:]}
+            out += [gem5_point_mod.qemu_twin(p, fixed["timeout"], fixed["bbv_interval"])
+                    for p in last.values()]
     return out
 
 

@@ -16,6 +16,7 @@ from configs.qemu import inventory, plugin_build, process, sweep_axes
 from configs.qemu import run_flags as flags_mod
 from kernels import variants
 from lab import cache
+from lab import cpuid as cpuid_mod
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,13 @@ def _feature_check(profile, variant, report, log_text: str):
     if profile.forbid_cpu_flag and profile.forbid_cpu_flag in report.cpu_flags.split():
         return (f"CPU flag '{profile.forbid_cpu_flag}' present in the guest, which "
                 f"profile {profile.name} rules out")
+    if profile.cpuid:  # an era twin: the guest's flags are its description's
+        wrong = cpuid_mod.load(profile.cpuid).disagreements(
+            report.cpu_flags.split(), smap=profile.twin_of_smap_model == "smap",
+            cleared=variant.clears_cpu_flags)
+        if wrong:
+            return (f"the guest's CPU is not the {profile.cpuid} description's "
+                    f"(profile {profile.name}): {'; '.join(wrong)}")
     if profile.expect_boot_log and profile.expect_boot_log not in log_text:
         return (f"boot log lacks '{profile.expect_boot_log}' "
                 f"(profile {profile.name})")

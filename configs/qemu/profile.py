@@ -1,6 +1,11 @@
 """QEMU CPU profiles (configs/qemu-profiles/<name>.toml): the machine, CPU
 and memory a QEMU point boots, and what its guest must show (a uaccess
-mechanism's CPU flag or boot line). Loaded and checked here, once."""
+mechanism's CPU flag or boot line). Loaded and checked here, once.
+
+A gem5 era point's twin names the CPUID description its gem5 preset gives
+its guest (`cpuid`, lab/cpuid.py) instead of a `cpu`: its -cpu is made
+from that description, so the two guests get one CPUID, declared once
+(with SMAP and SMEP where the twin is smap_model "smap"'s)."""
 
 import dataclasses
 import os
@@ -9,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import arches, inputs, tomlfile
+from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
 PROFILE_DIR = Path(__file__).resolve().parents[1] / "qemu-profiles"
@@ -28,11 +34,13 @@ class Profile:
     forbid_cpu_flag: str = ""    # the guest must not report this flag
     kernel_args: str = ""        # more kernel command line (a twin's alignment)
     twin_of_smap_model: str = ""  # the gem5 smap model this CPU is the twin of
+    cpuid: str = ""              # the CPUID description its -cpu is made from (lab/cpuid.py)
 
     def as_record(self) -> dict:
         record = dict(self.__dict__)
-        if not self.twin_of_smap_model:  # as before the field existed: same keys
-            del record["twin_of_smap_model"]
+        for name in ("twin_of_smap_model", "cpuid"):
+            if not record[name]:  # as before the field existed: same keys
+                del record[name]
         return record
 
 
@@ -60,6 +68,13 @@ def load_profile(name: str) -> Profile:
     fields = {f.name: f for f in dataclasses.fields(Profile) if f.name != "name"}
     for key, value in inputs.known_keys(data, fields, str(path)).items():
         inputs.text(value, f"{path}: {key}")
+    if "cpuid" in data:  # an era twin: its -cpu is its description's
+        if "cpu" in data:
+            raise UserError(f"{path}: a profile that names a cpuid takes no cpu: its -cpu is "
+                            f"made from the description (lab/cpuid.py)")
+        with inputs.located(f"{path}: cpuid"):
+            data["cpu"] = cpuid_mod.load(data["cpuid"]).qemu_cpu(
+                smap=data.get("twin_of_smap_model") == "smap")
     required = [k for k, f in fields.items() if f.default is dataclasses.MISSING]
     inputs.required_keys(data, required, str(path), f"a profile sets {', '.join(required)}")
     inputs.one_of(data["arch"], arches.NAMES, f"{path}: arch")
