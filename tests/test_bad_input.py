@@ -209,8 +209,19 @@ CASES = [
                            ("--uops", "fused"), ("--branch-predictor", "LTAGE"),
                            ("--smap-model", "lfence"), ("--simpoint-max-k", "3"),
                            ("--simpoint-measure-all",), ("--gem5", "/nonexistent"))],
+    # The same at their default value (issue 67): a flag given is given,
+    # whatever its value; compared with its default it passed as absent and
+    # a kernel build started.
+    *[(f"cli-gem5-default-on-qemu{flag}", [], ["run", "--arch", "x86_64", flag, value],
+       f"{flag} is for gem5 (--backend gem5): the qemu backend does not read it")
+      for flag, value in (("--cache", "classic-l1l2"), ("--warming", "functional"),
+                          ("--sampling", "none"), ("--smap-model", "none"),
+                          ("--cpu-preset", "default"), ("--simpoint-max-k", "10"))],
     ("cli-qemu-flag-on-gem5", [], ["run", "--arch", "x86_64", "--backend", "gem5",
                                    "--plugin"], "--plugin is for the QEMU backend"),
+    ("cli-qemu-default-profile-on-gem5", [], ["run", "--arch", "x86_64", "--backend", "gem5",
+                                              "--profile", "default"],
+     "--profile is for the QEMU backend"),
     ("cli-unknown-cpu-preset", [], ["run", "--arch", "x86_64", "--backend", "gem5",
                                     "--cpu-preset", "pentium"], "pentium"),
     ("cli-unknown-smap-model", [], ["run", "--arch", "x86_64", "--backend", "gem5",
