@@ -6,16 +6,41 @@ adds its subparsers, each with its handler; run.py puts them together."""
 
 import argparse
 
-from lab import inputs
+from lab import inputs, text
 from lab.errors import UserError
 
 SECONDS = inputs.cli(inputs.seconds, "--timeout")
 COUNT = inputs.cli(inputs.count, "count")
 
 
+class WholeWords(argparse.HelpFormatter):
+    """argparse's help with its lines broken only at spaces (lab/text.py):
+    argparse's own textwrap breaks at hyphens, so a variant's name came out
+    as "namei-bytewise-" over "bytecmp", and a URL in two halves."""
+
+    def _split_lines(self, help_text, width):
+        return text.wrap(" ".join(help_text.split()), width)
+
+    def _fill_text(self, help_text, width, indent):
+        return "\n".join(text.wrap(" ".join(help_text.split()), width, indent))
+
+
+class WholeWordsRaw(WholeWords):
+    """The description as written, line by line (run.py's examples); a line
+    wider than the terminal is broken at spaces, its rest indented under it."""
+
+    def _fill_text(self, help_text, width, indent):
+        return "\n".join(part for line in help_text.splitlines()
+                         for part in text.wrap_line(indent + line, width))
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse's errors as the contract wants them: one line, exit 2
-    (argparse prints the usage above the error)."""
+    (argparse prints the usage above the error); its help in whole words
+    (WholeWords) unless told another formatter."""
+
+    def __init__(self, *args, formatter_class=WholeWords, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message):
         # run.py prints "run.py: " before every error: the subcommand's
