@@ -39,3 +39,12 @@ def wrap_line(line: str, columns: int, hang: int = 4) -> list:
         return [line]
     indent = len(line) - len(line.lstrip(" "))
     return wrap(line.strip(), columns, " " * indent, " " * (indent + hang))
+
+
+def hanging(head: str, body: str, columns: int, fallback: int = 4) -> list:
+    """`body` after `head` (a table row's first columns), its further lines
+    under the body's first; where a word of it (a long path) would not fit
+    there, the body starts on a line of its own, `fallback` columns in."""
+    if all(len(word) <= columns - len(head) for word in body.split()):
+        return wrap(body, columns, head)
+    return [head.rstrip()] + wrap(body, columns, " " * fallback)
