@@ -258,10 +258,11 @@ class Gem5:
         them: what doctor says once, rather than the same fix per arch."""
         binaries = " ".join(arches.get(a).gem5_binary() for a in arches.NAMES)
         isas = ",".join(arches.get(a).gem5_isa.lower() for a in arches.NAMES)
+        by_hand = (f"build them in the gem5 tree with 'scons {binaries} -j$(nproc)' (gem5's "
+                   f"documentation lists its build dependencies; ARM's bootloader too: "
+                   f"{HOW_BOOTLOADER})")
         return (f"gem5 {self.version} source at {self.home}, no gem5.opt built: "
-                + self._how_to_build(isas, f"build them in the gem5 tree with 'scons {binaries} "
-                                           f"-j$(nproc)' (gem5's documentation lists its build "
-                                           f"dependencies; ARM's bootloader too: {HOW_BOOTLOADER})"))
+                + self._how_to_build(isas, by_hand))
 
     def _how_to_build(self, isa: str, by_hand: str) -> str:
         """The fix for a missing part of `isa` ("x86", "x86,arm"): at the
