@@ -168,6 +168,15 @@ def test_help_shows_no_empty_choice_and_the_default_gem5_home(command):
     assert "./run.py gem5 setup" in text  # where --gem5 defaults to, without a variable
 
 
+def test_buildroot_setup_help_is_its_own_page():
+    # Issue 67: setup was a choice of buildroot, so its --help printed
+    # buildroot's page, with a default ("beside the clone") never so.
+    out = _run("buildroot", "setup", "--help")
+    assert out.returncode == 0 and out.stdout.startswith("usage: run.py buildroot setup ")
+    said = " ".join(out.stdout.split())
+    assert "beside the clone" not in said and "$BUILDROOT_HOME" in said
+
+
 def test_a_parse_error_names_run_py_once():
     out = _run("run", "--arch", "x86_64", "--variant", "turbo")
     line, = out.stderr.strip().splitlines()
