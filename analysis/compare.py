@@ -5,7 +5,15 @@ simulated number is the same: arch, kernel variant, workload and its
 whole job, backend, QEMU profile or gem5 CPU preset (with every parameter
 a sweep set on it), cache preset, STAC/CLAC model, warming and sampling.
 The run key cannot say it across machines: it also hashes the host's
-compiler and gem5 build.
+compiler and gem5 build. An experiment several sweeps published (on two
+images, say) is one row, compared with the published run whose inputs
+are most like the user's run's.
+
+What the two runs ran on is read first (analysis/compare_inputs.py:
+kernel source, patches, config and compiler, QEMU or gem5 with its
+series, image). A count that moved where those differ is put down to
+them ("other inputs", saying which); "differs" is kept for a count that
+moved on the same inputs, the lab's own difference.
 
 A QEMU run is compared on every count its record holds (qemu_counts):
 the guest's result (ops, errors, checksums, a workload's own fields),
@@ -30,11 +38,11 @@ A user whose gem5 or kernel is built by another compiler runs other
 binaries, so a difference beyond it is worth a look, not a failure.
 """
 
-import textwrap
+from dataclasses import dataclass
 
-from analysis import published, store
+from analysis import compare_inputs, published, store
 from analysis.metrics import fmt, per_op
-from lab import arches
+from lab import arches, text
 from workloads import script
 
 TOLERANCE = 0.01  # docs/warmup.md, "Noise, measured": under 1 %
@@ -158,7 +166,32 @@ def _differences(pub, mine) -> tuple:
     return differ, within, len(both)
 
 
-def _qemu_row(p, y) -> list:
+# A row's status: what its verdict says of the experiment.
+SAME, WITHIN, DIFFERS, INPUTS, ABSENT = "same", "within", "differs", "other inputs", \
+    "not run here"
+AGREE = (SAME, WITHIN)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One published experiment beside the user's run of it (or none)."""
+    published: object         # the published run it was compared with (results.Run)
+    yours: object             # the user's run, or None
+    measure: str              # the count shown (the first that moved, else the headline)
+    values: tuple             # (published, yours, difference) of it, as shown
+    verdict: str              # in words, every count that moved named
+    status: str               # SAME | WITHIN | DIFFERS | INPUTS | ABSENT
+    moved: tuple = ()         # the counts that moved (beyond what allowed() allows)
+    counts: int = 0           # how many counts both records hold (QEMU)
+    inputs: str = ""          # what the two ran on that differs (compare_inputs.sentence)
+    published_runs: int = 1   # how many published runs the experiment has
+
+    def cells(self) -> list:
+        """[label, measure, published, yours, difference, verdict]."""
+        return [_label(self.published), self.measure, *self.values, self.verdict]
+
+
+def _qemu_row(p, y, inputs: str) -> dict:
     """One QEMU experiment: the count shown (the first that differs, else
     the first that moved, else the arch's user-access count per call),
     and the verdict over every count both records hold."""
@@ -169,75 +202,137 @@ def _qemu_row(p, y) -> list:
         # A count that moved, whole: per call, a few would read as +0.00.
         name, va, vb = moved[0], a[moved[0]], b[moved[0]]
         number = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb))
-        cells = [name, f"{va:,}" if number else str(va), f"{vb:,}" if number else str(vb),
-                 f"{vb - va:+,}" if number else "-"]
+        measure, values = name, (f"{va:,}" if number else str(va),
+                                 f"{vb:,}" if number else str(vb),
+                                 f"{vb - va:+,}" if number else "-")
     else:
         metric = arches.get(p.point.arch).uaccess_metric
-        cells = [f"{metric}/op", fmt(per_op(p, metric), 2), fmt(per_op(y, metric), 2), "-"]
-    if differ:
-        verdict = f"differs: {len(differ)} of {n} counts ({', '.join(differ)})"
+        measure, values = f"{metric}/op", (fmt(per_op(p, metric), 2), fmt(per_op(y, metric), 2),
+                                           "-")
+    if differ and inputs:
+        status = INPUTS
+        verdict = f"other inputs ({inputs}): {len(differ)} of {n} counts moved " \
+                  f"({', '.join(differ)})"
+    elif differ:
+        status, verdict = DIFFERS, f"differs: {len(differ)} of {n} counts ({', '.join(differ)})"
     elif within:
+        status = WITHIN
         verdict = f"within the residue: {n - len(within)} of {n} counts equal, " \
                   f"{', '.join(within)} moved"
     else:
-        verdict = f"same: all {n} counts"
-    return [_label(p)] + cells + [verdict]
+        status, verdict = SAME, f"same: all {n} counts"
+    return dict(measure=measure, values=values, verdict=verdict, status=status,
+                moved=tuple(differ or within), counts=n)
 
 
-def table(published: list, mine: list) -> tuple:
-    """(header, body): each published row beside the user's row of the
-    same experiment, where the user has one."""
+def _gem5_row(p, y, inputs: str) -> dict:
+    pub, mine = per_op(p, "cycles"), per_op(y, "cycles")
+    diff = (mine - pub) / pub if pub else (0.0 if mine == pub else float("inf"))
+    if mine == pub:
+        status, verdict = SAME, "same"
+    elif abs(diff) <= TOLERANCE:
+        status, verdict = WITHIN, f"within {TOLERANCE:.0%}"
+    elif inputs:
+        status, verdict = INPUTS, f"other inputs ({inputs}): beyond {TOLERANCE:.0%}"
+    else:
+        status, verdict = DIFFERS, f"beyond {TOLERANCE:.0%}"
+    return dict(measure="cycles/op", values=(fmt(pub, 1), fmt(mine, 1), f"{diff:+.2%}"),
+                verdict=verdict, status=status)
+
+
+def _compared(p) -> bool:
+    """Whether a published run can be compared: a gem5 run needs cycles."""
+    return not p.gem5 or per_op(p, "cycles") is not None
+
+
+def _paired(candidates: list, y):
+    """The published run of one experiment to compare the user's with: the
+    one that ran on the inputs most like the user's, the newest of those
+    (candidates oldest first); without a run of the user's, the newest.
+    One experiment published by two sweeps (teaching's and seed-calls'
+    x86 fstat-loop, on two images) is one row, not one verdict per sweep."""
+    if y is None:
+        return candidates[-1]
+    return min(reversed(candidates),
+               key=lambda p: len(compare_inputs.differences(p, y)))
+
+
+def rows(published: list, mine: list) -> list:
+    """A Row per published experiment, beside the user's run of it where
+    the user has one (the newest), sorted by label."""
     yours = {}
     for r in mine:
         yours[r.experiment] = r  # the newest wins: all_rows orders by time
+    out = []
+    for experiment, runs in store.by_experiment(published).items():
+        runs = [p for p in runs if _compared(p)]
+        if not runs:
+            continue
+        y = yours.get(experiment)
+        if y is not None and y.gem5 and per_op(y, "cycles") is None:
+            y = None
+        p = _paired(runs, y)
+        if y is None:
+            absent = (("every count", ("-", "-", "-")) if not p.gem5 else
+                      ("cycles/op", (fmt(per_op(p, "cycles"), 1), "-", "-")))
+            out.append(Row(p, None, absent[0], absent[1], ABSENT, ABSENT,
+                           published_runs=len(runs)))
+            continue
+        inputs = compare_inputs.sentence(p, y)
+        made = _gem5_row(p, y, inputs) if p.gem5 else _qemu_row(p, y, inputs)
+        out.append(Row(p, y, inputs=inputs, published_runs=len(runs), **made))
+    return sorted(out, key=lambda r: (_label(r.published), r.published.key))
+
+
+def table(published: list, mine: list) -> tuple:
+    """(header, body): each published experiment beside the user's run of
+    it, as cells (Row.cells)."""
     header = ["experiment", "measure", "published", "yours", "difference", "verdict"]
-    body = []
-    for p in sorted(published, key=_label):
-        y = yours.get(p.experiment)
-        if not p.gem5:
-            if y is None:
-                body.append([_label(p), "every count", "-", "-", "-", "not run here"])
-            else:
-                body.append(_qemu_row(p, y))
-            continue
-        pub = per_op(p, "cycles")
-        if pub is None:
-            continue
-        mine_v = per_op(y, "cycles") if y else None
-        if mine_v is None:
-            body.append([_label(p), "cycles/op", fmt(pub, 1), "-", "-", "not run here"])
-            continue
-        diff = (mine_v - pub) / pub if pub else (0.0 if mine_v == pub else float("inf"))
-        verdict = "same" if mine_v == pub else (
-            f"within {TOLERANCE:.0%}" if abs(diff) <= TOLERANCE else f"beyond {TOLERANCE:.0%}")
-        body.append([_label(p), "cycles/op", fmt(pub, 1), fmt(mine_v, 1), f"{diff:+.2%}",
-                     verdict])
-    return header, body
+    return header, [r.cells() for r in rows(published, mine)]
 
 
 def agrees(row: list) -> bool:
     """Whether a table row's experiment agrees with what was published."""
-    return row[-1].startswith(("same", "within"))
+    return row[-1].startswith(AGREE)
+
+
+def status_of(row: list) -> str:
+    """A table row's status (SAME, WITHIN, DIFFERS, INPUTS or ABSENT)."""
+    verdict = row[-1]
+    for status in (SAME, WITHIN, INPUTS, ABSENT):
+        if verdict.startswith(status):
+            return status
+    return DIFFERS
 
 
 def tally(body: list) -> tuple:
-    """(agree, differ, not run here) of a table's rows."""
-    absent = sum(1 for b in body if b[-1] == "not run here")
-    same = sum(1 for b in body if agrees(b))
-    return same, len(body) - same - absent, absent
+    """(agree, differ on the same inputs, moved on other inputs, not run
+    here) of a table's rows (cells, or Rows)."""
+    statuses = [r.status if isinstance(r, Row) else status_of(r) for r in body]
+    return (sum(1 for s in statuses if s in AGREE), statuses.count(DIFFERS),
+            statuses.count(INPUTS), statuses.count(ABSENT))
+
+
+def unpublished_runs(published: list, mine: list) -> list:
+    """The user's runs no published row is of the same experiment as
+    (nothing to compare them with), the newest of each experiment."""
+    known = {p.experiment for p in published}
+    return store.newest_per_experiment(r for r in mine if r.experiment not in known)
 
 
 def unpublished(published: list, mine: list) -> list:
-    """The labels of the user's runs no published row is of the same
-    experiment as: nothing to compare them with."""
-    known = {p.experiment for p in published}
-    return sorted({_label(r) for r in mine if r.experiment not in known})
+    """The labels of unpublished_runs()."""
+    return sorted({_label(r) for r in unpublished_runs(published, mine)})
 
 
 def rules(measured: list = (), width: int = 100) -> list:
     """What a verdict means, in lines for compare's and reproduce's
     output; `measured`: residues() of the published records."""
-    said = [f"QEMU: every count both records hold, exactly, but two residues of the ROI's "
+    said = [f"Inputs first: {', '.join(name for name, _ in compare_inputs.INPUTS)}. A count "
+            f"that moved where the two runs' records differ in one is put down to it "
+            f"(other inputs, with what differs); differs is a count that moved on the same "
+            f"inputs.",
+            f"QEMU: every count both records hold, exactly, but two residues of the ROI's "
             f"interrupts: kernel instructions less the interrupts' own within "
             f"{INSNS_PER_INTERRUPT:,} per interrupt taken (an interrupt's work left behind in "
             f"the calls' path), and REPE CMPS/REPNE SCAS instances within one per interrupt "
@@ -246,7 +341,7 @@ def rules(measured: list = (), width: int = 100) -> list:
             + (f" {measured_text(measured)}." if measured else ""),
             f"Not compared: {NOT_COMPARED}.",
             f"gem5: cycles within {TOLERANCE:.0%} (the warm-up study's run-to-run spread)."]
-    return [line for s in said for line in textwrap.wrap(s, width, subsequent_indent="  ")]
+    return [line for s in said for line in text.wrap(s, width, "", "  ")]
 
 
 def residues(runs: list) -> list:

@@ -74,8 +74,8 @@ def test_reproduce_plans_costs_runs_and_compares(tmp_path):
     assert out.returncode == 0, out.stderr
     last = out.stdout.strip().splitlines()[-1]
     # Every experiment of the gem5 file is published and not run here.
-    assert last == (f"2 of {2 + published_gem5} published experiments reproduced, 0 differ, "
-                    f"{published_gem5} not run"), out.stdout
+    assert last == (f"2 of {2 + published_gem5} published experiments reproduced, 0 differ "
+                    f"on the same inputs, {published_gem5} not run"), out.stdout
     # A sweep file changed since its export says so by name.
     sweep.write_text(SWEEP.replace("[50]", "[60]"))
     dry = _run("reproduce", "--records", str(records), "--dry-run", "--only", "tiny-reproduce")
@@ -109,7 +109,7 @@ def test_the_dry_run_plan_reads_at_80_columns(tmp_path):
     assert not any(" 0 min" in l for l in table)
     assert "teaching" in out.stdout and " s " in " ".join(table) + " "
     text = " ".join(out.stdout.split())
-    assert "distinct runs (what compare counts)" in text
+    assert "experiments (what compare counts)" in text
 
 
 def test_estimates_read_as_seconds_minutes_or_hours():
