@@ -106,7 +106,7 @@ def cmd_reproduce(args) -> int:
         isas = ",".join(sorted(arches.get(a).gem5_isa.lower() for a in need))
         print("\n".join(text.wrap(
             f"gem5 for {', '.join(lacking)} is missing: './run.py gem5 setup --isa {isas}' "
-            f"builds it first (about two hours for X86 on two cores, more for ARM)"
+            f"builds it first (about 40 minutes an ISA on two cores: docs/reference/gem5.md)"
             + ("" if args.dry_run else "; its sweeps are not run now"), columns, "", "  ")))
         if not args.dry_run:
             plans = [p for p in plans
