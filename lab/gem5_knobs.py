@@ -198,6 +198,22 @@ KNOBS = (
          "Intel's fused domain counts them; our series)", ("gem5", "fused"),
          series=True, what="our series' x86 decoding",
          sets={"fused": {"isa": {"fused_uops": True}, "o3": {"macroFusion": True}}}),
+    # How rep movs and rep stos run (x86, patch 0030, X86ISA.fast_strings):
+    # "loop", gem5 v24's microcode, one element a loop iteration (6
+    # micro-ops an element for movs, 4 for stos); or "chunked", fast
+    # strings as Intel's cores run them once going (SDM Vol. 3A,
+    # "Fast-String Operation and Out-of-Order Stores"; Optimization
+    # Reference Manual, "Enhanced REP MOVSB and STOSB operation (ERMSB)"):
+    # a rep movs or stos with 64-bit addressing, DF clear and (movs) source
+    # and destination 64 bytes apart or more moves 64-byte lines as 16-byte
+    # micro-ops, one count and pointer update and one branch a line, then
+    # 8-byte moves, then gem5's elements; anything else keeps the loop. The
+    # result and a fault's place and registers are the loop's; the start-up
+    # stays the preset's RepStringStartup latency.
+    Knob("fast_strings", "how rep movs and rep stos run: loop (gem5's, an element a loop "
+         "iteration) or chunked (fast strings: 64-byte lines as 16-byte micro-ops; patch 0030)",
+         ("loop", "chunked"), series=True, what="x86 fast strings",
+         sets={"chunked": {"isa": {"fast_strings": True}}}),
     # The O3 branch predictor ("": gem5's default, TournamentBP).
     Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
          + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,

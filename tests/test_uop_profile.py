@@ -29,3 +29,16 @@ def test_the_version_pins_the_profile_of_a_fixed_trace(tmp_path):
                   "gem5Op": [1, 1, 1]}})
     # Without O3's macro-fusion (gem5's decoding) the pair takes two slots.
     assert uop_profile.profile(trace, macro_fusion=False)["slots"] == 4
+
+
+def test_instances_are_the_instructions_with_their_addresses_and_micro_ops(tmp_path):
+    """What the fast-string tests count a rep by (test_fast_strings.py):
+    each instruction's address, forms and micro-ops, a ROM's micro-ops
+    with the instruction they entered from."""
+    trace = tmp_path / "trace.out"
+    trace.write_text(TRACE)
+    assert list(uop_profile.instances(trace)) == [
+        (0xffffffff81000000, ("CMP_R_I",), ("limm",)),
+        (0xffffffff81000004, ("JNZ_I",), ("wrip",)),
+        (0xffffffff81000008, ("ADD_R_M", "ADD_R_M"), ("ld", "add")),
+        (0x40172c, ("gem5Op",), ("gem5Op",))]
