@@ -74,8 +74,9 @@ GIVEN["acpi"] = (_DEFAULTS + "; it says thermal control MSRs exist, which gem5 v
 GIVEN["ssse3"] = (_DEFAULTS + "; the kernel runs no SSSE3 here; of it gem5 v24 implements "
                   "PSHUFB, PALIGNR and PABS*, the rest warns unimplemented "
                   "(three_byte_0f38_opcodes.isa): the QEMU twin's checksum checks the userland")
-GIVEN["erms"] = ("REP MOVSB/STOSB: gem5 v24 runs them correctly, one byte per loop iteration "
-                 "(a part may hold it back until fast strings: its held_back)")
+GIVEN["erms"] = ("REP MOVSB/STOSB: gem5 v24 runs them correctly, one byte per loop iteration, "
+                 "and our series' fast strings (patch 0030, a preset's fast_strings = "
+                 "\"chunked\") a 64-byte line at a time")
 GIVEN["cx16"] = ("CMPXCHG16B: gem5 v24 runs 0F C7 /1 with REX.W as its 16-byte form "
                  "(insts/general_purpose/semaphores.py); SLUB's per-cpu update is then one "
                  "cmpxchg16b, not this_cpu_cmpxchg16b_emu's PUSHF/CLI/POPF (issue 62: statx "
@@ -179,7 +180,7 @@ class Cpuid:
     l2_cache: int       # 8000_0006h ECX
     address_sizes: int  # 8000_0008h EAX (physical bits, then virtual bits << 8)
     qemu_twin: str      # the QEMU profile of its twin ("-smap" added for smap_model smap)
-    held_back: dict     # feature -> why, this part's own choice (erms, until fast strings)
+    held_back: dict     # feature -> why, this part's own choice (erms was, until fast strings)
 
     def part_features(self) -> tuple:
         """The features the part has, by name, in register and bit order."""

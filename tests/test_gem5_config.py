@@ -485,13 +485,14 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
         "cpu": {"type": "o3",
                 "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 35},
                 "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
+                                "fast_strings": True,
                                 # The i7-6700's CPUID as its guest gets it
                                 # (lab/cpuid.py; EAX, EBX, EDX, ECX).
                                 "vendor_string": "GenuineIntel",
                                 "name_string": "Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz",
                                 "FamilyModelStepping": [0x506E3, 0x800, 0x0FCBFBFD, 0x2209],
                                 "CacheParams": [0, 0, 0, 0],
-                                "ExtendedFeatures": [0, 0x00800000, 0, 0],
+                                "ExtendedFeatures": [0, 0x00800200, 0, 0],  # clflushopt, erms
                                 "ExtendedState": [0] * 8,
                                 "FamilyModelSteppingBrandFeatures": [0, 0, 0x28100800, 1],
                                 "L1CacheAndTLB": [0, 0, 0, 0],
