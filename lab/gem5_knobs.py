@@ -187,6 +187,32 @@ KNOBS = (
          series=True, what="SMAP's STAC and CLAC",
          sets={"commit": {"isa": {"serialize_stac_clac": False},
                           "o3": {"miscRegReadersWait": True, "mmu.dtb.smap_at_commit": True}}}),
+    # How PUSHF, POPF, CLI and STI run (x86, patch 0031): "serialize", gem5
+    # v24's way (each write of RFLAGS' system bits drains O3's pipeline);
+    # or "sdm", as the SDM has them (Vol. 3A, "Serializing Instructions"
+    # lists WRMSR, IRET, CPUID, MOV to CR/DR, INVLPG, LGDT/LIDT/LLDT/LTR,
+    # WBINVD, INVD, not these): POPF, CLI and STI write RFLAGS in order
+    # like any register; a reader of RFLAGS behind one in flight (PUSHF,
+    # CLI's and STI's own read, STAC/CLAC, SYSCALL's save) executes at the
+    # ROB head, when it has committed, while younger instructions go on;
+    # SMAP's AC check is settled at commit, since a POPF may set AC.
+    Knob("sys_flags", "how PUSHF, POPF, CLI and STI run: serialize (gem5's drains) or sdm "
+         "(not serializing, as the SDM has them; readers of RFLAGS ordered at the ROB head; "
+         "patch 0031)", ("serialize", "sdm"), series=True, what="PUSHF, POPF, CLI, STI",
+         sets={"sdm": {"isa": {"serialize_sys_flags": False},
+                       "o3": {"miscRegReadersWait": True, "miscRegReadersAtHead": True,
+                              "mmu.dtb.smap_at_commit": True}}}),
+    # How LFENCE runs (x86, patch 0032): "serialize", gem5 v24's (it
+    # serializes after itself: nothing younger renames until it commits);
+    # or "sdm", as the SDM has it (Vol. 2A, LFENCE: it "does not execute
+    # until all prior instructions have completed locally, and no later
+    # instruction begins execution until LFENCE completes"): it executes at
+    # the ROB head without waiting for stores, and younger instructions are
+    # renamed meanwhile but not issued before it.
+    Knob("lfence", "how LFENCE runs: serialize (gem5's drain) or sdm (younger instructions "
+         "renamed but not issued until it executes, as the SDM has it; patch 0032)",
+         ("serialize", "sdm"), series=True, what="LFENCE",
+         sets={"sdm": {"isa": {"serialize_lfence": False}}}),
     # How x86 instructions become micro-ops (our series, X86ISA.fused_uops
     # and O3's macroFusion): "gem5", v24's microcode as it is; or "fused",
     # as Intel's cores count them in the fused domain (one micro-op for a

@@ -52,6 +52,17 @@ STATISTICS = (
     # non-serializing writer (kernel_entry "sdm"); their stall cycles are
     # in serialize_stall_cycles.
     S("misc_reader_waits", (".rename.miscRegReaderWaits",), metric="misc_reader_waits"),
+    # Our series' patches 0031-0032 (sys_flags and lfence "sdm"): the waits
+    # that replace a drain, each in cycles. Readers of RFLAGS sent to the
+    # ROB head behind a writer in flight, and the cycles the head held one
+    # unexecuted; and the cycles an LFENCE in the IQ held back the issue of
+    # younger instructions (from its dispatch until it issued). With
+    # serialize_stall_cycles, what a call waits on ordering instructions.
+    S("misc_readers_at_head", (".rename.miscRegReadersAtHead",),
+      metric="misc_readers_at_head"),
+    S("exec_at_head_cycles", (".commit.execAtHeadCycles",), metric="exec_at_head_cycles",
+      scaled=True),
+    S("issue_fence_cycles", (".issueFenceCycles",), metric="issue_fence_cycles", scaled=True),
     # Where the cycles go, O3 only: every cycle of rename is in exactly one
     # of its states (src/cpu/o3/rename.cc), so these add up to the ROI's
     # cycles with serialize_stall_cycles; and the front end's share:

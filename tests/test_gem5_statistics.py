@@ -42,4 +42,7 @@ def test_the_store_names_as_before_the_table():
                           "rename_unblock_cycles", "rename_squash_cycles",
                           "icache_stall_cycles", "fetch_cache_lines", "retire_slots",
                           "macro_fused", "uop_queue_full_cycles", "fetch_ahead_lines",
-                          "fetch_ahead_ready", "fetch_ahead_restarts")}}
+                          "fetch_ahead_ready", "fetch_ahead_restarts",
+                          # patches 0031-0032 (issue 64 item 2)
+                          "misc_readers_at_head", "exec_at_head_cycles",
+                          "issue_fence_cycles")}}
