@@ -486,6 +486,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                 "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 35},
                 "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
                                 "fast_strings": True,
+                                "serialize_sys_flags": False, "serialize_lfence": False,
                                 # The i7-6700's CPUID as its guest gets it
                                 # (lab/cpuid.py; EAX, EBX, EDX, ECX).
                                 "vendor_string": "GenuineIntel",
@@ -509,7 +510,9 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                                "SQEntries": 56, "numPhysIntRegs": 180,
                                "numPhysFloatRegs": 168, "fetchToDecodeDelay": 2,
                                "decodeToRenameDelay": 1, "renameToIEWDelay": 2,
-                               "miscRegReadersWait": True, "macroFusion": True},
+                               "miscRegReadersWait": True, "macroFusion": True,
+                               "miscRegReadersAtHead": True,
+                               "mmu.dtb.smap_at_commit": True},
                         "o3_new": {"branchPred": "LTAGE"}},
                 "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
                              "RdWrPort": 0}},
