@@ -213,6 +213,18 @@ KNOBS = (
          "renamed but not issued until it executes, as the SDM has it; patch 0032)",
          ("serialize", "sdm"), series=True, what="LFENCE",
          sets={"sdm": {"isa": {"serialize_lfence": False}}}),
+    # Where a reader of a misc register behind kernel entry's writes waits
+    # (x86, patch 0033): "rename", patches 0008-0009's (SWAPGS's GS base
+    # write changes the effective base too, so every misc register reader
+    # behind it holds rename until it commits); or "head": it executes at
+    # the ROB head, where every older write has landed, and younger
+    # instructions go on renaming meanwhile (sys_flags = "sdm"'s ordering,
+    # for these writers too).
+    Knob("entry_readers", "where a misc register reader behind SWAPGS, SYSCALL or SYSRET's "
+         "writes waits: rename (holding it) or head (executing at the ROB head; patch 0033)",
+         ("rename", "head"), series=True, what="kernel entry's readers",
+         sets={"head": {"o3": {"miscRegReadersWait": True,
+                               "miscRegSideEffectReadersAtHead": True}}}),
     # How x86 instructions become micro-ops (our series, X86ISA.fused_uops
     # and O3's macroFusion): "gem5", v24's microcode as it is; or "fused",
     # as Intel's cores count them in the fused domain (one micro-op for a
