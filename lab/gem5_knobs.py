@@ -213,18 +213,20 @@ KNOBS = (
          "renamed but not issued until it executes, as the SDM has it; patch 0032)",
          ("serialize", "sdm"), series=True, what="LFENCE",
          sets={"sdm": {"isa": {"serialize_lfence": False}}}),
-    # Where a reader of a misc register behind kernel entry's writes waits
-    # (x86, patch 0033): "rename", patches 0008-0009's (SWAPGS's GS base
-    # write changes the effective base too, so every misc register reader
-    # behind it holds rename until it commits); or "head": it executes at
-    # the ROB head, where every older write has landed, and younger
-    # instructions go on renaming meanwhile (sys_flags = "sdm"'s ordering,
-    # for these writers too).
-    Knob("entry_readers", "where a misc register reader behind SWAPGS, SYSCALL or SYSRET's "
-         "writes waits: rename (holding it) or head (executing at the ROB head; patch 0033)",
-         ("rename", "head"), series=True, what="kernel entry's readers",
-         sets={"head": {"o3": {"miscRegReadersWait": True,
-                               "miscRegSideEffectReadersAtHead": True}}}),
+    # Which readers kernel entry's writes hold (x86, patch 0033): "all",
+    # patches 0008-0009's (SWAPGS's GS base write sets the effective base
+    # too, so every misc register reader behind it waits in rename until it
+    # commits); or "reached": a write of one register holds only the
+    # readers of the registers it reaches (a segment base: itself and its
+    # effective base; a selector, a limit, KERNEL_GS_BASE: itself), where
+    # RFLAGS' readers wait. The SDM lists none of SWAPGS, SYSCALL and
+    # SYSRET as serializing (Vol. 3A, "Serializing Instructions"), and
+    # Intel's SWAPGS advisory (CVE-2019-1125) has younger instructions run
+    # speculatively past it.
+    Knob("entry_readers", "which misc register readers SWAPGS, SYSCALL and SYSRET's writes "
+         "hold: all (every reader, in rename) or reached (the readers of what each write "
+         "reaches; patch 0033)", ("all", "reached"), series=True, what="kernel entry's readers",
+         sets={"reached": {"o3": {"miscRegReadersWait": True, "miscRegWriteReach": True}}}),
     # How x86 instructions become micro-ops (our series, X86ISA.fused_uops
     # and O3's macroFusion): "gem5", v24's microcode as it is; or "fused",
     # as Intel's cores count them in the fused domain (one micro-op for a

@@ -255,7 +255,7 @@ def run(macroop, m: Machine, dsz: int, interrupt=lambda: False, on_window=None):
             else:
                 s1, s2 = value(a[1], size), value(a[2], size)
                 full = (1 << 8 * size) - 1
-                if mn in ("repstart", "and", "andi64"):
+                if mn in ("repstart", "and", "andi", "andi64"):
                     res = s1 & s2
                 elif mn == "or":
                     res = s1 | s2
@@ -269,13 +269,15 @@ def run(macroop, m: Machine, dsz: int, interrupt=lambda: False, on_window=None):
                         m.ecf = int(s1 + s2 > full)
                 elif mn == "slli":
                     res = (s1 << (s2 & 63)) & full
+                elif mn == "srli":
+                    res = s1 >> (s2 & 63)
                 elif mn == "zexti":
                     res = s1 & ((1 << (s2 + 1)) - 1)
                 else:
                     raise NotImplementedError(mn)
                 if "EZF" in flags:
                     m.ezf = int(res == 0)
-                if "ECF" in flags and mn in ("repstart", "and", "andi64", "or"):
+                if "ECF" in flags and mn in ("repstart", "and", "andi", "andi64", "or"):
                     m.ecf = 0  # a logic operation clears the carries it is given
                 put(a[0], res, size)
         except Fault as f:

@@ -286,7 +286,7 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 33
+    assert len(patches) == 34
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")
@@ -511,7 +511,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                                "numPhysFloatRegs": 168, "fetchToDecodeDelay": 2,
                                "decodeToRenameDelay": 1, "renameToIEWDelay": 2,
                                "miscRegReadersWait": True, "macroFusion": True,
-                               "miscRegReadersAtHead": True,
+                               "miscRegReadersAtHead": True, "miscRegWriteReach": True,
                                "mmu.dtb.smap_at_commit": True},
                         "o3_new": {"branchPred": "LTAGE"}},
                 "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
