@@ -96,8 +96,26 @@ def cmd_calibrate(args) -> int:
     if args.write_preset:
         if not calibrated:
             raise UserError("no preset written: no mechanism gave a latency of 1 cycle or more")
-        command = "./run.py " + " ".join(sys.argv[1:])
+        command = "./run.py " + " ".join(_portable(sys.argv[1:]))
         cache.write_atomic(Path(args.write_preset),
                            calibrate.preset_text(base, calibrated, notes + [command], fitted_on))
         print(f"preset: {args.write_preset}")
     return 0
+
+
+# Where this machine keeps its store and gem5, and how long it waited: a
+# written preset's command says what was calibrated, not where.
+_MACHINE_FLAGS = ("--results", "--gem5", "--timeout")
+
+
+def _portable(argv: list) -> list:
+    """argv without this machine's flags (and their values)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _MACHINE_FLAGS:
+            skip = True
+        elif not arg.startswith(tuple(f + "=" for f in _MACHINE_FLAGS)):
+            out.append(arg)
+    return out

@@ -223,6 +223,26 @@ def _both(kernel, image, job, g, **kwargs) -> dict:
             for f in knobs.BY_NAME["fast_strings"].choices}
 
 
+def _both_with_twin(job_dict: dict):
+    """The stock kernel's job on the loop and chunked, each call made
+    without error, with the loop's checksum and the QEMU twin's: (kernel,
+    {"loop": record, "chunked": record})."""
+    import qemu_runs
+    g = _gem5_or_skip()
+    job = script.from_dict(job_dict, f"<fast strings {job_dict['workload']}>")
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    image = assemble.build_image("x86_64", job)
+    recs = _both(kernel, image, job, g, uop_profile=True)
+    for r in recs.values():
+        assert r["result"]["ops"] == job_dict["run"]["iterations"] and r["result"]["errors"] == 0
+    assert recs["loop"]["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
+    twin = qemu_runs.run(kernel, image, job,
+                         spec.twin_profile("x86_64", "smap", _cpu("chunked").cpuid), 300,
+                         plugin=True)
+    assert twin["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
+    return kernel, recs
+
+
 def _reps(rec: dict, kernel, symbols=None) -> list:
     """(pc, symbol, form, micro-ops, mnemonics, interrupted) of each rep
     movs or rep stos the ROI committed, in order; `symbols`: only those in
@@ -260,21 +280,9 @@ def test_a_page_copy_takes_the_models_micro_ops():
     copy_user_* rep a call, rep movsq of 512 or, where the guest has
     erms, rep movsb of 4096; without erms a rep movsb of the 0-byte tail
     follows."""
-    import qemu_runs
-    g = _gem5_or_skip()
-    job = script.from_dict({"workload": "usercopy-loop",
-                            "run": {"iterations": 100, "warmup": 20, "size": PAGE,
-                                    "direction": "to"}}, "<fast strings usercopy>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
-    image = assemble.build_image("x86_64", job)
-    recs = _both(kernel, image, job, g, uop_profile=True)
-    for r in recs.values():
-        assert r["result"]["ops"] == 100 and r["result"]["errors"] == 0
-    assert recs["loop"]["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
-    twin = qemu_runs.run(kernel, image, job,
-                         spec.twin_profile("x86_64", "smap", _cpu("chunked").cpuid), 300,
-                         plugin=True)
-    assert twin["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
+    kernel, recs = _both_with_twin({"workload": "usercopy-loop",
+                                    "run": {"iterations": 100, "warmup": 20, "size": PAGE,
+                                            "direction": "to"}})
     erms = "erms" in recs["chunked"]["guest"]["cpu_flags"].split()
     size = 1 if erms else 8
     copy = {"copy_user_enhanced_fast_string" if erms else "copy_user_generic_string"}
@@ -297,20 +305,8 @@ def test_a_page_copy_takes_the_models_micro_ops():
 
 
 def test_statx_with_fast_strings_is_the_loops_statx():
-    import qemu_runs
-    g = _gem5_or_skip()
-    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 200, "warmup": 20}},
-                           "<fast strings statx>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
-    image = assemble.build_image("x86_64", job)
-    recs = _both(kernel, image, job, g, uop_profile=True)
-    for r in recs.values():
-        assert r["result"]["ops"] == 200 and r["result"]["errors"] == 0
-    assert recs["loop"]["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
-    twin = qemu_runs.run(kernel, image, job,
-                         spec.twin_profile("x86_64", "smap", _cpu("chunked").cpuid), 300,
-                         plugin=True)
-    assert twin["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
+    kernel, recs = _both_with_twin({"workload": "statx-loop",
+                                    "run": {"iterations": 200, "warmup": 20}})
     # The same instructions, to the timer ticks.
     s0, s1 = recs["loop"]["gem5"]["summary"], recs["chunked"]["gem5"]["summary"]
     assert abs(s1["insts"] - s0["insts"]) <= 0.01 * s0["insts"]
