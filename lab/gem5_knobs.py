@@ -221,8 +221,8 @@ KNOBS = (
     # effective base; a selector, a limit, KERNEL_GS_BASE: itself), where
     # RFLAGS' readers wait. The SDM lists none of SWAPGS, SYSCALL and
     # SYSRET as serializing (Vol. 3A, "Serializing Instructions"), and
-    # Intel's SWAPGS advisory (CVE-2019-1125) has younger instructions run
-    # speculatively past it.
+    # Intel's SWAPGS deep dive (CVE-2019-1125) has a SWAPGS execute
+    # speculatively with the accesses after it.
     Knob("entry_readers", "which misc register readers SWAPGS, SYSCALL and SYSRET's writes "
          "hold: all (every reader, in rename) or reached (the readers of what each write "
          "reaches; patch 0033)", ("all", "reached"), series=True, what="kernel entry's readers",
