@@ -338,20 +338,9 @@ def test_statx_with_fast_strings_is_the_loops_statx():
 
 
 def test_smap_still_faults_with_fast_strings(monkeypatch):
-    import gem5_runs
-    from test_smap import DATA, SMAP_OOPS, VIOLATOR, _failed_console
-    g = _gem5_or_skip()
-    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
-    # No warm-up: the first statx, and its stray store, fall in the ROI.
-    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
-                           "<fast strings smap test>")
-    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
-    image = assemble.build_image("x86_64", job)
-    console = _failed_console(lambda: gem5_runs.run(
-        kernel, image, job, g, _cpu("chunked"), spec.load_cache(CACHE), "smap",
-        timeout=3 * 3600, force=True))
-    for line in SMAP_OOPS:
-        assert line in console
+    from test_smap import assert_violator_faults_on_gem5
+    assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("chunked"), spec.load_cache(CACHE),
+                                   "fast strings", monkeypatch)
 
 
 REP_WITHOUT_STAC = "test-statx-rep-movsb-without-stac"

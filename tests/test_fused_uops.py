@@ -22,8 +22,7 @@ from workloads import script
 
 import gem5_runs
 import qemu_runs
-from test_smap import (DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console,
-                       _gem5_with_series_or_skip)
+from test_smap import (JOB, _gem5_with_series_or_skip, assert_violator_faults_on_gem5)
 
 PRESET, CACHE = "x86_64-skylake", "x86_64-skylake"
 
@@ -93,16 +92,5 @@ def test_fused_decoding_runs_the_same_work_in_fewer_slots():
 
 
 def test_smap_still_faults_in_o3_with_fused_uops(monkeypatch):
-    g = _gem5_or_skip()
-    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
-    # No warm-up: the first statx, and its stray store, fall in the ROI,
-    # which runs on O3 with fused decoding.
-    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
-                           "<fused uops smap test>")
-    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
-    image = assemble.build_image("x86_64", job)
-    console = _failed_console(lambda: gem5_runs.run(
-        kernel, image, job, g, _cpu("fused"), spec.load_cache(CACHE), "smap",
-        timeout=3 * 3600, force=True))
-    for line in SMAP_OOPS:
-        assert line in console
+    assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("fused"), spec.load_cache(CACHE),
+                                   "fused uops", monkeypatch)

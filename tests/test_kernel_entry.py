@@ -24,8 +24,7 @@ from workloads import script
 
 import gem5_runs
 import qemu_runs
-from test_smap import (DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console,
-                       _gem5_with_series_or_skip)
+from test_smap import (JOB, _gem5_with_series_or_skip, assert_violator_faults_on_gem5)
 
 
 def _gem5_or_skip():
@@ -78,16 +77,5 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
 
 
 def test_smap_still_faults_in_o3_with_sdm_entry(monkeypatch):
-    g = _gem5_or_skip()
-    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
-    # No warm-up: the first statx, and its stray store, fall in the ROI,
-    # which runs on O3 with the relaxed entry.
-    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
-                           "<kernel entry smap test>")
-    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
-    image = assemble.build_image("x86_64", job)
-    cache = spec.load_cache("classic-l1l2")
-    console = _failed_console(lambda: gem5_runs.run(
-        kernel, image, job, g, _cpu("sdm"), cache, "smap", timeout=3 * 3600, force=True))
-    for line in SMAP_OOPS:
-        assert line in console
+    assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("sdm"), spec.load_cache("classic-l1l2"),
+                                   "kernel entry", monkeypatch)

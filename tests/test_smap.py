@@ -63,6 +63,21 @@ def _failed_console(call) -> str:
     return Path(failed.value.log).read_text(errors="replace")
 
 
+def assert_violator_faults_on_gem5(g, cpu, cache, label: str, monkeypatch) -> None:
+    """The violator's stray store faults on gem5 with this CPU: with no
+    warm-up the first statx, and its store, fall in the ROI, which runs
+    on `cpu` (the series' O3 settings each test is about)."""
+    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
+    job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
+                           f"<{label} smap test>")
+    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
+    image = assemble.build_image("x86_64", job)
+    console = _failed_console(lambda: gem5_runs.run(
+        kernel, image, job, g, cpu, cache, "smap", timeout=3 * 3600, force=True))
+    for line in SMAP_OOPS:
+        assert line in console
+
+
 @pytest.mark.parametrize("variant", [VIOLATOR, AFTER_CLAC])
 def test_qemu_with_smap_stops_the_stray_store(job, variant):
     # The violator's store outside any window, and the test-only kernel's
