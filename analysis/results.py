@@ -209,6 +209,12 @@ class Provenance:
     started_at: str
 
     @property
+    def dirty(self) -> bool:
+        """Made from a checkout with uncommitted changes (`git describe
+        --dirty`): no commit says what code made it, so it is never published."""
+        return (self.lab_version or "").endswith("-dirty")
+
+    @property
     def patches(self) -> list:
         """(name, sha256) of every patch of the kernel's variant and layers."""
         parts = [self.kernel.get("variant") or {}] + list(self.kernel.get("layers") or [])

@@ -14,6 +14,7 @@ the record's shape (record, provenance) and the reader of a finished run
 backends.finished reads any run's). It imports no backend.
 """
 
+import functools
 import json
 import os
 import platform
@@ -54,9 +55,24 @@ def stored(key: str):
 
 def finished(key: str, backend):
     """The record of a finished run of `backend`, or None: a stored record
-    its backend no longer stands by (backend.revalidate) is not one."""
+    its backend no longer stands by (backend.revalidate) is not one, nor,
+    for a clean checkout, one an uncommitted checkout made (no commit says
+    what code made it, so it is never published: a sweep from a clean
+    commit runs it again)."""
     record = stored(key)
-    return None if record is None else backend.revalidate(record, run_dir(key))
+    if record is None or (_dirty(record) and not _dirty_checkout()):
+        return None
+    return backend.revalidate(record, run_dir(key))
+
+
+def _dirty(record: dict) -> bool:
+    return str((record.get("provenance") or {}).get("uaccess_lab", "")).endswith("-dirty")
+
+
+@functools.lru_cache(maxsize=None)
+def _dirty_checkout() -> bool:
+    """This process's checkout had uncommitted changes when first asked."""
+    return _checkout_version().endswith("-dirty")
 
 
 def _kept_aside(key: str) -> Path:

@@ -704,12 +704,12 @@ def qemu_residue(sweep_file: str, repeat: int) -> None:
     planned = [pl for pl in local_executor.plan(sweep.load(sweep_file))
                if not pl.point.run.needs_gem5]
     todo = [pl for pl in planned if pl.done]
-    version = runs.finished(todo[0].key)["provenance"]["uaccess_lab"] if todo else "-"
+    version = runs.stored(todo[0].key)["provenance"]["uaccess_lab"] if todo else "-"
     print(f"{sweep_file}: {len(todo)} of {len(planned)} QEMU points finished here, each run "
           f"again {repeat} time(s) (uaccess-lab {version})")
     worst, moved, pairs, unequal = 0.0, 0, 0, []
     for pl in todo:
-        first = store.from_record(runs.finished(pl.key))
+        first = store.from_record(runs.stored(pl.key))
         label = f"{pl.point.arch}/{pl.point.variant}/{pl.point.workload}"
         deltas = []
         for _ in range(repeat):
