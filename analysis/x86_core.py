@@ -1,15 +1,17 @@
-"""The Skylake machine at each step of our gem5 series (issues 44, 45).
+"""The Skylake machine at each step of our gem5 series (issues 44, 45, 64).
 
-configs/sweeps/x86-core.toml runs stock's statx and fstat (SMAP) and the
-probe on x86_64-skylake with the series' changes added one at a time:
-gem5's decoding with the front end the preset had before (fetch and
-decode at rename's 4, no micro-op queue), fused decoding on that front
-end, the micro-op queue with the documented 6-wide front end (part 1),
-STAC/CLAC settled at commit without a drain, and fetch running ahead of
-itself (the preset as it is). One row per step: what a statx costs and
-why (rename's slots per instruction, its unblocking and serialize-stall
-cycles, fetch's stall on the L1I), fstat, and the probe's empty system
-call, caches and mispredict.
+configs/sweeps/x86-core.toml runs stock's statx (the "" path and the
+thread's NULL path) and fstat (SMAP) and the probe on x86_64-skylake with
+the series' changes added one at a time: gem5's decoding with the front
+end the preset had before (fetch and decode at rename's 4, no micro-op
+queue), fused decoding on that front end, the micro-op queue with the
+documented 6-wide front end (part 1), STAC/CLAC settled at commit without
+a drain, fetch running ahead of itself, fast strings, PUSHF/POPF/CLI/STI
+and LFENCE as the SDM orders them, and kernel entry's writes held only to
+the readers they reach (the preset as it is). One row per step: what a
+statx costs and why (rename's slots per instruction, its unblocking and
+serialize-stall cycles, what it waits on ordering, fetch's stall on the
+L1I), fstat, and the probe's empty system call, caches and mispredict.
 """
 
 from analysis import store
@@ -18,14 +20,27 @@ from lab import cpu_presets
 # Each step adds one change of the series to the one before; a step's
 # marks are the preset's keys set back (the sweep's overrides), the most
 # set back first, since step_of takes the first step whose marks a row has.
-PART1 = {"stac_clac": "serialize", "fetchAheadLines": 0}
+# Issue 64's changes (fast strings, the SDM's order for RFLAGS' system bits
+# and LFENCE, kernel entry's writes held to their readers) come last, so
+# every step before them sets them back.
+ENTRY = {"entry_readers": "all"}
+ORDER = {"sys_flags": "serialize", "lfence": "serialize", **ENTRY}
+ISSUE64 = {"fast_strings": "loop", **ORDER}
+PART1 = {"stac_clac": "serialize", "fetchAheadLines": 0, **ISSUE64}
 STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueueSize=0, **PART1)),
          # The preset decodes fused: a row that sets the queue back alone
          # is this step (its overrides hold no uops, the preset's own value).
          ("fused decoding, fetch/decode 4, no queue", dict(uopQueueSize=0, **PART1)),
          ("part 1: fused, 64-entry queue, fetch/decode 6", PART1),
-         ("+ STAC/CLAC settled at commit, no drain", {"fetchAheadLines": 0}),
-         ("+ fetch ahead (the preset)", {}))
+         ("+ STAC/CLAC settled at commit, no drain", {"fetchAheadLines": 0, **ISSUE64}),
+         ("+ fetch ahead", ISSUE64),
+         ("+ fast strings (rep movs/stos a line at a time)", ORDER),
+         ("+ PUSHF/POPF/CLI/STI and LFENCE as the SDM orders them", ENTRY),
+         ("+ kernel entry's writes hold only their readers (the preset)", {}))
+# What a call waits on serializing and ordering instructions (issue 64):
+# rename's serialize stall, the ROB head held by an RFLAGS reader, and
+# LFENCE's hold on younger instructions' issue (lab/gem5_statistics.py).
+WAITING = ("serialize_stall_cycles", "exec_at_head_cycles", "issue_fence_cycles")
 PRESET = "x86_64-skylake"
 PROBES = (("probe_l1d", "L1D"), ("probe_l2", "L2"), ("probe_l3", "L3"), ("probe_mem", "memory"),
           ("probe_mispredict", "mispredict"), ("probe_syscall", "getppid"))
@@ -63,26 +78,38 @@ def _f(x, digits: int = 1) -> str:
     return "-" if x is None else f"{x:,.{digits}f}"
 
 
+def waiting(r: dict):
+    """Cycles a call waits on ordering (WAITING's sum), or None where the
+    record has none of them (a series before 0031)."""
+    per = [_per(r, m) for m in WAITING]
+    return None if all(v is None for v in per) else sum(v or 0 for v in per)
+
+
 def table(rows: list) -> tuple:
     """(header, body): one row per step."""
-    header = (["step", "statx cycles/call", "rename slots/instruction", "micro-ops/instruction",
+    header = (["step", "statx cycles/call", "statx(fd, NULL) cycles/call",
+               "rename slots/instruction", "micro-ops/instruction",
                "rename unblocking cycles/call", "serialize-stall cycles/call",
-               "L1I fetch-stall cycles/call", "fstat cycles/call"]
+               "waiting on ordering cycles/call", "L1I fetch-stall cycles/call",
+               "fstat cycles/call"]
               + [f"probe: {name}" for _, name in PROBES])
     body = []
     steps = by_step(rows)
     for label, _ in STEPS:
         got = steps.get(label, {})
-        statx, fstat, prb = (got.get(w) for w in ("statx-loop", "fstat-loop", "probe"))
+        statx, null, fstat, prb = (got.get(w) for w in ("statx-loop", "statx-null",
+                                                        "fstat-loop", "probe"))
         if not statx:
             continue
         insts = statx.get("gem5_insts")
         slots = statx.get("retire_slots") or statx.get("gem5_ops")
         body.append([label, _f(_per(statx, "cycles")),
+                     _f(_per(null, "cycles")) if null else "-",
                      _f(slots / insts if slots and insts else None, 2),
                      _f(statx["gem5_ops"] / insts if insts else None, 2),
                      _f(_per(statx, "rename_unblock_cycles")),
                      _f(_per(statx, "serialize_stall_cycles")),
+                     _f(waiting(statx)),
                      _f(_per(statx, "icache_stall_cycles")),
                      _f(_per(fstat, "cycles")) if fstat else "-"]
                     + [_f(prb.get(m)) if prb else "-" for m, _ in PROBES])
