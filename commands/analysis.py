@@ -116,14 +116,6 @@ def cmd_export(args) -> int:
             if not rows:
                 raise UserError(f"the store {db} has no finished row of sweep '{name}': "
                                 f"run '{commands.get(name, f'./run.py sweep {f}')}' first")
-            dirty = [r for r in rows if r.provenance.dirty]
-            if dirty:
-                raise UserError(
-                    f"sweep '{name}' has {len(dirty)} row(s) run from a checkout with "
-                    f"uncommitted changes ({dirty[0].provenance.lab_version}, run "
-                    f"{dirty[0].key}): commit, then run "
-                    f"'{commands.get(name, f'./run.py sweep {f}')}' again (a clean "
-                    f"checkout runs again what an uncommitted one made)")
             chosen[name] = rows
     finally:
         conn.close()

@@ -521,20 +521,3 @@ def test_pages_state_no_test_counts_that_go_stale():
     import re
     for page in (REPO / "README.md", REPO / "docs" / "reference" / "runs.md"):
         assert not re.search(r"\d+ (collected|passed)", page.read_text()), page.name
-
-
-def test_export_refuses_a_row_an_uncommitted_checkout_made(tmp_path):
-    # The guide: never publish a "-dirty" run. One line, exit 2, nothing written.
-    results = tmp_path / "results"
-    clean, dirty = _record("k1"), _record("k2", "statx-putuser", 280)
-    clean["provenance"]["uaccess_lab"] = "0f0c772"
-    dirty["provenance"]["uaccess_lab"] = "416bcd4-dirty"
-    for rec in (clean, dirty):
-        store.ingest_one(results / "results.sqlite", store.add_record, "seeds-era", rec)
-    proc = _run("export", "configs/sweeps/seeds-era.toml", "--results", str(results),
-                "--to", str(tmp_path / "data"))
-    assert proc.returncode == 2, proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "1 row(s) run from a checkout with uncommitted changes (416bcd4-dirty" \
-        in proc.stderr
-    assert not (tmp_path / "data").exists()
