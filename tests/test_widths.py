@@ -41,7 +41,7 @@ def _names() -> dict:
     return {"run --help": kernels + machines,
             "list": kernels + list(script.workload_names()) + machines,
             "reproduce --dry-run": sorted(published.by_sweep(DATA)),
-            "buildroot setup --help": [release.URL]}
+            "buildroot setup --help": [release.REPOSITORY, release.COMMIT]}
 
 
 @pytest.fixture(scope="module")
