@@ -190,6 +190,18 @@ _MAKE_BUILD = {"run": {
 # so late was not traced further.
 WHOLE_SYSTEM = ("make-build",)
 
+
+def roi_clock_reads(workload: str, reported) -> int:
+    """How many times a run's ROI read the clock (the vDSO's
+    clock_gettime), from its result line: stat-namelen times each name
+    length clock to clock (workloads/include/microbench.h, BENCH_SUBJECTS),
+    one read more than it has lengths; every other workload reads it
+    outside its ROI only. analysis/compare.py bounds what a read may add."""
+    if workload != "stat-namelen":
+        return 0
+    lo, hi = (reported or {}).get("name_lens") or (1, 32)
+    return hi - lo + 2
+
 SCHEMAS = {
     "lstat-storm": _STORM,
     "fstat-loop": _FSTAT,
