@@ -19,20 +19,21 @@ A QEMU run is compared on every count its record holds (qemu_counts):
 the guest's result (ops, errors, checksums, a workload's own fields),
 user instructions, the user-access facts (stac, clac, lfence, serialize,
 every REP kind's executions and iterations; PAN writes, LDTR, STTR) with
-what the ROI's interrupts ran taken out, and the per-symbol kernel
-instructions the record keeps. Those are exact and must be equal, but
-three: QEMU delivers interrupts by the host's clock, and an interrupt
-leaves work behind that the plugin's interrupt accounting cannot tell
-from the calls' own. Kernel instructions less what the interrupts ran
-move by a few, or by a scheduler round trip (INSNS_PER_INTERRUPT); a
-REPE CMPS or REPNE SCAS split by an interrupt counts one instance more
-(SPLIT_RESIDUE); and where the ROI reads the clock (stat-namelen's
-per-length times), the vDSO's read retries when an interrupt updates the
-timekeeper under it and carries a second over when a second began since
-the last update, which adds user instructions and, on x86, an LFENCE
-(CLOCK_RETRY, CLOCK_CROSSING). The bounds were measured over real reruns
-and read from the vDSO's code (their comments; residues() measures the
-first again over any records).
+what the ROI's interrupts ran taken out (and the tasks their reschedules
+switched to: the plugin follows the ROI's task), and the per-symbol
+kernel instructions the record keeps. Those are exact and must be equal,
+but three: QEMU delivers interrupts by the host's clock, and an
+interrupt leaves work behind that the plugin's interrupt accounting
+cannot tell from the calls' own. Kernel instructions less what the
+interrupts ran move by a few, or by a scheduler round trip
+(INSNS_PER_INTERRUPT); a REPE CMPS or REPNE SCAS split by an interrupt
+counts one instance more (SPLIT_RESIDUE); and where the ROI reads the
+clock (stat-namelen's per-length times), the vDSO's read retries when an
+interrupt updates the timekeeper under it and carries a second over when
+a second began since the last update, which adds user instructions and,
+on x86, an LFENCE (CLOCK_RETRY, CLOCK_CROSSING). The bounds were
+measured over real reruns and read from the vDSO's code (their comments;
+residues() measures the first again over any records).
 What interrupts ran, and guest times, follow the host's clock and are
 not compared.
 
@@ -56,9 +57,13 @@ TOLERANCE = 0.01  # docs/warmup.md, "Noise, measured": under 1 %
 # An interrupt can leave work behind in the calls' own path that the
 # plugin counts as theirs: most likely a scheduler round trip (the tick
 # sets need_resched and the call's return switches to another task and
-# back; or the interrupt's exit switches to a task whose return ends the
-# interrupt's accounting early: configs/qemu/plugin/uaccess_profile.c,
-# "Interrupts"), and otherwise a few instructions (a branch on jiffies).
+# back; or the interrupt's exit switches to a task whose return ended the
+# interrupt's accounting early), and otherwise a few instructions (a
+# branch on jiffies). Since issue 67 the plugin follows the ROI's task
+# (configs/qemu/plugin/uaccess_profile.c, "Task switches"): the other
+# task's work is the interrupts', and a round trip leaves only the ROI
+# task's own way into and out of schedule(), a few hundred instructions.
+# The bound stays the one the published records, counted before, need.
 # Measured (residues() over the published records: 20 reruns whose every
 # exact count was equal, 1 to 7 interrupts each): 14 moved by 2 to 182
 # instructions, 6 by 1,666 to 1,713 (one round trip each); 1,713 in a
