@@ -200,14 +200,22 @@ def qemu_exact(by_sweep: dict) -> list:
             "writes, LDTR/STTR, instructions in the kernel functions no interrupt runs), with "
             "what the ROI's "
             "interrupts ran taken out, are exact: the same on every boot, asserted exactly by "
-            "the tests and by `./run.py compare`. Two are not: QEMU delivers interrupts by "
+            "the tests and by `./run.py compare`. Three are not: QEMU delivers interrupts by "
             "the host's clock, and an interrupt can leave work behind that the plugin counts "
             "as the calls' own. Kernel instructions move by a few, or now and then by a step "
             "of about a scheduler round trip (most likely what it is; `./run.py compare` "
             f"allows {compare.INSNS_PER_INTERRUPT:,} per interrupt taken), and an "
             "interrupt that splits a REPE CMPS or REPNE SCAS adds an instance (compare allows "
             f"one per interrupt taken). {compare.measured_text(compare.residues(every))}. "
-            "Guest time under TCG is not a cycle count and is shown last, as a rough guide.")
+            "And stat-namelen reads the clock between name lengths, inside its ROI: the "
+            "vDSO's read retries when an interrupt updates the timekeeper under it "
+            f"({compare.CLOCK_RETRY['x86_64']} user instructions and an LFENCE on x86, "
+            f"{compare.CLOCK_RETRY['arm64']} on arm64) and carries a second over when one "
+            f"began since the last update ({compare.CLOCK_CROSSING['x86_64']} and "
+            f"{compare.CLOCK_CROSSING['arm64']}), so its user instructions, and x86 LFENCEs, "
+            "move by those steps (compare allows a retry per interrupt taken and a carry per "
+            "read). Guest time under TCG is not a cycle count and is shown last, as a rough "
+            "guide.")
     return textwrap.wrap(text, 72, subsequent_indent="  ", break_on_hyphens=False,
                          break_long_words=False)
 

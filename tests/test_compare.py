@@ -413,3 +413,81 @@ def test_compare_is_a_line_per_experiment_within_columns(tmp_path, columns):
     assert statx.split()[1:4] == ["differs:", "x86", "lfence"] and statx.split()[-1] in (
         "(-2)", "-2")
     assert "1 differ on the same inputs, 1 moved on other inputs" in said
+
+
+def _clock(row: dict, user: int, lfence: int = 0) -> list:
+    """The published row's verdict against itself with `user` user
+    instructions and `lfence` LFENCEs more (x86)."""
+    def change(rec):
+        c = rec["counts"]
+        for part in ("user", "total"):
+            c["insns"][part] += user
+        if lfence:
+            c["x86"]["lfence"] += lfence
+    return _verdict(row, change)
+
+
+def test_a_roi_that_reads_the_clock_moves_by_whole_retries_and_carried_seconds():
+    # stat-namelen reads the vDSO's clock 33 times in its ROI: a read
+    # retries when an interrupt updates the timekeeper under it (x86: 26
+    # instructions, one an LFENCE; arm64: 18), and carries a second over
+    # when one began since the last update (x86: 6; arm64: 8).
+    row = _row("x86_64", "stock", "stat-namelen")
+    taken, reads = row["interrupts_taken"], 33
+    assert json.loads(row["record"])["result"]["name_lens"] == [1, 32]
+    for user, lfence in ((6, 0), (26, 1), (32, 1), (-6, 0), (52 - 12, 2), (6 * reads, 0)):
+        verdict = _clock(row, user, lfence)
+        assert verdict[-1].startswith("within the residue: ") and compare.agrees(verdict), \
+            (user, lfence, verdict)
+    # Not whole steps, an LFENCE without its retry, a carry too many, or
+    # more retries than interrupts: the lab's own difference.
+    for user, lfence in ((28, 0), (26, 0), (1, 0), (0, 1), (6 * (reads + 1), 0),
+                         (26 * (taken + 1), taken + 1)):
+        verdict = _clock(row, user, lfence)
+        assert verdict[-1].startswith("differs: ") and not compare.agrees(verdict), \
+            (user, lfence, verdict)
+    arm = _row("arm64", "stock", "stat-namelen")
+    for user in (8, 18, 26, -8, 8 * reads):
+        assert _clock(arm, user)[-1].startswith("within the residue: "), user
+    for user in (1, 7, 8 * reads + 18 * (arm["interrupts_taken"] + 1)):
+        assert _clock(arm, user)[-1].startswith("differs: "), user
+    # A ROI that reads no clock keeps its user instructions exact.
+    assert _clock(_row("x86_64", "stock", "statx-loop"), 6)[-1].startswith("differs: ")
+
+
+def _reruns(arch: str) -> list:
+    return [store.from_record(json.loads(gzip.decompress(
+        (REPO / "tests" / "data" / "reruns" / f"{arch}-stock-stat-namelen-{n}.json.gz")
+        .read_bytes()))) for n in (1, 2)]
+
+
+def test_real_reruns_of_a_roi_that_reads_the_clock_agree():
+    # Two ./run.py run --force of the default study's stat-namelen, each
+    # arch, on a loaded host (issue 67). x86: 5,315,176 and 5,315,202 user
+    # instructions, 64,033 and 64,034 LFENCEs: a retry (before the plugin
+    # followed task switches; neither run had a switch outside an
+    # interrupt's window). arm64: 4,931,305 and 4,931,313: a second carried.
+    for arch, user, lfence in (("x86_64", 26, 1), ("arm64", 8, 0)):
+        a, b = _reruns(arch)
+        assert a.experiment == b.experiment and a.key == b.key
+        ca, cb = compare.qemu_counts(a), compare.qemu_counts(b)
+        assert cb["user insns"] - ca["user insns"] == user
+        assert cb.get("x86 lfence", 0) - ca.get("x86 lfence", 0) == lfence
+        header, body = compare.table([a], [b])
+        assert body[0][-1].startswith("within the residue: ") and compare.agrees(body[0]), body
+        moved = body[0][-1].split(", ", 1)[1]
+        assert "user insns" in moved and ("x86 lfence" in moved) == bool(lfence)
+        assert not any(n for n in ca if n not in moved and ca[n] != cb[n])
+
+
+def test_the_published_namelen_runs_ran_another_roi_loop():
+    # The published x86 stat-namelen ran an image from before the
+    # microbenchmark harness (issue 47), whose ROI loop is 28 user
+    # instructions shorter: not a clock's step, and another image, so
+    # compare puts it down to the image (issue 67 item 1b's "12 differ").
+    fresh = _reruns("x86_64")[0]
+    pub = results.from_row(_row("x86_64", "stock", "stat-namelen"))
+    assert pub.experiment == fresh.experiment
+    row = compare.rows([pub], [fresh])[0]
+    assert row.status == compare.INPUTS and row.moved == ("user insns",), row.verdict
+    assert row.values == ("5,315,148", "5,315,176", "+28")
