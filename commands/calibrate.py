@@ -58,7 +58,7 @@ def cmd_calibrate(args) -> int:
     for name in names:
         m = calibrate.MECHANISMS[name]
         for v in (m.before, m.after):
-            kbuild.plan("x86_64", v, gem5_spec.layers_for("x86_64"))
+            kbuild.plan("x86_64", v, calibrate.kernel_layers(m))
     g = backends.gem5_build("x86_64", args.gem5)
     g.require_series("x86_64", "calibrate")
     calibrated, notes, base, fitted_on = {}, [], cpu, []

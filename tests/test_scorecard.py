@@ -17,16 +17,32 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "docs" / "data"
 
 
+# An experiment that is a job of another workload (workloads/script.py's
+# EXPERIMENT_NAMES): statx-null is statx-loop's job with a NULL path.
+JOBS = {"statx-null": ("statx-loop", {"path": "null"})}
+
+
 def _row(variant, workload, cycles, model="smap", ops=100):
-    """A gem5 run as the store hands it out (results.from_row of its row)."""
-    return results.from_row({"backend": "gem5", "arch": "x86_64", "params": "{}",
-                             "variant": variant, "workload": workload, "smap_model": model,
-                             "profile": "x86_64-o3-default", "cache": "classic-l1l2",
-                             "cycles": cycles, "ops": ops})
+    """A gem5 run as the store hands it out (results.from_row of its row);
+    `workload` may name an experiment of JOBS."""
+    workload, params = JOBS.get(workload, (workload, None))
+    row = {"backend": "gem5", "arch": "x86_64", "params": "{}",
+           "variant": variant, "workload": workload, "smap_model": model,
+           "profile": "x86_64-o3-default", "cache": "classic-l1l2", "cycles": cycles, "ops": ops}
+    if params:
+        row["record"] = json.dumps({"provenance": {"image": {"job": {"params": params}}}})
+    return results.from_row(row)
 
 
 def _re(run, **columns):
-    """`run` with some of its row's columns, metrics or record replaced."""
+    """`run` with some of its row's columns, metrics or record replaced (a
+    new record keeps the run's job)."""
+    if "record" in columns and run._row.get("record"):
+        job = json.loads(run._row["record"])["provenance"].get("image")
+        record = json.loads(columns["record"])
+        if job:
+            record.setdefault("provenance", {})["image"] = job
+        columns["record"] = json.dumps(record)
     return results.from_row(dict(run._row, **columns))
 
 
@@ -46,14 +62,14 @@ def _claim(claim_id):
 def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     # The arithmetic alone: statx-copy has no cause of its own.
     hw = 1.624 / 5.530  # statx: the one-copy kernel takes 0.294 of the time
-    rows = [_row("statx-putuser", "statx-loop", 100_000),
-            _row("stock", "statx-loop", round(100_000 * hw))]
+    rows = [_row("statx-putuser", "statx-null", 100_000),
+            _row("stock", "statx-null", round(100_000 * hw))]
     ln = _line(rows, "statx-copy")
     assert ln.sim_ratio == pytest.approx(round(100_000 * hw) / 100_000)
     assert ln.verdict == "agrees"
     # The project's old stand-ins: stock 2,000, per-field 2,400 cycles per
     # call is the right direction at a fifth of the size.
-    rows = [_row("statx-putuser", "statx-loop", 240_000), _row("stock", "statx-loop", 200_000)]
+    rows = [_row("statx-putuser", "statx-null", 240_000), _row("stock", "statx-null", 200_000)]
     ln = _line(rows, "statx-copy")
     assert ln.agrees and ln.verdict == "too small"
     header, body = scorecard.kind_table("effect", rows)
@@ -62,7 +78,7 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     # 553 and 162.4 ns are 1,659 and 487 cycles at 3 GHz.
     assert cells["limitation"] == (
         "measured: per-call difference gem5 -400 cycles, hardware -1,172 (x0.34); "
-        "base (stock/statx-loop) gem5 2,000 cycles, hardware 487 (x4.11)")
+        "base (stock/statx-null) gem5 2,000 cycles, hardware 487 (x4.11)")
     # With O3's serialization stalls in the rows, they are part of it.
     rows[1] = _re(rows[1], serialize_stall_cycles=50_000, serializing_insts=3_200)
     header, body = scorecard.kind_table("effect", rows)
@@ -122,7 +138,9 @@ def test_cpu_model_view_needs_two_models():
 def test_the_qemu_twins_give_the_instruction_ratio():
     twin = dict(backend="qemu", arch="x86_64", params="{}", smap_model="smap",
                 twin_of="classic-l1l2/smap", ops=100)
-    rows = [results.from_row(dict(twin, variant=v, workload="statx-loop", insns_total=n))
+    null = json.dumps({"provenance": {"image": {"job": {"params": {"path": "null"}}}}})
+    rows = [results.from_row(dict(twin, variant=v, workload="statx-loop", insns_total=n,
+                                  record=null))
             for v, n in (("statx-putuser", 161_200), ("stock", 147_300))]
     claim = _claim("statx-copy")
     assert effect_kind.qemu_ratio(rows, claim) == pytest.approx(1473 / 1612)
@@ -282,7 +300,7 @@ def test_a_base_that_misses_says_where_its_cycles_go():
     # sweep's statx, docs/data/skylake-frontend.jsonl.gz): at rename's 4 a
     # cycle the micro-ops alone take 815 cycles, 1.67x the 487 the hardware
     # takes at 3 GHz.
-    row = _re(_row("stock", "statx-loop", 2_696_000, ops=2000),
+    row = _re(_row("stock", "statx-null", 2_696_000, ops=2000),
               profile="x86_64-skylake", cache="x86_64-skylake",
               gem5_insts=2_716_000, gem5_ops=6_518_000, serializing_insts=24_000,
               rename_run_cycles=1_736_000, serialize_stall_cycles=1_424_000,
@@ -312,14 +330,15 @@ def test_a_base_that_misses_says_where_its_cycles_go():
     assert "at rename's 8 a cycle at least 407 cycles" in causes.base_budget(
         None, generic, 487.2, [])
     # A record without the counts says so instead of guessing.
-    assert causes.base_budget(None, _row("stock", "statx-loop", 1), 487.2,
+    assert causes.base_budget(None, _row("stock", "statx-null", 1), 487.2,
                               []).startswith("not measured")
 
 
 def _twin(variant, workload, kernel, interrupts, recorded, model="smap"):
     """A QEMU twin of 2,000 calls (kernel: its insns_kernel, interrupts:
     what the ROI's interrupts ran of them), its job naming no call."""
-    record = {"provenance": {"image": {"job": {"workload": workload, "params": {}}}}}
+    workload, params = JOBS.get(workload, (workload, {}))
+    record = {"provenance": {"image": {"job": {"workload": workload, "params": params}}}}
     return results.from_row({"backend": "qemu", "arch": "x86_64", "params": "{}",
                              "variant": variant, "workload": workload, "smap_model": model,
                              "profile": "x86_64-gem5-smap", "ops": 2000,
@@ -334,9 +353,9 @@ def test_each_base_row_names_the_threads_kernel_against_6_1s_count():
     # instructions less 5,767 of the ROI's interrupts, over 2,000 calls:
     # the x86-core twin of docs/data), the thread's kernel analysis/
     # seeds.toml's, without how it was dated.
-    gem5 = _row("stock", "statx-loop", 3_400_000, ops=2000)
-    old = _twin("stock", "statx-loop", 2_615_657, 1_981, "2026-11-25T06:44:13Z")
-    new = _twin("stock", "statx-loop", 2_617_777, 5_767, "2026-11-27T18:39:36Z")
+    gem5 = _row("stock", "statx-null", 3_400_000, ops=2000)
+    old = _twin("stock", "statx-null", 2_615_657, 1_981, "2026-11-25T06:44:13Z")
+    new = _twin("stock", "statx-null", 2_617_777, 5_767, "2026-11-27T18:39:36Z")
     header, body = scorecard.kind_table("base", [gem5, old, new])
     statx = dict(zip(header, next(b for b in body if b[0].startswith("statx per call"))))
     assert statx["kernel: the thread's -> 6.1"] == \
@@ -526,7 +545,7 @@ def test_the_model_table_sets_each_claim_under_every_stac_clac_model():
             _row("stat-unsafe", "fstat-loop", 88_000, "none"),
             _row("stock", "fstat-loop", 110_000, "smap"),
             _row("stat-unsafe", "fstat-loop", 99_000, "smap"),
-            _row("stock", "statx-loop", 150_000, "smap"),
+            _row("stock", "statx-null", 150_000, "smap"),
             # Another preset's row, or another cache's, stays out of the table.
             _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), profile="x86_64-skylake"),
             _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), cache="x86_64-skylake")]
