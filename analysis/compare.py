@@ -119,7 +119,9 @@ NOT_COMPARED = ("interrupts taken and what they ran, the kernel functions interr
 
 
 def _label(run) -> str:
-    what = f"{run['arch']}/{run['variant']}/{run['workload']}"
+    # The experiment's name, not the workload's: fstat-loop's two calls
+    # (fstat-glibc) and statx's two paths (statx-null) are rows apart.
+    what = f"{run['arch']}/{run['variant']}/{run.point.job_name}"
     if run.gem5:
         what += f" gem5 {run['profile']}/{run.get('cache')}/{run.get('smap_model')}/" \
                 f"{run.scheme}"

@@ -3,6 +3,7 @@ scorecard (the seeds' hardware numbers beside gem5's), export (a sweep's
 finished rows into docs/data), compare (your runs beside the published
 ones) and report (a sweep's report, written again)."""
 
+import json
 from pathlib import Path
 
 from analysis import (compare, compare_text, published, report, scorecard, scorecard_text,
@@ -119,6 +120,9 @@ def cmd_export(args) -> int:
             chosen[name] = rows
     finally:
         conn.close()
+    if Path(args.to).resolve() == flags.DEFAULT_RECORDS.resolve():
+        for name, rows in chosen.items():
+            _refuse_dirty(name, rows)
     for name, rows in chosen.items():
         path = published.path_for(Path(args.to), name)
         # A sweep run with --arch plans one arch's points: the published
@@ -166,3 +170,21 @@ def cmd_compare(args) -> int:
     print("\n".join([""] + compare_text.summary(rows, columns, hint)))
     print("\n".join(compare.rules(compare.residues(pub), columns)))
     return 0
+
+
+def _refuse_dirty(name: str, rows: list) -> None:
+    """Published records come from clean commits only: a row made from a
+    tree with uncommitted changes (its provenance "<commit>-dirty"; the run
+    cache may hand one to a later, clean sweep) names no source to rerun."""
+    dirty = []
+    for r in rows:
+        record = r["record"]
+        record = json.loads(record) if isinstance(record, str) else record
+        made = str(((record or {}).get("provenance") or {}).get("uaccess_lab") or "")
+        if made.endswith("-dirty"):
+            dirty.append(f"{r['arch']}/{r['variant']}/{r['workload']} ({made}, run {r['key']})")
+    if dirty:
+        raise UserError(f"sweep '{name}': {len(dirty)} row(s) ran from a tree with uncommitted "
+                        f"changes, never published: {'; '.join(dirty[:3])}"
+                        f"{' ...' if len(dirty) > 3 else ''}: move each run's folder out of the "
+                        f"run cache and run the sweep again from a clean commit")

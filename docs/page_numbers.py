@@ -144,6 +144,7 @@ NUMBERS = {
     # docs/machines.md: where the Skylake preset's statx goes, per call.
     "x86-core-statx-cycles": _x86_core("cycles", ",.1f"),
     "x86-core-rename-run": _x86_core("rename_run", ",.1f"),
+    "x86-core-icache-stall": _x86_core("icache_stall", ",.1f"),
     "x86-core-slots": _x86_core("slots", ",.1f"),
     "x86-core-slot-floor": _x86_core("slot_floor", ",.1f"),
     "x86-core-slots-per-insn": _x86_core("slots_per_insn", ".2f"),
@@ -233,9 +234,9 @@ SENTENCES = {
     ("../README.md", "default-progress"): (r"\] \d+/(\d[\d,]*) \(\d+ cached", _default_points_commas),
     ("index.md", "default-points"): (r"\((\d[\d,]*)\s+QEMU\s+points", _default_points_commas),
     ("reference/runs.md", "default-cold"):
-        (r"built\s+(\d[\d,]*)\s+kernels\s+and\s+ran\s+\d[\d,]*\s+points", _default_kernels),
+        (r"builds\s+(\d[\d,]*)\s+kernels\s+and\s+runs\s+\d[\d,]*\s+points", _default_kernels),
     ("reference/runs.md", "default-cold-points"):
-        (r"built\s+\d[\d,]*\s+kernels\s+and\s+ran\s+(\d[\d,]*)\s+points", _default_points_commas),
+        (r"builds\s+\d[\d,]*\s+kernels\s+and\s+runs\s+(\d[\d,]*)\s+points", _default_points_commas),
 }
 
 
