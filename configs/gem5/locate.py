@@ -141,6 +141,10 @@ class Gem5:
     # Untraced gem5 processes run gem5.fast where it is usable (False: every
     # process runs gem5.opt, as a side-by-side measurement of the two needs).
     prefer_fast: bool = True
+    # MiB of resident memory each of its processes may hold (0: no limit):
+    # the point's gem5_memory, which the backend sets for the point's run.
+    # Neither setting is in identity(): neither changes a simulated number.
+    memory_limit: int = 0
 
     def binary(self, arch: str) -> Path:
         """gem5.opt: the build every run is keyed on, and every traced run uses

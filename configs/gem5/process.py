@@ -85,10 +85,13 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
         # gem5 dies with run.py, and at once on Ctrl-C (lab/child.py).
-        rc, timed_out = child.run(cmd, timeout, stdout=f, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL)
-        if timed_out:
-            raise Gem5Failed(f"gem5 timed out after {timeout:.0f}s", str(log))
+        rc, stopped = child.run(cmd, timeout, memory_limit=gem5.memory_limit << 20, stdout=f,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if stopped:
+            why = (f"gem5 timed out after {timeout:.0f}s" if stopped == "timeout" else
+                   f"gem5 held more than its memory limit of {gem5.memory_limit:,} MiB")
+            f.write(f"uaccess-lab: {why}: stopped\n")  # the log says it too
+            raise Gem5Failed(why, str(log))
     seconds = time.monotonic() - start
     text = log.read_text(errors="replace")
     markers = {}
