@@ -14,6 +14,8 @@ elsewhere these skip and say what is missing.
   ROI on fused decoding: gem5's TLB still faults.
 """
 
+import pytest
+
 from buildroot import assemble
 from configs.gem5 import spec
 from kernels import build as kbuild
@@ -24,6 +26,8 @@ import gem5_runs
 import qemu_runs
 from test_smap import (DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console,
                        _gem5_with_series_or_skip)
+
+pytestmark = pytest.mark.gem5  # every test here runs real gem5
 
 PRESET, CACHE = "x86_64-skylake", "x86_64-skylake"
 
