@@ -10,13 +10,15 @@ PYTHON ?= python3
 LINUX_SOURCE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' kernels/source-pin.toml)
 
 # Debian 12 packages the project needs; `make deps` installs the missing ones.
+# (chromium: tests/test_site.py lays the built site out in it, at 1280 px.)
 APT_PACKAGES := qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
 	python3 python3-pip python3-pytest python3-matplotlib python3-sklearn python3-rich git \
 	slurm-wlm munge \
 	rsync file unzip dpkg-dev fakeroot \
-	autoconf automake autopoint ccache
+	autoconf automake autopoint ccache \
+	chromium
 
 .PHONY: run test test-gem5 deps benchmark docs serve
 run: deps
@@ -98,3 +100,7 @@ deps:
 	@$(PYTHON) -c "import pytest, matplotlib, sklearn, rich" 2>/dev/null || \
 		PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q pytest matplotlib scikit-learn rich
 	@$(DOCS_READY) || PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q "mkdocs>=1.5"
+	@# playwright (PyPI's; Debian 12 packages none) drives Debian's chromium
+	@# for tests/test_site.py: its own browser download is never run.
+	@$(PYTHON) -c "import playwright" 2>/dev/null || \
+		PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q playwright

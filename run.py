@@ -2,22 +2,27 @@
 """uaccess-lab: the one entry point. Build, run, study.
 
     ./run.py list
-    ./run.py doctor [--gem5 DIR]                    # prerequisites, with fixes
-    ./run.py gem5 setup [--source URL_OR_PATH] [--isa x86,arm] [--variant opt,fast] [--dry-run]
+    ./run.py doctor [--gem5 DIR]                  # prerequisites, with fixes
+    ./run.py gem5 setup [--source URL_OR_PATH] [--isa x86,arm]
+        [--variant opt,fast] [--dry-run]
     ./run.py build-kernel --arch x86_64 --variant stock
-    ./run.py build-image  --arch arm64 --workload lstat-storm [--script S.toml]
-    ./run.py buildroot setup [--source TARBALL|URL|TREE]  # for --builder buildroot
-    ./run.py run --backend qemu --arch x86_64 --variant stock --workload lstat-storm
-    ./run.py run --backend gem5 --arch x86_64 --smap-model lfence --workload statx-loop
-    ./run.py crosscheck --arch x86_64 --smap-model lfence --workload statx-loop
+    ./run.py build-image --arch arm64 --workload lstat-storm [--script S.toml]
+    ./run.py buildroot setup [--source TARBALL|URL|TREE]
+    ./run.py run --backend qemu --arch x86_64 --variant stock
+        --workload lstat-storm
+    ./run.py run --backend gem5 --arch x86_64 --smap-model lfence
+        --workload statx-loop
+    ./run.py crosscheck --arch x86_64 --smap-model lfence
+        --workload statx-loop
     ./run.py calibrate [--mechanism smap|rep|all] [--write-preset P.toml]
-    ./run.py sweep [configs/sweeps/default.toml] [--dry-run] [--executor slurm]
+    ./run.py sweep [configs/sweeps/default.toml] [--dry-run]
+        [--executor slurm]
     ./run.py report [SWEEP_FILE]
-    ./run.py scorecard [--records docs/data]         # seeds' hardware vs gem5
-    ./run.py export SWEEP_FILE... [--to docs/data]   # the store's rows as published data
-    ./run.py compare [--records docs/data]           # your runs beside the published ones
-    ./run.py reproduce [--only SWEEP...] [--dry-run] # the whole published study, costed, run, compared
-    ./run.py simpoint ROI.bb [--max-k 10]            # SimPoint 3.2's method: points, weights
+    ./run.py scorecard [--records docs/data]      # seeds' hardware vs gem5
+    ./run.py export SWEEP_FILE... [--to docs/data]  # publish the store's rows
+    ./run.py compare [--records docs/data]        # yours beside the published
+    ./run.py reproduce [--only SWEEP...] [--dry-run]  # the published study
+    ./run.py simpoint ROI.bb [--max-k 10]         # SimPoint 3.2's method
 
 Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/;
 this file is the glue that hands each stage's output to the next.
@@ -27,6 +32,9 @@ Bad input and missing tools end with one line and exit code 2.
 import argparse
 import sys
 from pathlib import Path
+
+# The examples above fit 78 columns, what --help has at COLUMNS=80;
+# narrower, WholeWordsRaw breaks them at spaces.
 
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
@@ -55,7 +63,7 @@ try:
     from commands import kernel as kernel_commands  # noqa: E402
     from commands import simpoint, slurm, sweep  # noqa: E402
     from lab import cache, inputs  # noqa: E402
-    from lab.cli import OneLineParser  # noqa: E402
+    from lab.cli import OneLineParser, WholeWordsRaw  # noqa: E402
     from lab.errors import UserError  # noqa: E402
 except ModuleNotFoundError as e:
     if _missing_package(e):
@@ -69,8 +77,7 @@ GROUPS = (inventory, kernel_commands, image_commands, run, calibrate, sweep, rep
 
 
 def parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="run.py", description=__doc__,
-                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog="run.py", description=__doc__, formatter_class=WholeWordsRaw)
     # COMMAND, not every name in braces: the list below names each (but the
     # internal slurm-task) with what it does.
     sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser,

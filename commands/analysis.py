@@ -5,10 +5,11 @@ ones) and report (a sweep's report, written again)."""
 
 from pathlib import Path
 
-from analysis import compare, findings, published, report, scorecard, scorecard_text, store
+from analysis import (compare, compare_text, published, report, scorecard, scorecard_text,
+                      store)
 from configs import backends, calibrate, sweep
 from commands import flags
-from lab import cache, inputs
+from lab import cache, inputs, text
 from lab.cli import command
 from lab.errors import UserError
 
@@ -39,6 +40,9 @@ def register(sub) -> None:
                     help="the published records to compare with (default: docs/data)")
     sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
     sp.add_argument("--backend", choices=backends.BACKENDS, help="only this backend's rows")
+    sp.add_argument("--not-run", action="store_true",
+                    help="also list the published experiments not run here (by default "
+                         "counted in one line)")
     sp = command(sub, "report", cmd_report, help="(re)write a sweep's report from the store")
     sp.add_argument("file", nargs="?", default=str(flags.DEFAULT_SWEEP),
                     help=flags.SWEEP_FILE_HELP)
@@ -130,8 +134,18 @@ def cmd_export(args) -> int:
     return 0
 
 
+def _again(args) -> str:
+    """The compare command as given (its folders where not the defaults)."""
+    given = [f"--records {args.records}" if Path(args.records) != flags.DEFAULT_RECORDS else "",
+             f"--results {args.results}" if Path(args.results) != flags.DEFAULT_RESULTS else "",
+             f"--backend {args.backend}" if args.backend else ""]
+    return " ".join(["./run.py compare"] + [g for g in given if g])
+
+
 def cmd_compare(args) -> int:
-    """The published rows beside the user's own runs of the same experiments."""
+    """The published experiments beside the user's own runs of them, a
+    line each within the terminal's width; those not run here counted in
+    one line (--not-run lists them)."""
     pub = published.load(Path(args.records))
     if args.backend:
         pub = [r for r in pub if r.point.backend == args.backend]
@@ -139,15 +153,16 @@ def cmd_compare(args) -> int:
                                      "'./run.py sweep configs/sweeps/seeds-era.toml')")
     if args.backend:
         mine = [r for r in mine if r.point.backend == args.backend]
-    header, body = compare.table(pub, mine)
-    print(findings.aligned(header, body, indent="", text_cols=len(header)), end="")
-    alone = compare.unpublished(pub, mine)
+    columns = text.width()
+    rows = compare.rows(pub, mine)
+    shown = rows if args.not_run else [r for r in rows if r.status != compare.ABSENT]
+    print("\n".join(compare_text.render(shown, columns)))
+    alone = compare.unpublished_runs(pub, mine)
     if alone:
-        print(f"\n{len(alone)} of your runs have no published row of the same experiment "
-              f"(nothing to compare them with):")
-        print("".join(f"  {label}\n" for label in alone), end="")
-    same, differ, absent = compare.tally(body)
-    print(f"\n{len(body) - absent} of {len(body)} published experiments run here; {same} agree, "
-          f"{differ} differ.")
-    print("\n".join(compare.rules(compare.residues(pub))))
+        print("\n".join([""] + text.wrap(
+            f"{len(alone)} of your runs have no published row of the same experiment "
+            f"(nothing to compare them with):", columns) + compare_text.labels(alone, columns)))
+    hint = "they are listed above" if args.not_run else f"'{_again(args)} --not-run' lists them"
+    print("\n".join([""] + compare_text.summary(rows, columns, hint)))
+    print("\n".join(compare.rules(compare.residues(pub), columns)))
     return 0

@@ -2,7 +2,6 @@
 seeds (the method and its targets: configs/calibrate.py), store the runs
 as one sweep of the store, and write the calibrated CPU preset."""
 
-import sys
 from pathlib import Path
 
 from analysis import figures, store
@@ -58,7 +57,7 @@ def cmd_calibrate(args) -> int:
     for name in names:
         m = calibrate.MECHANISMS[name]
         for v in (m.before, m.after):
-            kbuild.plan("x86_64", v, gem5_spec.layers_for("x86_64"))
+            kbuild.plan("x86_64", v, calibrate.kernel_layers(m))
     g = backends.gem5_build("x86_64", args.gem5)
     g.require_series("x86_64", "calibrate")
     calibrated, notes, base, fitted_on = {}, [], cpu, []
@@ -96,8 +95,19 @@ def cmd_calibrate(args) -> int:
     if args.write_preset:
         if not calibrated:
             raise UserError("no preset written: no mechanism gave a latency of 1 cycle or more")
-        command = "./run.py " + " ".join(sys.argv[1:])
+        command = refit_command(sweep_name, args.latencies, args.write_preset)
         cache.write_atomic(Path(args.write_preset),
                            calibrate.preset_text(base, calibrated, notes + [command], fitted_on))
         print(f"preset: {args.write_preset}")
     return 0
+
+
+def refit_command(sweep_name: str, latencies: str, write_preset: str) -> str:
+    """The command a written preset names as its fit's: what changes the fit
+    (mechanism, preset, cache, latencies) and the preset file, repository
+    paths relative; where the runs were stored (--results) is one machine's,
+    not the fit's."""
+    out = Path(write_preset).resolve()
+    shown = out.relative_to(flags.REPO) if out.is_relative_to(flags.REPO) else out
+    return (calibrate.command_of(sweep_name)
+            + (f" --latencies {latencies}" if latencies else "") + f" --write-preset {shown}")

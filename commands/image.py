@@ -7,7 +7,7 @@ from buildroot import assemble, buildroot_image, release
 from kernels import build as kbuild
 from kernels import variants
 from lab import arches, inputs
-from lab.cli import command
+from lab.cli import OneLineParser, command
 from lab.errors import UserError
 from workloads import script
 
@@ -41,14 +41,31 @@ def register(sub) -> None:
                     help="with --builder buildroot: the same Buildroot build also makes "
                          "this kernel variant (prints its path first)")
 
+    # setup is a command of its own, so that 'buildroot setup --help' is its
+    # page (a choice of buildroot's printed buildroot's).
     sp = command(sub, "buildroot", cmd_buildroot, cache=True,
-                 help=f"get Buildroot {release.VERSION} for --builder buildroot (online: "
-                      f"buildroot.org's release, sha256 checked; offline: --source)")
-    sp.add_argument("action", choices=("setup",), help="setup: get, check and unpack it")
-    sp.add_argument("--source", default="", metavar="TARBALL|URL|TREE",
-                    help=f"the release tarball ({release.TARBALL}), a URL to it, or an "
-                         f"unpacked Buildroot tree (default: beside the clone, else "
-                         f"{release.URL})")
+                 help=f"get Buildroot {release.VERSION} for --builder buildroot (online: its "
+                      f"release tag from the official git repository, the commit checked; "
+                      f"offline: --source)")
+    actions = sp.add_subparsers(dest="action", required=True, parser_class=OneLineParser,
+                                metavar="ACTION", help="what to do (each has its --help)")
+    sp = command(actions, "setup", cmd_buildroot, cache=True,
+                 help="get, check and unpack it",
+                 description=f"Get Buildroot {release.VERSION} for --builder buildroot, check it "
+                             f"and unpack it into the cache. From --source where given; else "
+                             f"$BUILDROOT_HOME where set, the tree an earlier setup was given, "
+                             f"the release already unpacked in the cache, or else tag "
+                             f"{release.VERSION} fetched with git from {release.REPOSITORY}. "
+                             f"What is checked is what you get: from a repository, that the "
+                             f"tag is commit {release.COMMIT}; from a tarball, that its sha256 "
+                             f"is {release.ARCHIVE_SHA256}, the git archive of that commit "
+                             f"this project was tested with (buildroot.org's own "
+                             f"{release.TARBALL} is a different file, and not pinned).")
+    sp.add_argument("--source", default="", metavar="TARBALL|URL|REPOSITORY|TREE",
+                    help=f"the tarball ({release.TARBALL}, the git archive of the release "
+                         f"commit), a URL to it, a git repository (a URL, or a clone's .git "
+                         f"or a bare mirror copied here) with the release tag, or an unpacked "
+                         f"Buildroot tree (default: as the description says)")
 
 
 def job_of(args) -> script.Job:

@@ -10,7 +10,7 @@ from configs import backends, simpoint_method
 from kernels import build as kbuild
 from kernels import source as linux_source
 from kernels import variants
-from lab import arches, cache, tools
+from lab import arches, cache, text, tools
 from lab.cli import command
 from lab.errors import UserError
 from workloads import script
@@ -23,27 +23,42 @@ def register(sub) -> None:
     sp.add_argument("--gem5", help=flags.GEM5_HELP)
 
 
+# Where a `list` line's values start, and its further lines ("arches:    ").
+LIST_INDENT = 11
+
+
+def _listed(line: str, columns: int) -> list:
+    """A `list` line ("label: a, b, c") within `columns`: its values wrap
+    at spaces under LIST_INDENT, every name whole."""
+    label, _, values = line.partition(":")
+    head = (label + ":").ljust(LIST_INDENT - 1) + " "
+    return text.wrap(values.strip(), columns, head, " " * LIST_INDENT)
+
+
 def cmd_list(args) -> int:
-    print("arches:    " + ", ".join(arches.NAMES))
-    print("variants:")
+    columns = text.width()
+    lines = ["arches:    " + ", ".join(arches.NAMES)]
+    out = [part for line in lines for part in _listed(line, columns)]
+    out.append("variants:")
     loaded = [variants.load(name) for name in variants.names()]
     # Columns as wide as their longest entry; a patch per line, its title
-    # whole (a long one wraps in the terminal, it is not cut).
+    # whole, wrapped at spaces under its column where it is wider than the
+    # terminal (never cut).
     width = max(len(v.name) for v in loaded)
     arch_width = max(len(" ".join(v.arches)) for v in loaded) + 2
     for v in loaded:
         titles = [variants.whole_subject(p) for p in v.patches] or ["no patches"]
         first = f"  {v.name:{width}}  {'[' + ' '.join(v.arches) + ']':{arch_width}}  "
-        print(first + titles[0])
+        out += text.hanging(first, titles[0], columns)
         for title in titles[1:]:
-            print(" " * len(first) + title)
-    print("workloads: " + ", ".join(script.workload_names()))
-    print("backends:  " + ", ".join(backends.BACKENDS))
-    for kind in backends.KINDS.values():  # each backend lists its own
-        for line in kind.list_lines():
-            print(line)
-    print("kernel layers: " + ", ".join(variants.layer_names()))
-    print(f"cache:     {cache.cache_root()}")
+            out += text.hanging(" " * len(first), title, columns)
+    lines = ["workloads: " + ", ".join(script.workload_names()),
+             "backends:  " + ", ".join(backends.BACKENDS)]
+    lines += [line for kind in backends.KINDS.values() for line in kind.list_lines()]
+    lines += ["kernel layers: " + ", ".join(variants.layer_names()),
+              f"cache:     {cache.cache_root()}"]
+    out += [part for line in lines for part in _listed(line, columns)]
+    print("\n".join(out))
     return 0
 
 
@@ -78,13 +93,17 @@ def cmd_doctor(args) -> int:
                                  + ["mke2fs"] + [t for kind in backends.KINDS.values()
                                                  for t in kind.host_tools(arch)])
 
+    # Every backend's checks asked for before any runs: asking checks the
+    # flags (a --gem5 that is no gem5 tree is one line, exit 2), and a
+    # check may build (QEMU's plugin), which bad input must never start.
+    backend_checks = [(name, fn, not kind.needed_by_make_run)
+                      for kind in backends.KINDS.values() for name, fn in kind.doctor_checks(args)]
     check("python", python)
     check("linux source", linux)
     for arch in arches.NAMES:
         check(f"{arch} build tools", tools_for(arch))
-    for kind in backends.KINDS.values():  # what each backend needs, its own lines
-        for name, fn in kind.doctor_checks(args):
-            check(name, fn, optional=not kind.needed_by_make_run)
+    for name, fn, optional in backend_checks:  # what each backend needs, its own lines
+        check(name, fn, optional=optional)
 
     def simpoint_reference():
         # Optional: the built-in method needs no binary.
@@ -103,14 +122,16 @@ def cmd_doctor(args) -> int:
             raise Absent(f"optional, for --builder buildroot: {e}") from None
         return f"Buildroot {ident['version']} at {path}"
     check("Buildroot", buildroot_tree)
+    columns = text.width()
     for status, name, detail, _ in checks:
-        print(f"{status:8} {name:22} {detail}")
+        print("\n".join(text.hanging(f"{status:8} {name:22} ", detail, columns)))
     missing = [c for c in checks if c[0] == "MISSING"]
     for_run = [c for c in missing if not c[3]]
     absent = [c for c in checks if c[0] == "absent"]
-    print(f"{len(checks) - len(missing) - len(absent)} found, {len(missing)} missing"
-          + (f", {len(absent)} optional absent" if absent else "")
-          + (f" (the gem5 backend's: make run needs none of them)" if missing and not for_run else
-             f" (make run needs {', '.join(c[1] for c in for_run)})" if for_run else ""))
+    print("\n".join(text.wrap(
+        f"{len(checks) - len(missing) - len(absent)} found, {len(missing)} missing"
+        + (f", {len(absent)} optional absent" if absent else "")
+        + (f" (the gem5 backend's: make run needs none of them)" if missing and not for_run else
+           f" (make run needs {', '.join(c[1] for c in for_run)})" if for_run else ""), columns)))
     return 1 if for_run else 0
 

@@ -6,12 +6,12 @@ import dataclasses
 import os
 from pathlib import Path
 
-from analysis import compare, findings, published, store, study_cost
+from analysis import compare, compare_text, findings, published, store, study_cost
 from configs import backends, local_executor, sweep
 from commands import flags
 from commands.sweep import run_sweep
 from configs.slurm import slurm_executor
-from lab import arches, inputs
+from lab import arches, inputs, text
 from lab.cli import COUNT, command
 from lab.errors import UserError
 
@@ -92,13 +92,9 @@ def cmd_reproduce(args) -> int:
                  _time(total.total_host()), _time(total.local_wall(workers)),
                  _time(total.slurm_wall(8)), _time(total.slurm_wall(32)), ""])
     print(_fitted(header, body), end="")
-    import shutil
-    import textwrap
-    for line in _about(chosen, plans, workers, total):
-        print(textwrap.fill(line, max(60, shutil.get_terminal_size().columns),
-                            break_long_words=False, break_on_hyphens=False))
-    for line in notes:
-        print(line)
+    columns = text.width()
+    for line in _about(chosen, plans, workers, total) + notes:
+        print("\n".join(text.wrap(line, columns, "", "  ")))
     need = sorted({pl.point.arch for p in plans if p[5] for pl in p[2] if pl.point.run.needs_gem5})
     lacking = []
     for arch in need:
@@ -108,9 +104,10 @@ def cmd_reproduce(args) -> int:
             lacking.append(arch)
     if lacking:
         isas = ",".join(sorted(arches.get(a).gem5_isa.lower() for a in need))
-        print(f"gem5 for {', '.join(lacking)} is missing: './run.py gem5 setup --isa {isas}' "
-              f"builds it first (about two hours for X86 on two cores, more for ARM)"
-              + ("" if args.dry_run else "; its sweeps are not run now"))
+        print("\n".join(text.wrap(
+            f"gem5 for {', '.join(lacking)} is missing: './run.py gem5 setup --isa {isas}' "
+            f"builds it first (about 40 minutes an ISA on two cores: docs/reference/gem5.md)"
+            + ("" if args.dry_run else "; its sweeps are not run now"), columns, "", "  ")))
         if not args.dry_run:
             plans = [p for p in plans
                      if not any(pl.point.arch in lacking for pl in p[2] if pl.point.run.needs_gem5)]
@@ -125,10 +122,11 @@ def cmd_reproduce(args) -> int:
 
 
 def _reproduced(chosen: list, plans: list, args) -> int:
-    """Each published sweep's rows beside this machine's, and one line."""
+    """Each published sweep's experiments beside this machine's runs of
+    them (those not run here counted), and the closing line."""
     db = Path(args.results) / flags.STORE_NAME
     conn = store.connect(db) if db.is_file() else None
-    same = differ = absent = 0
+    columns = text.width()
     every, yours = [], []
     try:
         ran = {p[0].name for p in plans}
@@ -136,24 +134,32 @@ def _reproduced(chosen: list, plans: list, args) -> int:
             if src.status == "calibration":
                 continue
             mine = store.rows(conn, src.name) if conn and src.name in ran else []
-            header, body = compare.table(src.rows, mine)
+            rows = compare.rows(src.rows, mine)
             print(f"\n{src.name}:")
-            print(findings.aligned(header, body, indent="  ", text_cols=1), end="")
-            alone = compare.unpublished(src.rows, mine)
+            for line in compare_text.render([r for r in rows if r.status != compare.ABSENT],
+                                            columns):
+                print(line)
+            absent = compare.tally(rows)[3]
+            if absent:
+                print(f"{absent} of its {len(rows)} experiments not run here")
+            alone = compare.unpublished_runs(src.rows, mine)
             if alone:
-                print(f"  run here, not published ({len(alone)}): {', '.join(alone)}")
+                print(f"run here, not published ({len(alone)}):")
+                print("\n".join(compare_text.labels(alone, columns)))
             every += src.rows
             yours += mine
-        # The count: each published run once, as compare counts them (a run
-        # that two sweeps share is one experiment, not one per sweep).
-        same, differ, absent = compare.tally(compare.table(store.one_per_key(every), yours)[1])
+        # The count: each published experiment once, as compare counts them
+        # (an experiment that two sweeps share is one, not one per sweep).
+        same, differ, other, absent = compare.tally(compare.rows(every, yours))
     finally:
         if conn:
             conn.close()
     print("\n".join(compare.rules(compare.residues(
-        [r for src in chosen if src.status != "calibration" for r in src.rows]))))
-    print(f"{same} of {same + differ + absent} published experiments reproduced, {differ} "
-          f"differ, {absent} not run")
+        [r for src in chosen if src.status != "calibration" for r in src.rows]), columns)))
+    print("\n".join(text.wrap(
+        f"{same} of {same + differ + other + absent} published experiments reproduced, "
+        f"{differ} differ on the same inputs, "
+        + (f"{other} moved on other inputs, " if other else "") + f"{absent} not run", columns)))
     return 1 if differ else 0
 
 
@@ -188,8 +194,11 @@ def _about(chosen: list, plans: list, workers: int, total) -> list:
     """What the table's columns and its totals mean, in the lines under it."""
     rows = [r for src in chosen for r in src.rows]
     runs_ = len(store.one_per_key(rows))
-    swept = len(store.one_per_key(r for src in chosen if src.status != "calibration"
-                                  for r in src.rows))
+    # What compare and the closing line count: experiments, each once
+    # however many sweeps published it (compare.rows).
+    experiments = len(compare.rows(rows, []))
+    swept = len(compare.rows([r for src in chosen if src.status != "calibration"
+                              for r in src.rows], []))
     unknown = [p[0].name for p in plans if p[0].status == "no digest"]
     return [
         f"host: the published records' own host seconds on the machine that made them (every "
@@ -200,9 +209,10 @@ def _about(chosen: list, plans: list, workers: int, total) -> list:
         f"and images already built; a sweep's boots are shared within it, not across sweeps.",
         "file: the sweep file since the export (unchanged, CHANGED or unknown).",
         f"points: as each sweep file plans them now, a run that several sweeps share counted in "
-        f"each. The published records hold {len(rows)} rows, {runs_} distinct runs (what "
-        f"compare counts); {swept} of them are the sweeps' (what the closing line counts, "
-        f"each once), the other {runs_ - swept} calibrations'.",
+        f"each. The published records hold {len(rows)} rows, {runs_} distinct runs of "
+        f"{experiments} experiments (what compare counts); {swept} of the experiments are the "
+        f"sweeps' (what the closing line counts, each once), the other {experiments - swept} "
+        f"calibrations' alone.",
     ] + ([f"sweep file unknown: {', '.join(unknown)} {'was' if len(unknown) == 1 else 'were'} "
           f"exported before the records kept "
           f"their sweep file's digest, so whether the file changed since is not known."]

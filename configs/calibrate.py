@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from buildroot import assemble
 from configs import backends
 from configs.gem5.point import gem5_point
+from configs.point import with_job_layers
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
 from lab import calibration_targets as targets
@@ -89,13 +90,19 @@ def with_latency(cpu, op_class: str, latency: int):
                                fu_latency=dict(cpu.fu_latency, **{op_class: latency}))
 
 
+def kernel_layers(m: Mechanism) -> tuple:
+    """The layers m's kernels carry: gem5's, then its job's (statx-null's
+    NULL path needs the statx-null-path layer, as its sweep points' do)."""
+    return with_job_layers(gem5_spec.layers_for("x86_64"), script.load(m.script))
+
+
 def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: int = 2,
             say=print) -> list:
     """Both kernels' run records at each latency (points() reads them).
     Points run `workers` at a time, so the two boots (one per kernel,
     shared by every latency) run side by side."""
     job = script.load(m.script)
-    layers = gem5_spec.layers_for("x86_64")
+    layers = kernel_layers(m)
     kernels = {v: kbuild.build_kernel("x86_64", v, layers=layers) for v in (m.before, m.after)}
     image = assemble.build_image("x86_64", job)
 

@@ -39,7 +39,7 @@ MECHANISMS = {
     "smap": Mechanism(
         "smap", "000_ccfae2f7fd7a499e (statx, 2017)",
         "10M statx: 5.530 s per-field __put_user, 1.624 s one copy_to_user",
-        "statx-putuser", "stock", SCRIPTS / "statx-loop-gem5.toml", "smap",
+        "statx-putuser", "stock", SCRIPTS / "statx-null-gem5.toml", "smap",
         cpu_presets.SMAP_OP_CLASS, (5.530 - 1.624) / 10_000_000 * 1e9, "delta_ns", (1, 16, 48)),
     "rep": Mechanism(
         "rep", "004_19de4fc19931aa23 (dentry compare, Westmere, 2010)",

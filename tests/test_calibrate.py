@@ -92,3 +92,30 @@ def test_a_calibration_name_reads_back_as_its_command_or_is_refused():
         == "./run.py calibrate --mechanism all --cpu-preset x86_64-skylake --cache x86_64-skylake"
     with pytest.raises(UserError, match="not a calibration's name"):
         calibrate.command_of("calibrate-smap-x86_64-nosuch-classic-l1l2")
+
+
+@pytest.mark.parametrize("m", [SMAP, REP], ids=["smap", "rep"])
+def test_a_calibrations_kernels_carry_what_its_job_needs(m):
+    # smap runs the thread's statx, a NULL path: plain 6.1 fails it with
+    # EFAULT, so its kernels carry the statx-null-path layer, as the seeds
+    # sweep's points of that job do (the first run without it saw 2,000
+    # failed calls).
+    from configs.gem5.point import gem5_point
+    from workloads import script
+    point = gem5_point("x86_64", m.before, script.load(m.script), smap_model=m.smap_model)
+    assert calibrate.kernel_layers(m) == point.layers
+    assert ("statx-null-path" in point.layers) == (m is SMAP)
+
+
+def test_a_written_preset_names_the_command_that_refits_it_and_no_local_store(tmp_path):
+    # The first rerun wrote "--results /work/i62/results" (one machine's
+    # store) into a committed preset.
+    from commands.calibrate import refit_command
+    from commands.flags import REPO
+    name = calibrate.sweep_name("smap", "x86_64-skylake", "x86_64-skylake")
+    preset = REPO / "configs" / "gem5-presets" / "cpu" / "x86_64-skylake-calibrated.toml"
+    assert refit_command(name, "", str(preset)) == (
+        "./run.py calibrate --mechanism smap --cpu-preset x86_64-skylake --cache x86_64-skylake"
+        " --write-preset configs/gem5-presets/cpu/x86_64-skylake-calibrated.toml")
+    assert refit_command(name, "1,16", str(tmp_path / "p.toml")).endswith(
+        f"--latencies 1,16 --write-preset {tmp_path / 'p.toml'}")

@@ -168,6 +168,30 @@ def test_help_shows_no_empty_choice_and_the_default_gem5_home(command):
     assert "./run.py gem5 setup" in text  # where --gem5 defaults to, without a variable
 
 
+def test_buildroot_setup_help_is_its_own_page():
+    # Issue 67: setup was a choice of buildroot, so its --help printed
+    # buildroot's page, with a default ("beside the clone") never so.
+    out = _run("buildroot", "setup", "--help")
+    assert out.returncode == 0 and out.stdout.startswith("usage: run.py buildroot setup ")
+    said = " ".join(out.stdout.split())
+    assert "beside the clone" not in said and "$BUILDROOT_HOME" in said
+
+
+def test_gem5_setup_help_is_its_own_page():
+    # As buildroot setup's (issue 67): setup was a choice of gem5, so its
+    # --help printed gem5's page, "positional arguments: {setup}" first.
+    out = _run("gem5", "setup", "--help")
+    assert out.returncode == 0 and out.stdout.startswith("usage: run.py gem5 setup ")
+    said = " ".join(out.stdout.split())
+    assert "{setup}" not in said and "v24.0.0.1" in said and "--dry-run" in said
+    # A parse error names setup's page; gem5 alone asks for the action.
+    out = _run("gem5", "setup", "--jobs", "many")
+    line, = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and line.endswith("(see run.py gem5 setup --help)")
+    out = _run("gem5")
+    assert out.returncode == 2 and "ACTION" in out.stderr
+
+
 def test_a_parse_error_names_run_py_once():
     out = _run("run", "--arch", "x86_64", "--variant", "turbo")
     line, = out.stderr.strip().splitlines()
@@ -178,9 +202,11 @@ def test_a_parse_error_names_run_py_once():
 def test_list_shows_whole_patch_subjects_in_aligned_columns():
     out = _run("list")
     assert out.returncode == 0
-    # Subjects folded over two lines in the patch are shown whole.
-    assert "arm64: uaccess: toggle PSTATE.PAN around every user access" in out.stdout
-    assert "one PAN window around a batch of unsafe accesses" in out.stdout
+    # Subjects folded over two lines in the patch are shown whole (wrapped
+    # at spaces to the terminal's width, as any line of list is).
+    said = " ".join(out.stdout.split())
+    assert "arm64: uaccess: toggle PSTATE.PAN around every user access" in said
+    assert "one PAN window around a batch of unsafe accesses" in said
     rows = [l for l in out.stdout.splitlines() if l.startswith("  ") and "[" in l]
     # Every variant's arches start in the same column, long names included.
     assert len({l.index("[") for l in rows}) == 1, rows
@@ -200,9 +226,31 @@ def test_doctor_on_a_machine_without_gem5_exits_0_and_says_gem5_once(tmp_path):
                          timeout=600, env=env)
     lines = out.stdout.splitlines()
     assert out.returncode == 0, out.stdout + out.stderr
-    gem5 = [l for l in lines if l[9:31].strip().startswith("gem5")]
-    assert sum("gem5 not found" in l for l in gem5) == 1, gem5
-    assert lines[-1].endswith("make run needs none of them)") or "0 missing" in lines[-1]
+    # Said once (a line's detail may wrap onto the next lines).
+    assert out.stdout.count("gem5 not found") == 1, out.stdout
+    assert sum(l[9:31].strip().startswith("gem5") for l in lines) == 1, out.stdout
+    said = " ".join(out.stdout.split())  # the closing line may wrap
+    assert said.endswith("make run needs none of them)") or "0 missing" in said
+
+
+def test_doctor_with_a_gem5_source_and_nothing_built_says_so_once(tmp_path):
+    # A gem5 checkout with no gem5.opt: not "ok gem5 24.0.0.1" over an arch
+    # line each repeating the fix (issue 67), but one line, missing.
+    import os
+    tree = tmp_path / "gem5"
+    (tree / "src" / "base").mkdir(parents=True)
+    (tree / "src" / "base" / "version.cc").write_text('const char *gem5Version = "24.0.0.1";\n')
+    env = dict(os.environ, UACCESS_CACHE=str(tmp_path / "cache"), COLUMNS="80")
+    if not all(__import__("shutil").which(q) for q in ("qemu-system-x86_64", "gcc")):
+        pytest.skip("QEMU or gcc is missing: run 'make deps'")
+    out = subprocess.run([sys.executable, str(RUN), "doctor", "--gem5", str(tree)],
+                         capture_output=True, text=True, timeout=600, env=env)
+    said = " ".join(out.stdout.split())
+    gem5 = [l for l in out.stdout.splitlines() if l[9:31].strip().startswith("gem5")]
+    assert [l.split()[0] for l in gem5] == ["MISSING"], out.stdout
+    assert f"gem5 24.0.0.1 source at {tree}, no gem5.opt built: build them" in said
+    assert said.count("gem5's documentation lists its build dependencies") == 1, said
+    assert out.returncode == 0, out.stdout  # gem5 is the gem5 backend's, optional
 
 
 def test_doctor_with_a_bad_gem5_path_names_it_and_the_fix(tmp_path):
@@ -210,5 +258,5 @@ def test_doctor_with_a_bad_gem5_path_names_it_and_the_fix(tmp_path):
     out = _run("doctor", "--gem5", str(bad))
     assert out.returncode == 2 and out.stdout == ""
     line, = out.stderr.strip().splitlines()
-    assert f"--gem5 {bad}" in line and "GEM5_HOME" not in line
+    assert f"--gem5 {bad}: {bad} does not exist" in line and "GEM5_HOME" not in line
     assert "./run.py gem5 setup" in line

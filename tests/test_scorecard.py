@@ -17,16 +17,32 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "docs" / "data"
 
 
+# An experiment that is a job of another workload (workloads/script.py's
+# EXPERIMENT_NAMES): statx-null is statx-loop's job with a NULL path.
+JOBS = {"statx-null": ("statx-loop", {"path": "null"})}
+
+
 def _row(variant, workload, cycles, model="smap", ops=100):
-    """A gem5 run as the store hands it out (results.from_row of its row)."""
-    return results.from_row({"backend": "gem5", "arch": "x86_64", "params": "{}",
-                             "variant": variant, "workload": workload, "smap_model": model,
-                             "profile": "x86_64-o3-default", "cache": "classic-l1l2",
-                             "cycles": cycles, "ops": ops})
+    """A gem5 run as the store hands it out (results.from_row of its row);
+    `workload` may name an experiment of JOBS."""
+    workload, params = JOBS.get(workload, (workload, None))
+    row = {"backend": "gem5", "arch": "x86_64", "params": "{}",
+           "variant": variant, "workload": workload, "smap_model": model,
+           "profile": "x86_64-o3-default", "cache": "classic-l1l2", "cycles": cycles, "ops": ops}
+    if params:
+        row["record"] = json.dumps({"provenance": {"image": {"job": {"params": params}}}})
+    return results.from_row(row)
 
 
 def _re(run, **columns):
-    """`run` with some of its row's columns, metrics or record replaced."""
+    """`run` with some of its row's columns, metrics or record replaced (a
+    new record keeps the run's job)."""
+    if "record" in columns and run._row.get("record"):
+        job = json.loads(run._row["record"])["provenance"].get("image")
+        record = json.loads(columns["record"])
+        if job:
+            record.setdefault("provenance", {})["image"] = job
+        columns["record"] = json.dumps(record)
     return results.from_row(dict(run._row, **columns))
 
 
@@ -46,14 +62,14 @@ def _claim(claim_id):
 def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     # The arithmetic alone: statx-copy has no cause of its own.
     hw = 1.624 / 5.530  # statx: the one-copy kernel takes 0.294 of the time
-    rows = [_row("statx-putuser", "statx-loop", 100_000),
-            _row("stock", "statx-loop", round(100_000 * hw))]
+    rows = [_row("statx-putuser", "statx-null", 100_000),
+            _row("stock", "statx-null", round(100_000 * hw))]
     ln = _line(rows, "statx-copy")
     assert ln.sim_ratio == pytest.approx(round(100_000 * hw) / 100_000)
     assert ln.verdict == "agrees"
     # The project's old stand-ins: stock 2,000, per-field 2,400 cycles per
     # call is the right direction at a fifth of the size.
-    rows = [_row("statx-putuser", "statx-loop", 240_000), _row("stock", "statx-loop", 200_000)]
+    rows = [_row("statx-putuser", "statx-null", 240_000), _row("stock", "statx-null", 200_000)]
     ln = _line(rows, "statx-copy")
     assert ln.agrees and ln.verdict == "too small"
     header, body = scorecard.kind_table("effect", rows)
@@ -62,7 +78,7 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
     # 553 and 162.4 ns are 1,659 and 487 cycles at 3 GHz.
     assert cells["limitation"] == (
         "measured: per-call difference gem5 -400 cycles, hardware -1,172 (x0.34); "
-        "base (stock/statx-loop) gem5 2,000 cycles, hardware 487 (x4.11)")
+        "base (stock/statx-null) gem5 2,000 cycles, hardware 487 (x4.11)")
     # With O3's serialization stalls in the rows, they are part of it.
     rows[1] = _re(rows[1], serialize_stall_cycles=50_000, serializing_insts=3_200)
     header, body = scorecard.kind_table("effect", rows)
@@ -122,7 +138,9 @@ def test_cpu_model_view_needs_two_models():
 def test_the_qemu_twins_give_the_instruction_ratio():
     twin = dict(backend="qemu", arch="x86_64", params="{}", smap_model="smap",
                 twin_of="classic-l1l2/smap", ops=100)
-    rows = [results.from_row(dict(twin, variant=v, workload="statx-loop", insns_total=n))
+    null = json.dumps({"provenance": {"image": {"job": {"params": {"path": "null"}}}}})
+    rows = [results.from_row(dict(twin, variant=v, workload="statx-loop", insns_total=n,
+                                  record=null))
             for v, n in (("statx-putuser", 161_200), ("stock", 147_300))]
     claim = _claim("statx-copy")
     assert effect_kind.qemu_ratio(rows, claim) == pytest.approx(1473 / 1612)
@@ -253,14 +271,23 @@ def test_a_row_on_a_preset_that_has_since_changed_says_so():
         return _re(_row("stock", "statx-loop", 1), profile=name,
                    record=_record(dict(sky, params=params, **typed)))
     assert judging.preset_label(row("x86_64-skylake", sky["params"])) == "x86_64-skylake"
-    older = dict(sky["params"], fetchWidth=6, decodeWidth=5)
+    # It says what it ran with that today's preset does not (issue 67
+    # item 5: two earlier versions of one name read alike).
+    older = dict(sky["params"], fetchWidth=4, decodeWidth=5)
     assert judging.preset_label(row("x86_64-skylake", older)) == \
-        "x86_64-skylake (an earlier version)"
+        "x86_64-skylake (an earlier version: decodeWidth=5, fetchWidth=4)"
     # A latency is part of the machine too (a calibrated preset differs there).
     ran = dict(sky, fu_latency=dict(sky.get("fu_latency", {}), IprAccess=48))
     assert judging.preset_label(_re(_row("stock", "statx-loop", 1), profile="x86_64-skylake",
                                       record=_record(ran))) == \
-        "x86_64-skylake (an earlier version)"
+        "x86_64-skylake (an earlier version: fu_latency.IprAccess=48)"
+    # A choice left at its default is named by its default; a setting the
+    # preset did not have yet, as not set.
+    before = {k: v for k, v in sky.items() if k != "cpuid"}
+    before["params"] = {k: v for k, v in sky["params"].items() if k != "uopQueueSize"}
+    assert judging.preset_label(_re(_row("stock", "statx-loop", 1), profile="x86_64-skylake",
+                                    record=_record(before))) == \
+        "x86_64-skylake (an earlier version: cpuid=gem5; not set: uopQueueSize)"
     # The overrides are applied before comparing: as a record holds them
     # (typed fields, since 2026-11-28), and as one published before held
     # them, in the name alone.
@@ -282,7 +309,7 @@ def test_a_base_that_misses_says_where_its_cycles_go():
     # sweep's statx, docs/data/skylake-frontend.jsonl.gz): at rename's 4 a
     # cycle the micro-ops alone take 815 cycles, 1.67x the 487 the hardware
     # takes at 3 GHz.
-    row = _re(_row("stock", "statx-loop", 2_696_000, ops=2000),
+    row = _re(_row("stock", "statx-null", 2_696_000, ops=2000),
               profile="x86_64-skylake", cache="x86_64-skylake",
               gem5_insts=2_716_000, gem5_ops=6_518_000, serializing_insts=24_000,
               rename_run_cycles=1_736_000, serialize_stall_cycles=1_424_000,
@@ -312,14 +339,15 @@ def test_a_base_that_misses_says_where_its_cycles_go():
     assert "at rename's 8 a cycle at least 407 cycles" in causes.base_budget(
         None, generic, 487.2, [])
     # A record without the counts says so instead of guessing.
-    assert causes.base_budget(None, _row("stock", "statx-loop", 1), 487.2,
+    assert causes.base_budget(None, _row("stock", "statx-null", 1), 487.2,
                               []).startswith("not measured")
 
 
 def _twin(variant, workload, kernel, interrupts, recorded, model="smap"):
     """A QEMU twin of 2,000 calls (kernel: its insns_kernel, interrupts:
     what the ROI's interrupts ran of them), its job naming no call."""
-    record = {"provenance": {"image": {"job": {"workload": workload, "params": {}}}}}
+    workload, params = JOBS.get(workload, (workload, {}))
+    record = {"provenance": {"image": {"job": {"workload": workload, "params": params}}}}
     return results.from_row({"backend": "qemu", "arch": "x86_64", "params": "{}",
                              "variant": variant, "workload": workload, "smap_model": model,
                              "profile": "x86_64-gem5-smap", "ops": 2000,
@@ -334,9 +362,9 @@ def test_each_base_row_names_the_threads_kernel_against_6_1s_count():
     # instructions less 5,767 of the ROI's interrupts, over 2,000 calls:
     # the x86-core twin of docs/data), the thread's kernel analysis/
     # seeds.toml's, without how it was dated.
-    gem5 = _row("stock", "statx-loop", 3_400_000, ops=2000)
-    old = _twin("stock", "statx-loop", 2_615_657, 1_981, "2026-11-25T06:44:13Z")
-    new = _twin("stock", "statx-loop", 2_617_777, 5_767, "2026-11-27T18:39:36Z")
+    gem5 = _row("stock", "statx-null", 3_400_000, ops=2000)
+    old = _twin("stock", "statx-null", 2_615_657, 1_981, "2026-11-25T06:44:13Z")
+    new = _twin("stock", "statx-null", 2_617_777, 5_767, "2026-11-27T18:39:36Z")
     header, body = scorecard.kind_table("base", [gem5, old, new])
     statx = dict(zip(header, next(b for b in body if b[0].startswith("statx per call"))))
     assert statx["kernel: the thread's -> 6.1"] == \
@@ -526,7 +554,7 @@ def test_the_model_table_sets_each_claim_under_every_stac_clac_model():
             _row("stat-unsafe", "fstat-loop", 88_000, "none"),
             _row("stock", "fstat-loop", 110_000, "smap"),
             _row("stat-unsafe", "fstat-loop", 99_000, "smap"),
-            _row("stock", "statx-loop", 150_000, "smap"),
+            _row("stock", "statx-null", 150_000, "smap"),
             # Another preset's row, or another cache's, stays out of the table.
             _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), profile="x86_64-skylake"),
             _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), cache="x86_64-skylake")]
@@ -612,7 +640,7 @@ def _shown(rows: list, all_presets: bool) -> tuple:
     from analysis import scorecard_text
     out, headers = [], []
     for s in scorecard.sections(rows):
-        kept = [i for i, h in enumerate(s.header) if s.columns is None or h in s.columns]
+        kept = scorecard_text._kept(s)
         body = [r for r in s.body if all_presets or not any(scorecard_text.EARLIER in c
                                                              for c in r)]
         if body:
@@ -657,6 +685,67 @@ def test_the_terminal_scorecard_breaks_no_name_and_cuts_no_words(width, all_pres
     assert "copy_to_user" in words and "x86_64-skylake-calibrated" in words
     assert "(a tmpfs link, not the thread's ext4 one)" in words
     assert "+uops=gem5" in text  # the 0.97x row's preset, apart from the 1.32x one's
+
+
+# What says which claim and which run a row is, per section; the other
+# columns are what the run measured. A section not named here fails the
+# test below until it is.
+IDENTITY = {"At a glance": ("kind", "claim"),
+            "The seeds' claims": ("claim", "cpu preset", "warming"),
+            "Base costs": ("base", "cpu preset / caches", "warming"),
+            "Per-byte lines": ("claim", "cpu preset"),
+            "SMAP's share": ("claim", "cpu preset"),
+            "A function's share of a workload": ("claim", "cpu preset"),
+            "On Arm": ("view", "cpu preset", "warming"),
+            "The machine probes": ("cpu preset", "cache preset", "figure")}
+
+
+def _alike(header: list, body: list, title: str) -> list:
+    """The rows of a table that read like another in its identifying
+    columns (those of IDENTITY[title] the table has)."""
+    assert title in IDENTITY, f"name the identifying columns of {title!r} in IDENTITY"
+    cols = [header.index(h) for h in IDENTITY[title] if h in header]
+    seen = {}
+    for r in body:
+        seen.setdefault(tuple(r[i] for i in cols), []).append(r)
+    return [rs for rs in seen.values() if len(rs) > 1]
+
+
+def test_no_two_rows_of_a_scorecard_table_read_alike():
+    # Issue 67 item 5: the terminal's On Arm rows "1,043 -> 1,022" and
+    # "1,100 -> 1,077" differed in their warming alone, which only
+    # --markdown showed; the site's base rows "x86_64-skylake (an earlier
+    # version)" at 4.85x and 4.65x in what the preset then was.
+    from analysis import scorecard_text
+    rows = published.load(DATA)
+    for s in scorecard.sections(rows):
+        # The markdown (the site's page): every column.
+        assert _alike(s.header, s.body, s.title) == [], s.title
+        # The terminal: the columns it keeps, with and without --all.
+        kept = scorecard_text._kept(s)
+        for all_presets in (False, True):
+            body = [[r[i] for i in kept] for r in s.body
+                    if all_presets or not any(scorecard_text.EARLIER in c for c in r)]
+            assert _alike([s.header[i] for i in kept], body, s.title) == [], \
+                (s.title, all_presets)
+
+
+def test_two_earlier_versions_of_one_preset_read_apart():
+    # The published statx-loop runs of x86_64-skylake before its front end
+    # changed: two ran on one day with decode 5 and 4 wide (2,362 and 2,264
+    # cycles a call), so each label says what it ran with.
+    rows = [r for r in published.load(DATA)
+            if r.gem5 and r["profile"] == "x86_64-skylake" and r.point.job_name == "statx-loop"]
+    labels = {}
+    for r in rows:
+        label = judging.preset_label(r)
+        if judging.EARLIER in label:
+            labels.setdefault(json.dumps(dict(r.point.machine.cpu), sort_keys=True),
+                              set()).add(label)
+    assert len(labels) >= 2
+    assert all(len(ls) == 1 for ls in labels.values())  # one machine, one label
+    assert len({next(iter(ls)) for ls in labels.values()}) == len(labels)  # each its own
+    assert any("decodeWidth=5" in judging.preset_label(r) for r in rows)
 
 
 def test_the_markdown_scorecard_is_every_column():

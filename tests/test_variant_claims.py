@@ -8,10 +8,14 @@ PAN writes): the ROI runs the same ops on every boot. What differs from
 boot to boot is the interrupts QEMU delivers by host time (about one per
 thousand ops here), each with its own clac, lfence and rep movs at x86
 kernel entry and in timekeeping; the plugin counts what they ran
-("interrupts" in its output), and `own()` takes it out, which leaves the
-calls' own counts exact (seen: the same to the instruction on x86 over
-boots that took one to three interrupts). Instruction counts of whole
-functions are asserted with margins, as they move with the compiler.
+("interrupts" in its output, with the other tasks a reschedule switched
+to), and `own()` takes it out, which leaves the calls' own counts exact
+(seen: the same to the instruction on x86 over boots that took one to
+three interrupts), but where the ROI reads the clock (stat-namelen): the
+vDSO's read retries, LFENCE; RDTSC again, when an interrupt updates the
+timekeeper under it, so two runs' LFENCEs agree within one per interrupt
+(assert_same_user_access). Instruction counts of whole functions are
+asserted with margins, as they move with the compiler.
 Boots are forced: a warm cache never turns a claim into a lookup.
 """
 
@@ -86,6 +90,26 @@ def own(rec: dict, *path) -> int:
     """The calls' own count: user-access facts less what the ROI's
     interrupts ran (as the store records them); instructions as counted."""
     return _count(store.calls_own(rec["counts"]), path)
+
+
+def assert_same_user_access(a: dict, b: dict, key: str) -> None:
+    """Every user-access count of two runs equal, exactly, but LFENCE where
+    the ROI reads the clock (script.roi_clock_reads): a read the
+    timekeeper's update made retry runs its LFENCE; RDTSC again, at most
+    once per interrupt taken (analysis/compare.py, CLOCK_RETRY). Seen on a
+    loaded host: stock-namelen 5,026 and dcache-bytecmp 5,028 own LFENCEs
+    in 5,000 ops (5,000 calls and 26 reads), 9 and 13 interrupts taken:
+    the two were a kernel thread's clock reads after a reschedule at a
+    call's return, which the plugin now takes out (issue 67)."""
+    reads = script.roi_clock_reads(a["result"]["workload"], a["result"])
+    for name, value in a["counts"][key].items():
+        if isinstance(value, dict):
+            continue
+        if name == "lfence" and reads:
+            taken = max(a["counts"]["interrupts"]["taken"], b["counts"]["interrupts"]["taken"])
+            assert abs(own(a, key, name) - own(b, key, name)) <= taken, name
+        else:
+            assert own(a, key, name) == own(b, key, name), name
 
 
 def per_op(rec: dict, *path) -> float:
@@ -194,9 +218,7 @@ def test_dcache_bytecmp_replaces_the_word_compare(arch):
     assert per_op(byte, "insns", "kernel") - per_op(stock, "insns", "kernel") >= 40
     # The compare reads kernel memory only: user accesses are stock's.
     key = "x86" if arch == "x86_64" else "arm64"
-    for name, value in stock["counts"][key].items():
-        if not isinstance(value, dict):
-            assert own(byte, key, name) == own(stock, key, name), name
+    assert_same_user_access(byte, stock, key)
     assert byte["result"]["checksum"] == stock["result"]["checksum"]
 
 
@@ -217,10 +239,8 @@ def test_namei_bytewise_copies_and_hashes_names_a_byte_at_a_time():
     assert per_op(bytes_, "insns", "kernel") - per_op(words, "insns", "kernel") >= 40
     # Copy and hash stay inside one user-access window: every user-access
     # count is stock's, exactly; the names found are the same.
-    for name, value in stock["counts"]["x86"].items():
-        if not isinstance(value, dict):
-            assert own(words, "x86", name) == own(stock, "x86", name), name
-            assert own(bytes_, "x86", name) == own(stock, "x86", name), name
+    assert_same_user_access(words, stock, "x86")
+    assert_same_user_access(bytes_, stock, "x86")
     assert words["result"]["checksum"] == bytes_["result"]["checksum"] \
         == stock["result"]["checksum"]
 

@@ -31,7 +31,8 @@ def host_tools(arch: str) -> list:
 
 def doctor_checks(args) -> list:
     """(name, check) of what it needs: the build, each arch's, the series
-    (those three only where gem5 is found: a missing gem5 is said once).
+    (those three only where gem5 is found and something of it built: a
+    missing gem5, or one with nothing built, is said once).
     A --gem5 that is no gem5 tree is bad input: one line, exit 2."""
     if args.gem5:
         gem5_locate.home(args.gem5)
@@ -50,8 +51,11 @@ def doctor_checks(args) -> list:
             built = g.build_profile(arch)
             how = ("; built " + build_profile.describe_record(built) if built else
                    "; built by hand (no set-up profile)")
-            return str(g.binary(arch)) + (f", {g.bootloader()}"
-                                          if arches.get(arch).gem5_bootloader else "") + fast + how
+            # Paths in the tree the gem5 line names: a whole one is wider
+            # than an 80-column terminal.
+            return (str(g.binary(arch).relative_to(g.home))
+                    + (f", {g.bootloader().relative_to(g.home)}"
+                       if arches.get(arch).gem5_bootloader else "") + fast + how)
         return fn
 
     def gem5_series():
@@ -69,8 +73,14 @@ def doctor_checks(args) -> list:
         return f"{g.series('x86_64').describe()}; {ticks}"
 
     try:
-        gem5_locate.find(args.gem5)
+        g = gem5_locate.find(args.gem5)
     except UserError:
         return [("gem5", gem5_home)]
+    if not g.built_arches():
+        # A source tree and nothing built: one line with the one fix (not
+        # "ok gem5" over an arch line each repeating it).
+        def nothing_built():
+            raise UserError(g.nothing_built())
+        return [("gem5", nothing_built)]
     return ([("gem5", gem5_home)] + [(f"gem5 {arch}", gem5_arch(arch)) for arch in arches.NAMES]
             + [("gem5 patch series", gem5_series)])

@@ -260,23 +260,40 @@ class Gem5:
     def missing(self, arch: str) -> list:
         """What this arch's gem5 runs need that is not there, with the fix."""
         absent = []  # (what, its fix)
+        isa = arches.get(arch).gem5_isa.lower()
         if not os.access(self.binary(arch), os.X_OK):
             absent.append((self.binary(arch), self._how_to_build(
-                arch, f"build it in the gem5 tree with 'scons {arches.get(arch).gem5_binary()} "
+                isa, f"build it in the gem5 tree with 'scons {arches.get(arch).gem5_binary()} "
                 f"-j$(nproc)' (gem5's documentation lists its build dependencies)")))
         if arches.get(arch).gem5_bootloader and not self.bootloader().is_file():
-            absent.append((self.bootloader(), self._how_to_build(arch, HOW_BOOTLOADER)))
+            absent.append((self.bootloader(), self._how_to_build(isa, HOW_BOOTLOADER)))
         # Parts with the same fix (the set-up builds both) say it once.
         fixes = dict.fromkeys(fix for _, fix in absent)
         return [" and ".join(str(what) for what, f in absent if f == fix) + " not found: " + fix
                 for fix in fixes]
 
-    def _how_to_build(self, arch: str, by_hand: str) -> str:
-        """The fix for a missing part: at the default home, the set-up that
-        builds it (and whether one runs there now); elsewhere, gem5's own way."""
+    def built_arches(self) -> list:
+        """The arches whose gem5.opt is built here."""
+        return [a for a in arches.NAMES if os.access(self.binary(a), os.X_OK)]
+
+    def nothing_built(self) -> str:
+        """A tree with no gem5.opt of any arch, and the one fix for all of
+        them: what doctor says once, rather than the same fix per arch."""
+        binaries = " ".join(arches.get(a).gem5_binary() for a in arches.NAMES)
+        isas = ",".join(arches.get(a).gem5_isa.lower() for a in arches.NAMES)
+        by_hand = (f"build them in the gem5 tree with 'scons {binaries} -j$(nproc)' (gem5's "
+                   f"documentation lists its build dependencies; ARM's bootloader too: "
+                   f"{HOW_BOOTLOADER})")
+        return (f"gem5 {self.version} source at {self.home}, no gem5.opt built: "
+                + self._how_to_build(isas, by_hand))
+
+    def _how_to_build(self, isa: str, by_hand: str) -> str:
+        """The fix for a missing part of `isa` ("x86", "x86,arm"): at the
+        default home, the set-up that builds it (and whether one runs there
+        now); elsewhere, gem5's own way."""
         if self.home != default_home():
             return by_hand
-        setup = f"./run.py gem5 setup --isa {arches.get(arch).gem5_isa.lower()}"
+        setup = f"./run.py gem5 setup --isa {isa}"
         if setup_running(self.home):
             return (f"a './run.py gem5 setup' is running on this home now: when it is done, "
                     f"'{setup}' builds what it did not (or says it is done)")
@@ -328,8 +345,10 @@ def home(flag: str = None) -> Path:
         # Name where the bad path came from, and the two ways out.
         given, leave = ((f"--gem5 {value}", "leave --gem5 out") if flag else
                         (f"GEM5_HOME={value}", "unset GEM5_HOME"))
-        raise UserError(f"{given}: {path} is not a gem5 source tree (no "
-                        f"src/base/version.cc): give the top of a gem5 checkout, or {leave} "
+        what = ("does not exist" if not path.exists() else
+                "is not a directory" if not path.is_dir() else
+                "is not a gem5 source tree (no src/base/version.cc)")
+        raise UserError(f"{given}: {path} {what}: give the top of a gem5 checkout, or {leave} "
                         f"to use the one './run.py gem5 setup' builds at {default_home()}")
     return path
 
