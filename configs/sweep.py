@@ -41,7 +41,8 @@ section reads.
 
 backend, profile, cpu_preset, cache, smap_model, warming and sampling may be
 set once under [fixed] or swept as a list under [axes]; timeout, plugin,
-bbv_interval, cross_check, gem5_timeout, the simpoint_* settings and
+bbv_interval, cross_check, gem5_timeout, gem5_memory (MiB of resident
+memory each gem5 process may hold; default 8192), the simpoint_* settings and
 commit_profile (true: gem5 charges each ROI's cycles to kernel functions,
 configs/gem5/commit_profile.py) and uop_profile (true: gem5 counts each x86
 ROI's micro-ops form by form, configs/gem5/uop_profile.py) are [fixed] only. A variant that does not

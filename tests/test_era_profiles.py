@@ -129,6 +129,7 @@ TWIN_ONLY = {"xtopology"}
 GEM5_ERAS = [("x86_64-westmere", "none"), ("x86_64-skylake", "none"), ("x86_64-skylake", "smap")]
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("preset,model", GEM5_ERAS)
 def test_gem5s_guest_on_an_era_preset_names_its_part_and_has_its_twins_flags(preset, model):
     # gem5 with our series (the era presets decode as their fused domain);

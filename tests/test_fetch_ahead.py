@@ -12,6 +12,8 @@ instructions, lines read ahead and taken by fetch, and fewer cycles with
 fetch stalled on the I-cache.
 """
 
+import pytest
+
 from buildroot import assemble
 from configs.gem5 import spec
 from kernels import build as kbuild
@@ -20,6 +22,8 @@ from workloads import script
 import gem5_runs
 import qemu_runs
 from test_smap import JOB, _gem5_with_series_or_skip
+
+pytestmark = pytest.mark.gem5  # every test here runs real gem5
 
 PRESET, CACHE = "x86_64-skylake", "x86_64-skylake"
 

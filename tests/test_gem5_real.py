@@ -33,6 +33,7 @@ def _gem5_or_skip(arch):
         pytest.skip(f"needs gem5 for {arch}: {e}")
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("arch,model", [("x86_64", "lfence"), ("arm64", "")])
 def test_boot_checkpoint_then_o3_roi(arch, model):
     g = _gem5_or_skip(arch)
@@ -81,6 +82,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
 
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("arch,model", [("x86_64", "lfence"), ("arm64", "none")])
 def test_boot_once_hands_jobs_over_and_warms_the_caches(arch, model):
     """The boot-once scheme (issue 11), per arch: two jobs restore one boot
@@ -152,6 +154,7 @@ def _simpoint_inputs():
             assemble.build_image("x86_64", job, handoff=True), settings)
 
 
+@pytest.mark.gem5
 def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     """SimPoint on gem5 (issue 12) on x86, on the boot-once checkpoint the
     test above made: gem5's probe writes the ROI's vectors, checkpoints
@@ -221,6 +224,7 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     assert measured.is_dir()  # measured again
 
 
+@pytest.mark.gem5
 def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, monkeypatch):
     """Where the user has SimPoint 3.2, its selection of the same vectors is
     measured on its own points and set beside ours. SimPoint is in no
@@ -271,6 +275,7 @@ def fast_and_opt(arch: str, outdir: Path, job: dict = JOB):
     return out
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("arch", ["x86_64", "arm64"])
 def test_gem5_fast_simulates_what_gem5_opt_does(arch, tmp_path):
     """Issue 30, item 3: an untraced point runs gem5.fast where it is

@@ -13,6 +13,8 @@ series; elsewhere these skip and say what is missing.
   stray store, run inside the O3 ROI under "sdm": gem5's TLB still faults.
 """
 
+import pytest
+
 from analysis import roi_trace
 from buildroot import assemble
 from configs.gem5 import process as gem5_process
@@ -26,6 +28,8 @@ import gem5_runs
 import qemu_runs
 from test_smap import (DATA, JOB, SMAP_OOPS, VIOLATOR, _failed_console,
                        _gem5_with_series_or_skip)
+
+pytestmark = pytest.mark.gem5  # every test here runs real gem5
 
 
 def _gem5_or_skip():

@@ -110,6 +110,7 @@ def _gem5_point(g, variant, job):
         kernel, image, job, g, cpu, cache, "smap", timeout=3 * 3600)
 
 
+@pytest.mark.gem5
 def test_gem5_with_the_series_stops_the_stray_store(job):
     g = _gem5_with_series_or_skip()
     _, _, _, run = _gem5_point(g, VIOLATOR, job)
@@ -121,6 +122,7 @@ def test_gem5_with_the_series_stops_the_stray_store(job):
         assert line in console
 
 
+@pytest.mark.gem5
 def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     g = _gem5_with_series_or_skip()
     kernel, image, cache, run = _gem5_point(g, "stock", job)
@@ -178,6 +180,7 @@ def test_qemu_with_smap_lets_a_store_right_behind_stac_through(job):
     assert after_stac["result"]["checksum"] == stock["result"]["checksum"]
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("variant", [VIOLATOR, AFTER_CLAC])
 def test_gem5_commit_stac_clac_faults_in_the_roi(roi_job, variant):
     g = _gem5_with_series_or_skip("stac_clac commit")
@@ -187,6 +190,7 @@ def test_gem5_commit_stac_clac_faults_in_the_roi(roi_job, variant):
         assert line in console
 
 
+@pytest.mark.gem5
 def test_gem5_commit_stac_clac_lets_a_store_behind_stac_through(roi_job):
     g = _gem5_with_series_or_skip("stac_clac commit")
     kernel, image, run = _commit_point(g, AFTER_STAC, roi_job)

@@ -101,6 +101,7 @@ def test_usercopy_jobs_are_the_threads_sizes():
             assert dict(job.params)["direction"] == way
 
 
+@pytest.mark.gem5
 def test_usercopy_ldp_is_faster_on_the_neoverse_v2_preset():
     """gem5 with ARM: stock and usercopy-ldp, 4 KiB pread()s, on the
     threads' core. The LDP/STP copy must take fewer cycles per call; the

@@ -7,6 +7,7 @@ themselves are configs/gem5/process.py's; SimPoint's steps are
 configs/gem5/sampling.py's; parsing stats.txt is configs/gem5/stats.py's.
 """
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,9 @@ class Gem5Backend:
 
     def run(self, point, kernel, image, force: bool = False) -> dict:
         self.require(point)
-        group = point.boot_group(self.gem5, kernel, image)
+        # Each of the point's gem5 processes held to its memory limit.
+        gem5 = dataclasses.replace(self.gem5, memory_limit=point.run.memory_limit)
+        group = point.boot_group(gem5, kernel, image)
         s = point.run
         key = self.key(point, kernel, image)
         label = f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"

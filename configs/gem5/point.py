@@ -24,6 +24,7 @@ class Gem5Settings:
     warming: str = "none"    # none: the ROI checkpoint, cold; functional: boot once
     simpoint: object = None  # configs.gem5.sampling.Settings when sampled
     uop_profile: bool = False  # count the ROI's micro-ops form by form (x86)
+    memory_limit: int = gem5_spec.DEFAULT_MEMORY_LIMIT  # MiB per gem5 process
 
     backend = "gem5"
     needs_gem5 = True        # a gem5 build of the point's arch
@@ -60,14 +61,16 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
                smap_model: str = "none", timeout: float = gem5_spec.DEFAULT_TIMEOUT,
                cpu_params: tuple = (), commit_profile: bool = False, warming: str = "none",
                simpoint=None, params: tuple = (), spelling: Spelling = SWEEP_KEYS, made=None,
-               uop_profile: bool = False) -> Point:
+               uop_profile: bool = False,
+               memory_limit: int = gem5_spec.DEFAULT_MEMORY_LIMIT) -> Point:
     """A gem5 point, every rule checked once, here: its presets read whole,
     its settings' combinations, its job's needs. A broken rule is said in
     `spelling` (the command line's flags, or a sweep file's keys) and names
     its setting (inputs.SettingError: cache or sampling). `made`
     is a CPU preset the caller made instead of one named in the folder
     (calibrate's steps: a preset with one latency set), checked for the
-    arch the same."""
+    arch the same. `timeout` (seconds) and `memory_limit` (MiB) bound each
+    of its gem5 processes."""
     arch = arches.check(arch)
     if made is not None:
         preset = made.name
@@ -90,7 +93,8 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
     gem5_spec.kernel_args(arch, model)  # the model is one gem5 can boot
     return Point(arch, variant, job, float(timeout),
                  Gem5Settings(preset, cpu, cache_preset, tuple(cpu_params),
-                              bool(commit_profile), warming, simpoint, bool(uop_profile)),
+                              bool(commit_profile), warming, simpoint, bool(uop_profile),
+                              int(memory_limit)),
                  model, with_job_layers(gem5_spec.layers_for(arch), job), tuple(params))
 
 

@@ -2,15 +2,20 @@
 
 Checkpoints live in cache/gem5-checkpoints/<key>/ (key: spec.checkpoint_key)
 and appear by atomic rename, under a lock, so concurrent points that share
-a boot wait for one boot instead of running two. A ROI run writes its
+a boot wait for one boot instead of running two. Each is sealed with its
+files' digests as written (lab/sealed.py) and checked before every
+restore: a damaged one is said in one line and booted again, never
+restored. A ROI run writes its
 gem5 output (console, stats.txt, config.ini) into the run's directory;
 parsing stats.txt is configs/gem5/stats.py's job.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +24,7 @@ from configs import console, runs
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from kernels import variants
-from lab import arches, cache, child, tools
+from lab import arches, cache, child, sealed, tools
 from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
@@ -85,10 +90,13 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
         # gem5 dies with run.py, and at once on Ctrl-C (lab/child.py).
-        rc, timed_out = child.run(cmd, timeout, stdout=f, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL)
-        if timed_out:
-            raise Gem5Failed(f"gem5 timed out after {timeout:.0f}s", str(log))
+        rc, stopped = child.run(cmd, timeout, memory_limit=gem5.memory_limit << 20, stdout=f,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if stopped:
+            why = (f"gem5 timed out after {timeout:.0f}s" if stopped == "timeout" else
+                   f"gem5 held more than its memory limit of {gem5.memory_limit:,} MiB")
+            f.write(f"uaccess-lab: {why}: stopped\n")  # the log says it too
+            raise Gem5Failed(why, str(log))
     seconds = time.monotonic() - start
     text = log.read_text(errors="replace")
     markers = {}
@@ -109,16 +117,17 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
 
 
 def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
-    """The boot group's checkpoint: reused, or made once."""
+    """The boot group's checkpoint: reused where its files are those it
+    was written with, else made (again). Under its lock, so a point that
+    needs it waits for the worker booting it, and never reads one that a
+    worker is setting aside as damaged."""
     gem5, arch, warming = boot.gem5, boot.arch, boot.warming
     key = gspec.checkpoint_key(boot)
     final = gspec.checkpoint_dir(key)
-    record = final / "boot.json"
-    if record.is_file():
-        return json.loads(record.read_text())
     with cache.locked(final.parent / f"{key}.lock"):
-        if record.is_file():  # another worker booted it while we waited
-            return json.loads(record.read_text())
+        info = _reusable(final)
+        if info is not None:
+            return info
         with cache.staging_dir(final) as tmp:
             spec = gspec.boot_spec(boot)
             spec["checkpoint_dir"] = str(tmp / "cpt")
@@ -147,7 +156,36 @@ def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
                     "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
                     "boot_log": _boot_lines(booted.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
+            sealed.seal(tmp, "cpt")
         return info
+
+
+def _reusable(final: Path):
+    """A finished checkpoint's boot record, where its files are whole; None
+    where there is none, or it was damaged (said, and set aside)."""
+    record = final / "boot.json"
+    if not record.is_file():
+        return None
+    if not sealed.sealed(final):
+        # Made before checkpoints were sealed (2026-11-29): trusted as it
+        # was then, and sealed now, so that damage from here on is seen.
+        sealed.seal(final, "cpt")
+    else:
+        wrong = sealed.broken(final, "cpt")
+        if wrong:
+            sys.stderr.write(f"gem5 checkpoint {final}: {wrong}: booting it again (a damaged "
+                             f"checkpoint is never restored)\n")
+            _set_aside(final)
+            return None
+    return json.loads(record.read_text())
+
+
+def _set_aside(final: Path) -> None:
+    """Remove a finished folder: renamed first, as a killed run's staging
+    folder is named (so if this is killed too, the next run clears it)."""
+    aside = cache.temp_dir(final)
+    os.rename(final, aside)  # onto the empty folder temp_dir made
+    shutil.rmtree(aside)
 
 
 def _check_cpuid(boot: gspec.BootGroup, console_text: str, log: str) -> None:

@@ -59,6 +59,9 @@ def run_flags(sp) -> None:
                                       "(needs patch 0007 of configs/gem5-patches)"),
              ("--uop-profile", "x86 gem5: count the ROI's instructions and micro-ops form by "
                                "form (configs/gem5/uop_profile.py)"))
+    sp.add_argument("--gem5-memory", type=int, default=gem5_spec.DEFAULT_MEMORY_LIMIT,
+                    metavar="MIB", help=f"gem5: MiB of resident memory each gem5 process may "
+                    f"hold before it is stopped (default {gem5_spec.DEFAULT_MEMORY_LIMIT})")
     sp.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
                     help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
                          "simulation points, weighted; needs --warming functional)")
@@ -119,4 +122,6 @@ def point_from_flags(args, job):
         commit_profile=bool(getattr(args, "commit_profile", False)),
         uop_profile=bool(getattr(args, "uop_profile", False)),
         warming=getattr(args, "warming", "none"), simpoint=simpoint,
-        spelling=run_point.FLAGS)
+        spelling=run_point.FLAGS,
+        memory_limit=inputs.number(getattr(args, "gem5_memory", gem5_spec.DEFAULT_MEMORY_LIMIT),
+                                   "--gem5-memory (MiB)", integer=True, positive=True))

@@ -54,6 +54,12 @@ SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"  # what gem5 runs
 
 MEMORY = "1GiB"
 DEFAULT_TIMEOUT = 6 * 3600  # seconds per gem5 process: boots take minutes, ROIs more
+# MiB of resident memory a gem5 process may hold before it is stopped
+# (lab/child.py). The study's full-system gem5 holds under 0.5 GiB (a
+# boot and an O3 ROI, 1 GiB of guest memory, measured 2026-11-29), so a
+# process past 8 GiB is a runaway, stopped before it takes a machine's
+# memory from its neighbours (a sweep runs one per core).
+DEFAULT_MEMORY_LIMIT = 8192
 WARMING = ("none", "functional")
 HANDOFF_ARG = "uaccess.job=readfile"  # init: stop at a checkpoint, then m5 readfile
 

@@ -21,6 +21,7 @@ from lab.errors import UserError
 # Its [fixed] settings and their defaults, as a sweep file names them.
 FIXED = {"cpu_preset": "default", "cache": "classic-l1l2", "smap_model": "none",
          "cross_check": True, "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT,
+         "gem5_memory": gem5_spec.DEFAULT_MEMORY_LIMIT,
          "commit_profile": False, "uop_profile": False,
          "warming": "functional", "sampling": "none",
          **{f"simpoint_{k}": v for k, v in gem5_sampling.Settings().as_record().items()}}
@@ -59,6 +60,8 @@ def _axis(path, where, value, valid=None) -> list:
 
 def check_fixed(path, fixed: dict) -> None:
     inputs.timeout(fixed["gem5_timeout"], f"{path}: fixed.gem5_timeout (seconds)")
+    inputs.number(fixed["gem5_memory"], f"{path}: fixed.gem5_memory (MiB)", integer=True,
+                  positive=True)
     for key in ("cross_check", "commit_profile", "uop_profile"):
         inputs.flag(fixed[key], f"{path}: fixed.{key}")
     _simpoint(fixed).check(f"{path}: fixed.")
@@ -148,7 +151,8 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
             try:  # the preset and its axes together (a delay against its buffers)
                 out.append(gem5_point_mod.gem5_point(
                     preset=name, cache=cache_name, smap_model=model,
-                    timeout=fixed["gem5_timeout"], cpu_params=over,
+                    timeout=fixed["gem5_timeout"], memory_limit=fixed["gem5_memory"],
+                    cpu_params=over,
                     commit_profile=bool(fixed["commit_profile"]), warming=warming,
                     uop_profile=bool(fixed["uop_profile"]),
                     simpoint=_simpoint(fixed) if sampled == "simpoint" else None, **common))
