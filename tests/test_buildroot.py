@@ -11,17 +11,13 @@ is tested on a local git repository and a loopback HTTP server: no test
 downloads from outside this machine.
 """
 
-import contextlib
-import functools
 import hashlib
-import http.server
 import os
 import shutil
 import socket
 import stat
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -33,6 +29,7 @@ from lab import arches, kconfig
 from lab.errors import UserError
 from workloads import script
 import qemu_runs
+import site_browser
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny-storm.toml"
@@ -210,20 +207,6 @@ def _release_tarball() -> Path:
                 f"from ../shared/third-party where that has one) to serve")
 
 
-@contextlib.contextmanager
-def _loopback_server(folder: Path):
-    """An HTTP server on 127.0.0.1 serving `folder`: the 'online' release
-    site, on this machine only. Yields its base URL."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *a: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _release_repository(tmp_path, version: str = release.VERSION) -> tuple:
@@ -334,7 +317,8 @@ def test_a_download_that_is_not_the_release_is_refused_in_one_line(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, UACCESS_CACHE=str(cache))
     env.pop("BUILDROOT_HOME", None)
-    with _loopback_server(site) as base:
+    with site_browser.served(site) as base:  # the "online" release site, on this machine only
+        base = base.rstrip("/")
         url = f"{base}/{release.TARBALL}"
         run = subprocess.run([sys.executable, str(REPO / "run.py"), "buildroot", "setup",
                               "--source", url], capture_output=True, text=True, env=env,

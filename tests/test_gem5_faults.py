@@ -34,6 +34,7 @@ from kernels import build as kbuild
 from lab import cache, sealed
 from lab.errors import UserError
 from workloads import script
+import child_procs
 import gem5_runs
 from test_faults import _gone
 
@@ -76,16 +77,10 @@ def _run_cmd(tmp_path: Path, arch: str, *more) -> list:
 
 def _gem5_child(parent: int):
     """(pid, its --outdir) of the gem5 process `parent` runs, or None."""
-    for d in Path("/proc").iterdir():
-        try:
-            stat = (d / "stat").read_text()
-            cmdline = (d / "cmdline").read_bytes().decode().split("\0")
-        except (OSError, ValueError):
-            continue
-        comm, ppid = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()[1]
-        if int(ppid) == parent and comm.startswith("gem5"):
-            outdir = next((a.split("=", 1)[1] for a in cmdline if a.startswith("--outdir=")), "")
-            return int(d.name), Path(outdir)
+    for pid, comm, argv in child_procs.children(parent):
+        if comm.startswith("gem5"):
+            outdir = next((a.split("=", 1)[1] for a in argv if a.startswith("--outdir=")), "")
+            return pid, Path(outdir)
     return None
 
 
