@@ -388,3 +388,32 @@ def test_no_era_preset_feeds_rename_faster_than_it_renames_without_a_queue(name)
     p = spec.load_cpu(name, "x86_64").params
     wider = p["fetchWidth"] > p["renameWidth"] or p["decodeWidth"] > p["renameWidth"]
     assert not wider or p.get("uopQueueSize", 0) > 0
+
+
+def test_each_knob_holds_its_default_and_its_readers_derive_it():
+    # Issue 67 item 9: a knob's default is said once, in its row; the
+    # preset reader, the scorecard's machine and the delays' check read it.
+    for k in knobs.KNOBS:
+        if k.choices:
+            assert k.default == k.choices[0], k.name
+        elif k.default is not None:  # None: the ISA's (numPhysCCRegs)
+            assert k.check(k.default, "x86_64", k.name) == k.default, k.name
+    assert knobs.BY_NAME["numROBEntries"].default == 192  # gem5 v24's BaseO3CPU.py
+    assert knobs.BY_NAME["renameToIEWDelay"].default == 2
+    with pytest.raises(ValueError, match="first value"):
+        knobs.Knob("k", "a choice said twice", ("a", "b"), default="b")
+    # A series count needs the series whatever its value (a gem5 without
+    # the series has no such parameter); a choice only off its default.
+    assert knobs.needs_series({"uopQueueSize": 0}) == "uopQueueSize"
+    assert knobs.needs_series({"stac_clac": "serialize"}) == ""
+    # The record of a run on a preset that set nothing reads as the defaults.
+    m = results.Machine("p", {"params": {}}, "p", {}, "c", {}, "", ())
+    assert [m.o3_param(k.name) for k in knobs.KNOBS if k.default is not None
+            and not k.choices] == [k.default for k in knobs.KNOBS
+                                   if k.default is not None and not k.choices]
+    assert (m.kernel_entry, m.uops, m.choice("cpuid")) == ("serialize", "gem5", "gem5")
+    from analysis import kernel_entry
+    assert kernel_entry.SCHEMES == knobs.BY_NAME["kernel_entry"].choices
+    knobs.check_delays({"backComSize": 2, "renameToIEWDelay": 2}, "p")
+    with pytest.raises(UserError, match="exceeds backComSize 5"):
+        knobs.check_delays({"fetchToDecodeDelay": 6}, "p")

@@ -32,7 +32,7 @@ from configs.gem5.cache_presets import (THREE_LEVEL_VERSION, CachePreset,  # noq
 # The CPU presets are lab/cpu_presets.py's (below the run stage and
 # analysis, which both read them), the board's clock with them.
 from lab.cpu_presets import (CLOCK, MACRO_FUSIBLE, MAX_LATENCY,  # noqa: F401
-                             O3_RENAME_WIDTH_DEFAULT, REP_STARTUP_OP_CLASS, SMAP_OP_CLASS,
+                             REP_STARTUP_OP_CLASS, SMAP_OP_CLASS,
                              CpuPreset, cpu_preset_names, load_cpu, preset_files, with_params)
 from configs.gem5.smap_models import (MODEL_PARAM, SMAP_MODELS, executes_smap,  # noqa: F401
                                       layers_for, model_args, model_for, needs_series,
