@@ -33,8 +33,6 @@ from configs.gem5 import locate as gem5_locate
 from configs.gem5.backend import Gem5Backend
 from configs.qemu.backend import QemuBackend
 
-from configs.gem5.run_flags import GEM5_HELP  # noqa: E402,F401  (commands' --gem5)
-
 # Every backend by its name, as points, sweep files (backend = ...) and
 # the command line (--backend) spell it, in the order they are listed.
 KINDS = {QemuBackend.name: QemuBackend, Gem5Backend.name: Gem5Backend}

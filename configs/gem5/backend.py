@@ -19,12 +19,13 @@ from configs.gem5 import point as gem5_point
 from configs.gem5 import process
 from configs.gem5 import run_flags as flags_mod
 from configs.gem5 import sampling as sampling_mod
+from configs.gem5 import smap_models
 from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
 from configs.gem5 import sweep_axes
 from configs.gem5 import uop_profile as uop_profile_mod
 from configs.qemu import process as qemu_process
-from lab import arches, cache
+from lab import arches, cache, cpu_presets
 from lab import cpuid as cpuid_mod
 from lab.progress import Progress
 from lab.symbols import SymbolMap
@@ -60,6 +61,7 @@ class Gem5Backend:
     points = staticmethod(sweep_axes.points)
     # Its part of the command line (configs/gem5/run_flags.py).
     TIMEOUT_HELP = flags_mod.TIMEOUT_HELP
+    GEM5_HELP = flags_mod.GEM5_HELP  # the commands' --gem5 (the build)
     FLAGS_TITLE, FLAGS_OWNER = flags_mod.FLAGS_TITLE, flags_mod.FLAGS_OWNER
     run_flags = staticmethod(flags_mod.run_flags)
     build_flags = staticmethod(flags_mod.build_flags)
@@ -86,7 +88,7 @@ class Gem5Backend:
 
     def require(self, point) -> None:
         """The build has what the point needs (our series, commit stamps)."""
-        why = gem5_spec.needs_series(point.arch, point.smap_model, point.run.cpu)
+        why = smap_models.needs_series(point.arch, point.smap_model, point.run.cpu)
         if why:
             self.gem5.require_series(point.arch, why)
         if point.run.commit_profile:
@@ -214,7 +216,7 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
         extra["uop_profile"] = dict(
             uop_profile_mod.profile(work / process.TRACE_FILE,
                                     macro_fusion=s.cpu.uops == "fused",
-                                    fusible=s.cpu.macro_fusible or gem5_spec.MACRO_FUSIBLE),
+                                    fusible=s.cpu.macro_fusible or cpu_presets.MACRO_FUSIBLE),
             trace=str(final / process.TRACE_FILE))
     return runs.record(
         point.record(), report.result,
@@ -341,9 +343,9 @@ def _stac_clac(arch: str, smap_model: str, latency: dict, cpu) -> dict:
     cpu_preset's stac_clac is what ran.)"""
     if not arches.get(arch).gem5_series:
         return {}
-    if not gem5_spec.executes_smap(arch, smap_model):
+    if not smap_models.executes_smap(arch, smap_model):
         return {"executed": False, "stand_in": smap_model}
-    op, mode = gem5_spec.SMAP_OP_CLASS, cpu.stac_clac
+    op, mode = cpu_presets.SMAP_OP_CLASS, cpu.stac_clac
     return {"executed": True, "op_class": op,
             "latency_cycles": latency.get(op), "mode": mode,
             "serialize_after": mode == "serialize",

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from configs import console, runs
+from configs.gem5 import smap_models
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from kernels import variants
-from lab import arches, cache, child, sealed, tools
+from lab import arches, cache, child, cpu_presets, sealed, tools
 from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
@@ -197,7 +198,7 @@ def _check_cpuid(boot: gspec.BootGroup, console_text: str, log: str) -> None:
     if boot.cpuid == cpuid_mod.GEM5 or not flags:
         return
     wrong = cpuid_mod.load(boot.cpuid).disagreements(
-        flags.split(), smap=gspec.executes_smap(boot.arch, boot.smap_model),
+        flags.split(), smap=smap_models.executes_smap(boot.arch, boot.smap_model),
         cleared=variants.load(boot.kernel.variant).clears_cpu_flags)
     if wrong:
         raise Gem5Failed(f"the guest's CPU is not the {boot.cpuid} description's: "
@@ -295,7 +296,7 @@ def trace_roi(group: gspec.BootGroup, timeout: float) -> Path:
     final = cache.area("gem5-traces") / boot["key"]
     if (final / TRACE_FILE).is_file():
         return final / TRACE_FILE
-    spec = gspec.roi_spec(group, gspec.load_cpu("atomic", arch))
+    spec = gspec.roi_spec(group, cpu_presets.load_cpu("atomic", arch))
     with cache.staging_dir(final) as tmp:
         run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
         if not (tmp / TRACE_FILE).is_file():

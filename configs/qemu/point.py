@@ -5,7 +5,7 @@ configs/point.py's Point holds them as its `run`.
 
 from dataclasses import dataclass
 
-from configs.gem5 import spec as gem5_spec
+from configs.gem5 import smap_models
 from configs.point import Point, with_job_layers
 from configs.qemu import process as qemu_process
 from configs.qemu import profile as qemu_profile
@@ -31,7 +31,7 @@ class QemuSettings:
     def extra_args(arch: str, smap_model: str) -> tuple:
         """The kernel command line the smap model adds: a gem5 point's twin
         boots with its model's (configs/gem5/spec.py's smap-model layer)."""
-        return gem5_spec.model_args(arch, smap_model)
+        return smap_models.model_args(arch, smap_model)
 
     def label(self, smap_model: str) -> str:
         if not self.twin_of:
