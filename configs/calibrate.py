@@ -35,10 +35,10 @@ import re
 from dataclasses import dataclass
 
 from buildroot import assemble
-from configs import backends
+from configs import backends, smap_models
 from configs.gem5.point import gem5_point
 from configs.point import with_job_layers
-from configs.gem5 import cache_presets, smap_models
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
 from lab import calibration_targets as targets
 from lab import cpu_presets

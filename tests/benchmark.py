@@ -199,7 +199,8 @@ def plugin_overhead(arches) -> None:
 
 def gem5_figures(arches) -> None:
     from buildroot import assemble
-    from configs.gem5 import cache_presets, locate, smap_models, spec
+    from configs import smap_models
+    from configs.gem5 import cache_presets, locate, spec
     from lab import cpu_presets
     from kernels import build as kbuild
     from workloads import script

@@ -3,8 +3,7 @@ made (and checked) by configs/point.py, the run by the backend, exactly as
 a sweep's. Only tests build a point this way, so it lives here."""
 
 from configs.qemu import point as point_mod
-from configs import backends
-from configs.gem5 import smap_models
+from configs import backends, smap_models
 from lab.errors import UserError
 
 

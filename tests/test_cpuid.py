@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from configs import sweep
+from configs import backends, sweep
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import cache_presets, spec
 from configs.gem5.point import gem5_point, qemu_twin
@@ -164,7 +164,7 @@ def test_a_point_boots_with_its_presets_cpuid_and_its_twin_gets_the_same():
                                    ("x86_64-o3-default", "smap", "x86_64-gem5-smap")):
         p = gem5_point("x86_64", "stock", JOB, preset, cache="classic-l1l2", smap_model=model)
         assert p.boot_group(GEM5, KERNEL, IMAGE).cpuid == p.run.cpu.cpuid
-        twin = qemu_twin(p, 300)
+        twin = backends.twin_point(qemu_twin(p, 300))
         assert twin.run.profile.name == profile
         if p.run.cpu.cpuid != "gem5":
             assert twin.run.profile.cpuid == p.run.cpu.cpuid

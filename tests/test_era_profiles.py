@@ -16,7 +16,8 @@ import shutil
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import cache_presets, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets
 from configs.qemu import profile as qemu_profile
 from kernels import build as kbuild
 from lab import cpu_presets, cpuid

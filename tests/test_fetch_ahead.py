@@ -15,7 +15,8 @@ fetch stalled on the I-cache.
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import cache_presets, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
 from lab import cpu_presets
 from workloads import script

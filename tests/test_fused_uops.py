@@ -17,7 +17,8 @@ elsewhere these skip and say what is missing.
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import cache_presets, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
 from lab import gem5_knobs as knobs
 from lab import cpu_presets

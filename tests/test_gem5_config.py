@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from configs import sweep
+from configs import smap_models, sweep
 from configs.gem5 import process as gem5_process
-from configs.gem5 import build_profile, cache_presets, locate, smap_models, spec
+from configs.gem5 import build_profile, cache_presets, locate, spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import profile as qemu_profile
 from lab import cpu_presets

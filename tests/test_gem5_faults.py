@@ -29,7 +29,8 @@ from pathlib import Path
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import cache_presets, locate, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets, locate
 from kernels import build as kbuild
 from lab import cache, cpu_presets, sealed
 from lab.errors import UserError

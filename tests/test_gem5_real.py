@@ -12,9 +12,9 @@ import pytest
 
 from analysis import roi_trace
 from buildroot import assemble
-from configs import runs
+from configs import runs, smap_models
 from configs.gem5 import process as gem5_process
-from configs.gem5 import cache_presets, locate, smap_models, spec
+from configs.gem5 import cache_presets, locate, spec
 from configs.gem5 import stats as gem5_stats
 from kernels import build as kbuild
 from lab import cpu_presets

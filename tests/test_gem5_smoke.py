@@ -26,7 +26,8 @@ import pytest
 
 from analysis import compare, published, store
 from buildroot import assemble
-from configs.gem5 import cache_presets, locate, sampling, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets, locate, sampling
 from kernels import build as kbuild
 from lab import cache, cpu_presets
 from lab.errors import UserError

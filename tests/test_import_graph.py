@@ -18,7 +18,11 @@ And small modules: no Python module outside tests over MAX_LINES lines.
 And one address per name (issue 67 item 9): a name is imported from the
 module that defines it, in the project and its tests alike, never from
 one that only imports it (no re-exports: configs/gem5/spec.py passed on
-24 names of three modules and callers used both addresses).
+24 names of three modules and callers used both addresses). And the
+backends' packages, configs/qemu/ and configs/gem5/, reach nothing of
+each other, directly or through another module: what both need lives
+below them (configs/smap_models.py, configs/point.py's Twin), and a
+gem5 point's QEMU twin is made by the QEMU backend (configs/backends.py).
 """
 
 import ast
@@ -250,3 +254,38 @@ class _Text:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _chain(graph: dict, start: str, wanted) -> list:
+    """The shortest chain of imports from `start` to a module `wanted`
+    accepts ([start, ..., it]), or [] where none reaches one."""
+    came, work = {start: None}, [start]
+    while work:
+        node = work.pop(0)
+        for d in sorted(graph.get(node, ())):
+            if d in came:
+                continue
+            came[d] = node
+            if wanted(d):
+                chain = [d]
+                while came[chain[-1]] is not None:
+                    chain.append(came[chain[-1]])
+                return chain[::-1]
+            work.append(d)
+    return []
+
+
+def test_the_backends_reach_nothing_of_each_other():
+    assert _chain({"a.x": {"b"}, "b": {"c.y"}}, "a.x", lambda d: d.startswith("c")) == \
+        ["a.x", "b", "c.y"]
+    packages = ("configs.qemu", "configs.gem5")
+    bad = []
+    for m in sorted(GRAPH):
+        mine = [p for p in packages if m == p or m.startswith(p + ".")]
+        if not mine:
+            continue
+        other = next(p for p in packages if p != mine[0])
+        chain = _chain(GRAPH, m, lambda d: d == other or d.startswith(other + "."))
+        if chain:
+            bad.append(" -> ".join(chain))
+    assert bad == []

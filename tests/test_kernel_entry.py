@@ -17,8 +17,9 @@ import pytest
 
 from analysis import roi_trace
 from buildroot import assemble
+from configs import smap_models
 from configs.gem5 import process as gem5_process
-from configs.gem5 import cache_presets, smap_models, spec
+from configs.gem5 import cache_presets, spec
 from kernels import build as kbuild
 from lab import gem5_knobs as knobs
 from lab import cpu_presets

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from analysis import probe, results
-from configs import sweep
-from configs.gem5 import cache_presets, smap_models, spec
+from configs import smap_models, sweep
+from configs.gem5 import cache_presets, spec
 from lab import cpu_presets
 from lab import gem5_knobs as knobs
 from lab.errors import UserError

@@ -13,7 +13,8 @@ is found: the copy's cycles on the threads' core (arm64-neoverse-v2).
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import cache_presets, locate, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets, locate
 from kernels import build as kbuild
 from lab import cpu_presets
 from lab.errors import UserError

@@ -12,19 +12,17 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs import runs, simpoint_method
+from configs import runs, simpoint_method, smap_models
 from configs.gem5 import commit_profile as commit_profile_mod
 from configs.gem5 import inventory
 from configs.gem5 import point as gem5_point
 from configs.gem5 import process
 from configs.gem5 import run_flags as flags_mod
 from configs.gem5 import sampling as sampling_mod
-from configs.gem5 import smap_models
 from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
 from configs.gem5 import sweep_axes
 from configs.gem5 import uop_profile as uop_profile_mod
-from configs.qemu import process as qemu_process
 from lab import arches, cache, cpu_presets
 from lab import cpuid as cpuid_mod
 from lab.progress import Progress
@@ -75,9 +73,10 @@ class Gem5Backend:
 
     @staticmethod
     def twin(point):
-        """The QEMU twin crosscheck runs beside a gem5 point (unlabelled:
-        not a sweep's, so no boot group in the store's twin_of)."""
-        return gem5_point.qemu_twin(point, qemu_process.DEFAULT_TIMEOUT, labelled=False)
+        """The QEMU twin crosscheck runs beside a gem5 point, as a Twin the
+        QEMU backend makes (backends.twin_point; unlabelled: not a sweep's,
+        so no boot group in the store's twin_of; QEMU's default timeout)."""
+        return gem5_point.qemu_twin(point, labelled=False)
 
     def trace_roi(self, point, kernel, image) -> Path:
         """The point's ROI replayed with gem5's instruction trace."""

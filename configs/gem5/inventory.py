@@ -5,7 +5,8 @@ inventory.py asks each backend (Gem5Backend.list_lines, host_tools,
 doctor_checks).
 """
 
-from configs.gem5 import build_profile, cache_presets, smap_models
+from configs import smap_models
+from configs.gem5 import build_profile, cache_presets
 from configs.gem5 import locate as gem5_locate
 from lab import arches, cpu_presets
 from lab.errors import UserError

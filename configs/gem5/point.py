@@ -1,16 +1,17 @@
 """A gem5 point's settings (Gem5Settings: its CPU and cache presets, its
 cpu.* overrides, warming, sampling and profiles), its constructor,
 gem5_point, where every rule that ties them together is checked once,
-and its QEMU twin (qemu_twin). configs/point.py's Point holds them as
+and what its QEMU twin is (qemu_twin: a configs/point.py Twin, which the
+QEMU backend makes into its point). configs/point.py's Point holds them as
 its `run`; a caller gives the rules its user's words (point.Spelling).
 """
 
 from dataclasses import dataclass
 
-from configs.gem5 import cache_presets, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets
 from configs.gem5 import spec as gem5_spec
-from configs.point import SWEEP_KEYS, Point, Spelling, with_job_layers
-from configs.qemu.point import qemu_point
+from configs.point import SWEEP_KEYS, Point, Spelling, Twin, with_job_layers
 from lab import arches, cpu_presets, inputs
 from lab.errors import UserError
 
@@ -105,21 +106,20 @@ def has_twin(smap_model: str) -> bool:
     return smap_model != "serialize"
 
 
-def qemu_twin(point: Point, timeout: float, bbv_interval: int = 0,
-              labelled: bool = True) -> Point:
-    """The QEMU twin of gem5 `point`: the same kernel, image and model, on
-    the twin profile of its model, counted by the plugin. `labelled` names
-    its boot group (cache/model) in the store's twin_of column."""
+def qemu_twin(point: Point, timeout: float = None, bbv_interval: int = 0,
+              labelled: bool = True) -> Twin:
+    """The QEMU twin of gem5 `point`, as the QEMU backend is asked for it
+    (configs/backends.py twin_point makes the point): the same kernel,
+    image and model, on the twin profile of its model, counted by the
+    plugin. `labelled` names its boot group (cache/model) in the store's
+    twin_of column; `timeout` None is QEMU's default."""
     if not has_twin(point.smap_model):
         raise UserError(f"smap_model {point.smap_model} has no QEMU twin: QEMU 7.2 TCG does "
                         f"not implement SERIALIZE")
     label = f"{point.run.cache.name}/{point.smap_model or '-'}" if labelled else ""
-    return qemu_point(point.arch, point.variant, point.job,
-                      smap_models.twin_profile(point.arch, point.smap_model,
-                                               point.run.cpu.cpuid),
-                      timeout,
-                      plugin=True, bbv_interval=bbv_interval, smap_model=point.smap_model,
-                      layers=point.layers, twin_of=label, params=point.params)
+    return Twin(point, "qemu",
+                smap_models.twin_profile(point.arch, point.smap_model, point.run.cpu.cpuid),
+                label, timeout, bbv_interval)
 
 
 def _check_gem5_rules(warming: str, simpoint, commit_profile: bool, spelling: Spelling,

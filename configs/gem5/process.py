@@ -20,8 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs import console, runs
-from configs.gem5 import smap_models
+from configs import console, runs, smap_models
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from kernels import variants

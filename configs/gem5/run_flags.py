@@ -9,9 +9,9 @@ backend, they are refused in one line (lab/cli.py refuse_others).
 """
 
 from configs import point as run_point
+from configs import smap_models
 from configs.gem5 import point as gem5_point_mod
 from configs.gem5 import sampling as gem5_sampling
-from configs.gem5 import smap_models
 from configs.gem5 import spec as gem5_spec
 from lab import gem5_knobs as knobs
 from lab import cpu_presets, inputs

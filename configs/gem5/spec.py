@@ -26,7 +26,8 @@ from pathlib import Path
 # presets and the board's clock (lab/cpu_presets.py, below the run stage
 # and analysis, which both read them) and the smap models
 # (configs/gem5/smap_models.py).
-from configs.gem5 import cache_presets, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets
 from lab import arches, cache, cpu_presets, inputs
 from lab import cpuid as cpuid_mod
 from lab.errors import UserError

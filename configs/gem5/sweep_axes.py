@@ -11,7 +11,8 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from configs.gem5 import cache_presets, smap_models
+from configs import smap_models
+from configs.gem5 import cache_presets
 from configs.gem5 import point as gem5_point_mod
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
