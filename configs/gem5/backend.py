@@ -2,9 +2,12 @@
 
 gem5 full system boots each boot group (kernel, image, smap model, caches,
 warming) once to a checkpoint, then simulates the point's ROI from it on
-the point's CPU preset, whole or sampled by SimPoint. The gem5 processes
-themselves are configs/gem5/process.py's; SimPoint's steps are
-configs/gem5/sampling.py's; parsing stats.txt is configs/gem5/stats.py's.
+the point's CPU preset, whole or sampled by SimPoint. A run is planned
+once (Gem5Plan: its boot group, settings, key and the ROI's spec), then
+executed from the plan, then recorded from it: nothing the plan holds is
+computed again. The gem5 processes themselves are configs/gem5/process.py's;
+SimPoint's steps are configs/gem5/sampling.py's; parsing stats.txt is
+configs/gem5/stats.py's.
 """
 
 import dataclasses
@@ -45,6 +48,22 @@ class Gem5Result:
         g = record["gem5"]
         return cls(record["result"]["ops"], record["result"].get("checksum"), g["summary"],
                    g.get("sampling"), g.get("commit_profile"))
+
+
+@dataclass(frozen=True)
+class Gem5Plan:
+    """A gem5 point's run, planned once before anything runs: its boot
+    group (on the build it runs on, held to the point's memory limit), its
+    settings, its key (gem5_key: what finds the run again) and, for a
+    whole ROI, the spec fs_roi.py is told (spec.roi_spec; {} where
+    SimPoint samples the ROI: its steps make their own specs,
+    configs/gem5/sampling.py). Executing reads these; it computes none."""
+    point: object            # configs.point.Point
+    group: gem5_spec.BootGroup
+    settings: object         # point.run: configs.gem5.point.Gem5Settings
+    key: str
+    spec: dict
+    label: str               # the run as its failure names it
 
 
 class Gem5Backend:
@@ -94,23 +113,26 @@ class Gem5Backend:
             self.gem5.require_commit_ticks(point.arch)
 
     def key(self, point, kernel, image) -> str:
+        return _key(point.boot_group(self.gem5, kernel, image), point)
+
+    def plan(self, point, kernel, image) -> Gem5Plan:
+        """The point's run planned: its boot group, settings, key and spec."""
         s = point.run
-        return gem5_key(point.boot_group(self.gem5, kernel, image), s.cpu, s.commit_profile,
-                        point.job, s.simpoint, s.uop_profile)
+        # Each of the point's gem5 processes held to its memory limit (not
+        # in any key: the build's identity is its binary's).
+        group = point.boot_group(dataclasses.replace(self.gem5, memory_limit=s.memory_limit),
+                                 kernel, image)
+        label = (f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
+                 + (" (SimPoint)" if s.simpoint else ""))
+        return Gem5Plan(point, group, s, _key(group, point),
+                        {} if s.simpoint else gem5_spec.roi_spec(group, s.cpu), label)
 
     def run(self, point, kernel, image, force: bool = False) -> dict:
         self.require(point)
-        # Each of the point's gem5 processes held to its memory limit.
-        gem5 = dataclasses.replace(self.gem5, memory_limit=point.run.memory_limit)
-        group = point.boot_group(gem5, kernel, image)
-        s = point.run
-        key = self.key(point, kernel, image)
-        label = f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
-        if s.simpoint:
-            return runs.in_run_dir(key, force, label + " (SimPoint)",
-                                   lambda work: _execute_simpoint(point, group, work), self)
-        return runs.in_run_dir(key, force, label,
-                               lambda work: _execute_gem5(point, group, key, work), self)
+        plan = self.plan(point, kernel, image)
+        execute = _execute_simpoint if plan.settings.simpoint else _execute_gem5
+        return runs.in_run_dir(plan.key, force, plan.label, lambda work: execute(plan, work),
+                               self)
 
     def result(self, record: dict) -> Gem5Result:
         return Gem5Result.of(record)
@@ -162,6 +184,11 @@ def _text(result: Gem5Result, point) -> str:
     return "\n".join(out) + "\n"
 
 
+def _key(group: gem5_spec.BootGroup, point) -> str:
+    s = point.run
+    return gem5_key(group, s.cpu, s.commit_profile, point.job, s.simpoint, s.uop_profile)
+
+
 def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=None,
              simpoint=None, uop_profile: bool = False) -> str:
     """A gem5 run's key: its boot group's checkpoint, the CPU preset and
@@ -190,13 +217,13 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
     return cache.content_key(inputs)
 
 
-def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> dict:
-    """The ROI of `point`, whole, from its boot group's checkpoint."""
-    s, kernel = point.run, group.kernel
+def _execute_gem5(plan: Gem5Plan, work: Path) -> dict:
+    """The planned point's ROI, whole, from its boot group's checkpoint."""
+    point, group, s, kernel = plan.point, plan.group, plan.settings, plan.group.kernel
     trace = process.MICRO_TRACE_FLAGS if s.uop_profile else s.commit_profile
-    run, report, boot = process.roi(group, s.cpu, work, point.timeout,
-                                         trace=trace, job=point.job)
-    final = runs.run_dir(key)
+    run, report, boot = process.roi(group, plan.spec, work, point.timeout,
+                                    trace=trace, job=point.job)
+    final = runs.run_dir(plan.key)
     summary = gem5_stats.roi_summary(work)
     # The ROI starts at the restore (cold) or at workbegin (warm).
     warm = s.warming != "none"
@@ -236,9 +263,12 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
               "summary": summary, **extra})
 
 
-def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
+def _execute_simpoint(plan: Gem5Plan, work: Path) -> dict:
+    """The planned point's ROI, sampled: SimPoint's steps on its boot group."""
+    point, group = plan.point, plan.group
     kernel, image, gem5, smap_model = group.kernel, group.image, group.gem5, group.smap_model
-    job, cpu, timeout, settings = point.job, point.run.cpu, point.timeout, point.run.simpoint
+    job, cpu, timeout, settings = point.job, plan.settings.cpu, point.timeout, \
+        plan.settings.simpoint
     progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
     sampled = sampling_mod.sampled_roi(group, cpu, job, settings, timeout,
                                        say=lambda what: progress.update(what, force=True))

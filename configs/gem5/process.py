@@ -251,16 +251,18 @@ def _boot_lines(text: str) -> list:
     return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
 
 
-def roi(group: gspec.BootGroup, cpu, outdir: Path, timeout: float, trace=False,
+def roi(group: gspec.BootGroup, spec: dict, outdir: Path, timeout: float, trace=False,
         job=None) -> tuple:
-    """Simulate the ROI on an O3 preset: (Gem5Run, console report, boot
+    """Simulate the ROI `spec` (spec.roi_spec of the group and an O3 preset,
+    as the run's plan made it: configs/gem5/backend.py Gem5Plan) from the
+    group's checkpoint: (Gem5Run, console report, boot
     record). With `trace` (True: TRACE_FLAGS; or the flags, such as
     MICRO_TRACE_FLAGS), gem5 also writes its Exec trace (TRACE_FILE) of the
     run, which changes no simulated cycle. With warming "functional", the
     group's image is the job-less handoff image and `job` is handed over."""
     gem5, arch, warming = group.gem5, group.arch, group.warming
     boot = checkpoint(group, timeout)
-    spec = gspec.roi_spec(group, cpu)
+    spec = dict(spec)  # the plan's stays as planned: the job's file and trace go in a copy
     flags = TRACE_FLAGS if trace is True else (trace or "")
     options = (f"--debug-flags={flags}", f"--debug-file={TRACE_FILE}") if flags else ()
     if warming != "none":
