@@ -13,7 +13,6 @@ call, caches and mispredict.
 """
 
 from analysis import store
-from lab import cpu_presets
 
 # The statx every step is judged by: the thread's call, a NULL path (the
 # open file alone; statx-loop's job with run.path "null"), as the seed's
@@ -106,7 +105,7 @@ def preset_statx(rows: list) -> dict:
         return {}
     n = statx["ops"]
     slots = statx.get("retire_slots") or statx["gem5_ops"]
-    width = statx.point.machine.o3_param("renameWidth", cpu_presets.O3_RENAME_WIDTH_DEFAULT)
+    width = statx.point.machine.o3_param("renameWidth")
     return {"cycles": statx["cycles"] / n, "rename_run": statx["rename_run_cycles"] / n,
             "icache_stall": statx["icache_stall_cycles"] / n,
             "slots": slots / n, "slot_floor": slots / n / width,

@@ -8,9 +8,10 @@ from analysis import figures, store
 from configs import backends, calibrate
 from commands import flags
 from commands.flags import gem5_args
+from configs.gem5 import cache_presets
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
-from lab import arches, cache, inputs
+from lab import arches, cache, cpu_presets, inputs
 from lab.cli import SECONDS, command
 from lab.errors import UserError
 
@@ -21,7 +22,7 @@ def register(sub) -> None:
                       "configs/gem5-patches)")
     gem5_args(sp)
     sp.add_argument("--cpu-preset", default=arches.X86_64.default_cpu_preset,
-                    choices=sorted(gem5_spec.preset_files("cpu")), metavar="PRESET",
+                    choices=sorted(cpu_presets.preset_files("cpu")), metavar="PRESET",
                     help="the O3 preset to calibrate")
     sp.add_argument("--mechanism", default="smap", choices=(*calibrate.MECHANISMS, "all"),
                     help="smap (STAC/CLAC, on statx), rep (rep string start-up, on the "
@@ -48,12 +49,12 @@ def cmd_calibrate(args) -> int:
             raise UserError(f"--latencies takes whole numbers of cycles >= 1, like 1,16,48; "
                             f"got {args.latencies!r}") from None
         inputs.needs(len(latencies) < 2, "--latencies", "two or more different values >= 1")
-        if latencies[-1] > gem5_spec.MAX_LATENCY:
+        if latencies[-1] > cpu_presets.MAX_LATENCY:
             raise UserError(f"--latencies: {latencies[-1]} cycles is more than a DRAM access "
-                            f"(at most {gem5_spec.MAX_LATENCY}): measure latencies a "
+                            f"(at most {cpu_presets.MAX_LATENCY}): measure latencies a "
                             f"functional unit can have")
-    cpu = gem5_spec.load_cpu(args.cpu_preset, "x86_64")
-    cache_preset = gem5_spec.load_cache(args.cache)
+    cpu = cpu_presets.load_cpu(args.cpu_preset, "x86_64")
+    cache_preset = cache_presets.load_cache(args.cache)
     for name in names:
         m = calibrate.MECHANISMS[name]
         for v in (m.before, m.after):

@@ -20,7 +20,7 @@ WORKERS = inputs.cli(inputs.count_up_to(sweep.MAX_POINTS, "the most points a swe
 # The help of the flags several commands share.
 RESULTS_HELP = "the results folder: the store (results.sqlite) and reports (default: results)"
 SWEEP_FILE_HELP = "a sweep file (TOML; default: configs/sweeps/default.toml)"
-GEM5_HELP = backends.GEM5_HELP
+GEM5_HELP = backends.kind("gem5").GEM5_HELP
 ARCH_HELP = "the guest architecture"
 
 

@@ -192,8 +192,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             job = _job_with(path, base, origin, settings)
             shown = tuple((k, _show(val)) for k, val in settings)
             common = dict(arch=arch, variant=variant, job=job, params=shown)
-            made = backends_mod.kind(backend).points(path, where, common, own[backend], fixed,
-                                                      skipped)
+            made = backends_mod.made(backends_mod.kind(backend).points(
+                path, where, common, own[backend], fixed, skipped))
             if made:  # before any work: a job no point can finish in its timeout
                 job.check_fits(min(p.timeout for p in made), f"{path}: ")
             points += made

@@ -43,9 +43,6 @@ MAX_LATENCY = 1000
 # decoding (X86ISA.macro_fusible, our series' patch 0017): a preset's
 # `macro_fusible`; absent, Sandy Bridge's and later cores' set.
 MACRO_FUSIBLE = ("TEST", "AND", "CMP", "ADD", "SUB", "INC", "DEC")
-# gem5 v24's renameWidth where a preset leaves it (src/cpu/o3/BaseO3CPU.py,
-# Param.Unsigned(8)): the rate that bounds a call's micro-ops from below.
-O3_RENAME_WIDTH_DEFAULT = 8
 
 # CPU models a preset may name: the boot's functional CPU, and the timing
 # models a ROI may run on (gem5's standard-library CPU types).

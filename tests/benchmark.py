@@ -199,7 +199,9 @@ def plugin_overhead(arches) -> None:
 
 def gem5_figures(arches) -> None:
     from buildroot import assemble
-    from configs.gem5 import locate, spec
+    from configs import smap_models
+    from configs.gem5 import cache_presets, locate, spec
+    from lab import cpu_presets
     from kernels import build as kbuild
     from workloads import script
 
@@ -210,13 +212,13 @@ def gem5_figures(arches) -> None:
     job = script.from_dict(JOB, "<gem5 test>")
     for arch in arches:
         g = locate.require(arch)
-        kernel = kbuild.build_kernel(arch, "stock", layers=spec.layers_for(arch))
+        kernel = kbuild.build_kernel(arch, "stock", layers=smap_models.layers_for(arch))
         image = assemble.build_image(arch, job)
-        cpu = spec.load_cpu(f"{arch}-o3-default", arch)
-        cache = spec.load_cache("classic-l1l2")
+        cpu = cpu_presets.load_cpu(f"{arch}-o3-default", arch)
+        cache = cache_presets.load_cache("classic-l1l2")
         # lfence on x86, as tests/test_gem5_real.py: the boot checkpoint is
         # shared, so a benchmark after the tests boots nothing.
-        model = spec.model_for(arch, "lfence")
+        model = smap_models.model_for(arch, "lfence")
         ckpt = spec.checkpoint_dir(spec.checkpoint_key(
             spec.BootGroup(arch, kernel, image, model, cache, g)))
         booted_now = not (ckpt / "boot.json").is_file()

@@ -17,9 +17,11 @@ elsewhere these skip and say what is missing.
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import spec
+from configs import smap_models
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
 from lab import gem5_knobs as knobs
+from lab import cpu_presets
 from workloads import script
 
 import gem5_runs
@@ -60,7 +62,7 @@ def _gem5_or_skip():
 
 
 def _cpu(uops: str):
-    return spec.with_params(spec.load_cpu(PRESET, "x86_64"), {"uops": uops})
+    return cpu_presets.with_params(cpu_presets.load_cpu(PRESET, "x86_64"), {"uops": uops})
 
 
 def conditional_jump(form: str) -> bool:
@@ -91,9 +93,9 @@ def fused_jumps(profile: dict, form: str = None) -> int:
 def test_fused_decoding_runs_the_same_work_in_fewer_slots():
     g = _gem5_or_skip()
     job = script.from_dict(JOB, "<fused uops test>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cache = spec.load_cache(CACHE)
+    cache = cache_presets.load_cache(CACHE)
     recs = {u: gem5_runs.run(kernel, image, job, g, _cpu(u), cache, "smap",
                              timeout=3 * 3600, uop_profile=True) for u in knobs.BY_NAME["uops"].choices}
     gem5, fused = recs["gem5"], recs["fused"]
@@ -101,7 +103,7 @@ def test_fused_decoding_runs_the_same_work_in_fewer_slots():
         assert r["result"]["ops"] == 200 and r["result"]["errors"] == 0
     assert gem5["result"]["checksum"] == fused["result"]["checksum"]
     twin = qemu_runs.run(kernel, image, job,
-                         spec.twin_profile("x86_64", "smap", _cpu("fused").cpuid),
+                         smap_models.twin_profile("x86_64", "smap", _cpu("fused").cpuid),
                          300, plugin=True)
     assert twin["result"]["checksum"] == fused["result"]["checksum"]
     s0, s1 = gem5["gem5"]["summary"], fused["gem5"]["summary"]
@@ -136,10 +138,10 @@ def test_smap_still_faults_in_o3_with_fused_uops(monkeypatch):
     # which runs on O3 with fused decoding.
     job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
                            "<fused uops smap test>")
-    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
     console = _failed_console(lambda: gem5_runs.run(
-        kernel, image, job, g, _cpu("fused"), spec.load_cache(CACHE), "smap",
+        kernel, image, job, g, _cpu("fused"), cache_presets.load_cache(CACHE), "smap",
         timeout=3 * 3600, force=True))
     for line in SMAP_OOPS:
         assert line in console

@@ -29,9 +29,10 @@ from pathlib import Path
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import locate, spec
+from configs import smap_models
+from configs.gem5 import cache_presets, locate
 from kernels import build as kbuild
-from lab import cache, sealed
+from lab import cache, cpu_presets, sealed
 from lab.errors import UserError
 from workloads import script
 import child_procs
@@ -120,10 +121,10 @@ def _finished(root: Path, area: str, marker: str) -> list:
 def _reference(arch: str, gem5) -> dict:
     """The faults' point run uninterrupted, in the real cache."""
     job = script.from_dict(JOB, "<gem5 faults>")
-    kernel = kbuild.build_kernel(arch, "stock", layers=spec.layers_for(arch))
+    kernel = kbuild.build_kernel(arch, "stock", layers=smap_models.layers_for(arch))
     image = assemble.build_image(arch, job, handoff=True)
-    return gem5_runs.run(kernel, image, job, gem5, spec.load_cpu(f"{arch}-o3-default", arch),
-                         spec.load_cache("classic-l1l2"), "none", timeout=3600,
+    return gem5_runs.run(kernel, image, job, gem5, cpu_presets.load_cpu(f"{arch}-o3-default", arch),
+                         cache_presets.load_cache("classic-l1l2"), "none", timeout=3600,
                          warming="functional")
 
 

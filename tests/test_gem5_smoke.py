@@ -26,9 +26,10 @@ import pytest
 
 from analysis import compare, published, store
 from buildroot import assemble
-from configs.gem5 import locate, sampling, spec
+from configs import smap_models
+from configs.gem5 import cache_presets, locate, sampling
 from kernels import build as kbuild
-from lab import cache
+from lab import cache, cpu_presets
 from lab.errors import UserError
 from workloads import script
 import gem5_runs
@@ -102,9 +103,10 @@ def _inputs(arch: str, warming: str, variant: str = "stock"):
     g = _gem5_or_skip(arch)
     preset, cache_name, model = PRESET[arch]
     job = script.from_dict(JOB, "<gem5 smoke set>")
-    kernel = kbuild.build_kernel(arch, variant, layers=spec.layers_for(arch))
+    kernel = kbuild.build_kernel(arch, variant, layers=smap_models.layers_for(arch))
     image = assemble.build_image(arch, job, handoff=warming == "functional")
-    return g, kernel, image, spec.load_cpu(preset, arch), spec.load_cache(cache_name), model, job
+    return (g, kernel, image, cpu_presets.load_cpu(preset, arch),
+            cache_presets.load_cache(cache_name), model, job)
 
 
 def _roi(arch: str, warming: str = "functional", **more) -> tuple:
@@ -139,8 +141,8 @@ def test_a_short_roi_from_the_boot_checkpoint_matches_its_twin_and_its_pinned_cy
     assert g["roi_end_tick"] > g["warming"]["roi_begin_tick"] > g["checkpoint_tick"]
     # Same kernel and job under QEMU, its CPU the preset's: the same answer.
     twin = qemu_runs.run(kernel, assemble.build_image(arch, job), job,
-                         spec.twin_profile(arch, model, cpu.cpuid), 300,
-                         extra_args=spec.model_args(arch, model))
+                         smap_models.twin_profile(arch, model, cpu.cpuid), 300,
+                         extra_args=smap_models.model_args(arch, model))
     assert twin["result"]["ops"] == CALLS
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     cycles = g["summary"]["cycles"]
@@ -188,7 +190,7 @@ def test_x86_smap_stops_the_violators_stray_store(monkeypatch):
     first warm-up call oopses, so the boot fails with the guest's reason."""
     monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
     g, _, image, cpu, cache_preset, model, job = _inputs("x86_64", "none")
-    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=smap_models.layers_for("x86_64"))
     console = _failed_console(lambda: gem5_runs.run(
         kernel, image, job, g, cpu, cache_preset, model, timeout=3600, force=True))
     for line in SMAP_OOPS:

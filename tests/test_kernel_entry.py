@@ -17,10 +17,12 @@ import pytest
 
 from analysis import roi_trace
 from buildroot import assemble
+from configs import smap_models
 from configs.gem5 import process as gem5_process
-from configs.gem5 import spec
+from configs.gem5 import cache_presets, spec
 from kernels import build as kbuild
 from lab import gem5_knobs as knobs
+from lab import cpu_presets
 from lab.symbols import SymbolMap
 from workloads import script
 
@@ -37,16 +39,16 @@ def _gem5_or_skip():
 
 
 def _cpu(entry: str):
-    return spec.with_params(spec.load_cpu("x86_64-o3-default", "x86_64"),
-                            {"kernel_entry": entry})
+    return cpu_presets.with_params(cpu_presets.load_cpu("x86_64-o3-default", "x86_64"),
+                                   {"kernel_entry": entry})
 
 
 def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     g = _gem5_or_skip()
     job = script.from_dict(JOB, "<kernel entry test>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cache = spec.load_cache("classic-l1l2")
+    cache = cache_presets.load_cache("classic-l1l2")
     recs = {e: gem5_runs.run(kernel, image, job, g, _cpu(e), cache, "smap",
                                    timeout=3 * 3600)
             for e in knobs.BY_NAME["kernel_entry"].choices}
@@ -54,7 +56,7 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     assert serial["result"]["ops"] == sdm["result"]["ops"] == 200
     assert serial["result"]["checksum"] == sdm["result"]["checksum"]
     assert serial["result"]["errors"] == sdm["result"]["errors"] == 0
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"),
+    twin = qemu_runs.run(kernel, image, job, smap_models.twin_profile("x86_64", "smap"),
                          300, plugin=True)
     assert twin["result"]["checksum"] == sdm["result"]["checksum"]
     s0, s1 = serial["gem5"]["summary"], sdm["gem5"]["summary"]
@@ -88,9 +90,9 @@ def test_smap_still_faults_in_o3_with_sdm_entry(monkeypatch):
     # which runs on O3 with the relaxed entry.
     job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
                            "<kernel entry smap test>")
-    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cache = spec.load_cache("classic-l1l2")
+    cache = cache_presets.load_cache("classic-l1l2")
     console = _failed_console(lambda: gem5_runs.run(
         kernel, image, job, g, _cpu("sdm"), cache, "smap", timeout=3 * 3600, force=True))
     for line in SMAP_OOPS:

@@ -264,8 +264,8 @@ def test_machine_says_era_and_what_a_preset_was_fitted_on():
 
 
 def test_a_row_on_a_preset_that_has_since_changed_says_so():
-    from configs.gem5 import spec
-    sky = spec.load_cpu("x86_64-skylake", "x86_64").as_record()
+    from lab import cpu_presets
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64").as_record()
 
     def row(name, params, **typed):
         return _re(_row("stock", "statx-loop", 1), profile=name,
@@ -303,8 +303,8 @@ def test_a_row_on_a_preset_that_has_since_changed_says_so():
 
 
 def test_a_base_that_misses_says_where_its_cycles_go():
-    from configs.gem5 import spec
-    sky = spec.load_cpu("x86_64-skylake", "x86_64").as_record()
+    from lab import cpu_presets
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64").as_record()
     # 2,000 calls of 1,358 instructions, 3,259 micro-ops (the skylake-frontend
     # sweep's statx, docs/data/skylake-frontend.jsonl.gz): at rename's 4 a
     # cycle the micro-ops alone take 815 cycles, 1.67x the 487 the hardware
@@ -633,13 +633,13 @@ def test_the_terminal_scorecard_fits_the_width_and_shows_todays_presets():
         # Each title comes before the sentence that introduces its table.
         assert text.index("The seeds' claims") < text.index("Each claim's effect")
         words = " ".join(text.split())
-        assert scorecard_text.EARLIER not in words
+        assert judging.EARLIER not in words
         assert words.endswith(scorecard_text.WHERE_FULL)
     # Since the 2026-11-29 re-publish no published row ran a preset that
     # has changed since, so nothing is left out to say --all shows (the
     # rule itself: test_a_row_on_a_preset_that_has_since_changed_says_so).
     every = scorecard_text.render(rows, width=200, all_presets=True)
-    assert scorecard_text.EARLIER not in every
+    assert judging.EARLIER not in every
     assert "--all shows them" not in scorecard_text.render(rows, width=120)
 
 
@@ -650,7 +650,7 @@ def _shown(rows: list, all_presets: bool) -> tuple:
     out, headers = [], []
     for s in scorecard.sections(rows):
         kept = scorecard_text._kept(s)
-        body = [r for r in s.body if all_presets or not any(scorecard_text.EARLIER in c
+        body = [r for r in s.body if all_presets or not any(judging.EARLIER in c
                                                              for c in r)]
         if body:
             out += [s.title, s.what] + [r[i] for r in body for i in kept]
@@ -734,7 +734,7 @@ def test_no_two_rows_of_a_scorecard_table_read_alike():
         kept = scorecard_text._kept(s)
         for all_presets in (False, True):
             body = [[r[i] for i in kept] for r in s.body
-                    if all_presets or not any(scorecard_text.EARLIER in c for c in r)]
+                    if all_presets or not any(judging.EARLIER in c for c in r)]
             assert _alike([s.header[i] for i in kept], body, s.title) == [], \
                 (s.title, all_presets)
 

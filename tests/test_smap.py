@@ -21,10 +21,11 @@ import pytest
 
 from analysis import roi_trace
 from buildroot import assemble
-from configs import runs
+from configs import runs, smap_models
 from configs.gem5 import process as gem5_process
-from configs.gem5 import locate, spec
+from configs.gem5 import cache_presets, locate, spec
 from kernels import build as kbuild
+from lab import cpu_presets
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
@@ -102,10 +103,10 @@ def _gem5_with_series_or_skip(why: str = "smap_model smap"):
 
 
 def _gem5_point(g, variant, job):
-    kernel = kbuild.build_kernel("x86_64", variant, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", variant, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
-    cache = spec.load_cache("classic-l1l2")
+    cpu = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    cache = cache_presets.load_cache("classic-l1l2")
     return kernel, image, cache, lambda: gem5_runs.run(
         kernel, image, job, g, cpu, cache, "smap", timeout=3 * 3600)
 
@@ -138,7 +139,7 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     # Stock opens a window before every user access: SMAP never refuses
     # a translation it makes (wrong-path ones included).
     assert rec["gem5"]["summary"]["smap_faults"] == 0
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"),
+    twin = qemu_runs.run(kernel, image, job, smap_models.twin_profile("x86_64", "smap"),
                           300, plugin=True)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     # Function by function, the same kernel paths (stac/clac included).
@@ -165,11 +166,11 @@ def roi_job(monkeypatch):
 
 
 def _commit_point(g, variant, job):
-    kernel = kbuild.build_kernel("x86_64", variant, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", variant, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cpu = spec.with_params(spec.load_cpu("x86_64-o3-default", "x86_64"),
-                           {"stac_clac": "commit"})
-    cache = spec.load_cache("classic-l1l2")
+    cpu = cpu_presets.with_params(cpu_presets.load_cpu("x86_64-o3-default", "x86_64"),
+                                  {"stac_clac": "commit"})
+    cache = cache_presets.load_cache("classic-l1l2")
     return kernel, image, lambda: gem5_runs.run(kernel, image, job, g, cpu, cache, "smap",
                                                 timeout=3 * 3600)
 
@@ -202,5 +203,5 @@ def test_gem5_commit_stac_clac_lets_a_store_behind_stac_through(roi_job):
     stac = rec["gem5"]["stac_clac"]
     assert (stac["mode"], stac["serialize_after"], stac["smap_check"]) == \
         ("commit", False, "commit")
-    twin = qemu_runs.run(kernel, image, roi_job, spec.twin_profile("x86_64", "smap"), 300)
+    twin = qemu_runs.run(kernel, image, roi_job, smap_models.twin_profile("x86_64", "smap"), 300)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]

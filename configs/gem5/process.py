@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs import console, runs
+from configs import console, runs, smap_models
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from kernels import variants
-from lab import arches, cache, child, sealed, tools
+from lab import arches, cache, child, cpu_presets, sealed, tools
 from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
@@ -197,7 +197,7 @@ def _check_cpuid(boot: gspec.BootGroup, console_text: str, log: str) -> None:
     if boot.cpuid == cpuid_mod.GEM5 or not flags:
         return
     wrong = cpuid_mod.load(boot.cpuid).disagreements(
-        flags.split(), smap=gspec.executes_smap(boot.arch, boot.smap_model),
+        flags.split(), smap=smap_models.executes_smap(boot.arch, boot.smap_model),
         cleared=variants.load(boot.kernel.variant).clears_cpu_flags)
     if wrong:
         raise Gem5Failed(f"the guest's CPU is not the {boot.cpuid} description's: "
@@ -251,16 +251,18 @@ def _boot_lines(text: str) -> list:
     return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
 
 
-def roi(group: gspec.BootGroup, cpu, outdir: Path, timeout: float, trace=False,
+def roi(group: gspec.BootGroup, spec: dict, outdir: Path, timeout: float, trace=False,
         job=None) -> tuple:
-    """Simulate the ROI on an O3 preset: (Gem5Run, console report, boot
+    """Simulate the ROI `spec` (spec.roi_spec of the group and an O3 preset,
+    as the run's plan made it: configs/gem5/backend.py Gem5Plan) from the
+    group's checkpoint: (Gem5Run, console report, boot
     record). With `trace` (True: TRACE_FLAGS; or the flags, such as
     MICRO_TRACE_FLAGS), gem5 also writes its Exec trace (TRACE_FILE) of the
     run, which changes no simulated cycle. With warming "functional", the
     group's image is the job-less handoff image and `job` is handed over."""
     gem5, arch, warming = group.gem5, group.arch, group.warming
     boot = checkpoint(group, timeout)
-    spec = gspec.roi_spec(group, cpu)
+    spec = dict(spec)  # the plan's stays as planned: the job's file and trace go in a copy
     flags = TRACE_FLAGS if trace is True else (trace or "")
     options = (f"--debug-flags={flags}", f"--debug-file={TRACE_FILE}") if flags else ()
     if warming != "none":
@@ -295,7 +297,7 @@ def trace_roi(group: gspec.BootGroup, timeout: float) -> Path:
     final = cache.area("gem5-traces") / boot["key"]
     if (final / TRACE_FILE).is_file():
         return final / TRACE_FILE
-    spec = gspec.roi_spec(group, gspec.load_cpu("atomic", arch))
+    spec = gspec.roi_spec(group, cpu_presets.load_cpu("atomic", arch))
     with cache.staging_dir(final) as tmp:
         run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
         if not (tmp / TRACE_FILE).is_file():

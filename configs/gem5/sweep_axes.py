@@ -11,10 +11,12 @@ import itertools
 import math
 from dataclasses import dataclass
 
+from configs import smap_models
+from configs.gem5 import cache_presets
 from configs.gem5 import point as gem5_point_mod
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
-from lab import arches, inputs
+from lab import arches, cpu_presets, inputs
 from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
@@ -73,9 +75,9 @@ def read_axes(path, where, axes: dict, fixed: dict) -> Axes:
     # Each gem5 point reads its presets whole and checks its settings'
     # combinations when it is made (configs/gem5/point.py), before any work.
     caches = _axis(path, f"{where}.cache", axes.get("cache", fixed["cache"]),
-                   gem5_spec.cache_preset_names())
+                   cache_presets.cache_preset_names())
     models = _axis(path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"]),
-                   gem5_spec.SMAP_MODELS)
+                   smap_models.SMAP_MODELS)
     warmings = _axis(path, f"{where}.warming", axes.get("warming", fixed["warming"]),
                      gem5_spec.WARMING)
     samplings = _axis(path, f"{where}.sampling", axes.get("sampling", fixed["sampling"]),
@@ -121,19 +123,19 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
     arch = common["arch"]
     arch_models = models if arches.get(arch).gem5_series else [""]
     out = []
-    every = ["default"] + gem5_spec.cpu_preset_names()
+    every = ["default"] + cpu_presets.cpu_preset_names()
     for i, preset in enumerate(presets):
-        if preset not in every and preset in gem5_spec.preset_files("cpu"):
+        if preset not in every and preset in cpu_presets.preset_files("cpu"):
             # In the folder but left out of the list: say what is wrong with it.
             with inputs.located(f"{path}: axes.cpu_preset[{i}]"):
-                gem5_spec.load_cpu(preset, arch)
+                cpu_presets.load_cpu(preset, arch)
     inputs.each_in(presets, every, f"{path}: axes.cpu_preset")
     # A preset names its arch; each arch takes its own from the list.
     mine = [arches.get(arch).default_cpu_preset if p == "default" else p for p in presets
-            if p == "default" or p in gem5_spec.cpu_preset_names(arch)]
+            if p == "default" or p in cpu_presets.cpu_preset_names(arch)]
     if not mine:
         raise _err(path, "axes.cpu_preset", f"no preset for {arch} (valid: default, "
-                   f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
+                   f"{', '.join(cpu_presets.cpu_preset_names(arch))})")
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
     if not arches.get(arch).gem5_series:  # the series' knobs are x86's: other
@@ -141,7 +143,7 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
             tuple(kv for kv in o if not (kv[0] in knobs.BY_NAME and knobs.BY_NAME[kv[0]].series))
             for o in combos))
     # cpu.<param> axes are O3 parameters: other models run once.
-    o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}
+    o3 = {n: cpu_presets.load_cpu(n, arch).type == "o3" for n in mine}
     for cache_name, model in itertools.product(caches, arch_models):
         start = len(out)
         for name, over, warming, sampled in [
