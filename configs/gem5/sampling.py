@@ -41,7 +41,7 @@ from configs import console, simpoint_method
 from configs.gem5 import process as gem5_process
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
-from lab import cache, gem5_statistics, inputs
+from lab import cache, cpu_presets, gem5_statistics, inputs
 from lab.errors import UserError
 
 SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
@@ -142,7 +142,7 @@ class _Steps:
         # The atomic steps' board carries the arch's default O3 preset as its
         # switched-out core, so they serve every preset; only "measure"
         # runs on the point's own.
-        self.atomic_spec = spec(gspec.load_cpu(f"{arch}-o3-default", arch))
+        self.atomic_spec = spec(cpu_presets.load_cpu(f"{arch}-o3-default", arch))
         self.detailed_spec = spec(cpu)
         self.cpu = cpu
 

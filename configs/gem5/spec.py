@@ -31,11 +31,6 @@ from configs.gem5 import cache_presets
 from lab import arches, cache, cpu_presets, inputs
 from lab import cpuid as cpuid_mod
 from lab.errors import UserError
-# The one name passed on: sampling.py reads load_cpu here (gspec.load_cpu),
-# and its text is pinned with sampling.FLOW_VERSION (tests/
-# test_version_guards.py), so it moves to lab/cpu_presets.py with the next
-# change that re-pins that guard on a gem5 run.
-from lab.cpu_presets import load_cpu
 
 # What fs_roi.py (the gem5 side: it builds the board from the spec and
 # runs the boot or the ROI) does with a spec, in every key of a gem5 boot
@@ -190,7 +185,7 @@ def boot_spec(boot: BootGroup) -> dict:
     # The cold scheme boots on the atomic CPU alone; the boot-once scheme on
     # the switchable processor the ROI restores into, whose detailed core
     # (switched out, so not in the checkpoint) is the arch's default preset.
-    cpu = load_cpu("atomic" if boot.warming == "none"
+    cpu = cpu_presets.load_cpu("atomic" if boot.warming == "none"
                    else arches.get(boot.arch).default_cpu_preset, boot.arch)
     # The boot writes its checkpoint into a staging dir; the backend renames.
     return _board(boot, "boot", cpu, checkpoint_dir(checkpoint_key(boot)))
