@@ -3,11 +3,10 @@ scorecard (the seeds' hardware numbers beside gem5's), export (a sweep's
 finished rows into docs/data), compare (your runs beside the published
 ones) and report (a sweep's report, written again)."""
 
-import json
 from pathlib import Path
 
-from analysis import (compare, compare_text, published, report, scorecard, scorecard_text,
-                      store)
+from analysis import (compare, compare_text, published, report, results, scorecard,
+                      scorecard_text, store)
 from configs import backends, calibrate, sweep
 from commands import flags
 from lab import cache, inputs, text
@@ -178,9 +177,7 @@ def _refuse_dirty(name: str, rows: list) -> None:
     cache may hand one to a later, clean sweep) names no source to rerun."""
     dirty = []
     for r in rows:
-        record = r["record"]
-        record = json.loads(record) if isinstance(record, str) else record
-        made = str(((record or {}).get("provenance") or {}).get("uaccess_lab") or "")
+        made = str(results.from_row(r).provenance.lab_version or "")
         if made.endswith("-dirty"):
             dirty.append(f"{r['arch']}/{r['variant']}/{r['workload']} ({made}, run {r['key']})")
     if dirty:
