@@ -3,11 +3,11 @@
 gem5 full system boots each boot group (kernel, image, smap model, caches,
 warming) once to a checkpoint, then simulates the point's ROI from it on
 the point's CPU preset, whole or sampled by SimPoint. A run is planned
-once (Gem5Plan: its boot group, settings, key and the ROI's spec), then
-executed from the plan, then recorded from it: nothing the plan holds is
-computed again. The gem5 processes themselves are configs/gem5/process.py's;
-SimPoint's steps are configs/gem5/sampling.py's; parsing stats.txt is
-configs/gem5/stats.py's.
+once (Gem5Plan: its boot group, settings, key, and the ROI's spec or its
+SimPoint steps' specs), then executed from the plan, then recorded from
+it: nothing the plan holds is computed again. The gem5 processes
+themselves are configs/gem5/process.py's; SimPoint's steps are
+configs/gem5/sampling.py's; parsing stats.txt is configs/gem5/stats.py's.
 """
 
 import dataclasses
@@ -55,15 +55,17 @@ class Gem5Plan:
     """A gem5 point's run, planned once before anything runs: its boot
     group (on the build it runs on, held to the point's memory limit), its
     settings, its key (gem5_key: what finds the run again) and, for a
-    whole ROI, the spec fs_roi.py is told (spec.roi_spec; {} where
-    SimPoint samples the ROI: its steps make their own specs,
-    configs/gem5/sampling.py). Executing reads these; it computes none."""
+    whole ROI, the spec fs_roi.py is told (spec.roi_spec), or where
+    SimPoint samples the ROI, its sampled plan (configs/gem5/sampling.py:
+    the specs of its steps, spec {}). Executing reads these; it computes
+    none."""
     point: object            # configs.point.Point
     group: gem5_spec.BootGroup
     settings: object         # point.run: configs.gem5.point.Gem5Settings
     key: str
     spec: dict
     label: str               # the run as its failure names it
+    sampled: object = None   # sampling.SampledPlan where SimPoint samples the ROI
 
 
 class Gem5Backend:
@@ -124,8 +126,12 @@ class Gem5Backend:
                                  kernel, image)
         label = (f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
                  + (" (SimPoint)" if s.simpoint else ""))
-        return Gem5Plan(point, group, s, _key(group, point),
-                        {} if s.simpoint else gem5_spec.roi_spec(group, s.cpu), label)
+        if s.simpoint:
+            return Gem5Plan(point, group, s, _key(group, point), {}, label,
+                            sampling_mod.plan(group, s.cpu, point.job, s.simpoint,
+                                              point.timeout))
+        return Gem5Plan(point, group, s, _key(group, point), gem5_spec.roi_spec(group, s.cpu),
+                        label)
 
     def run(self, point, kernel, image, force: bool = False) -> dict:
         self.require(point)
@@ -267,10 +273,9 @@ def _execute_simpoint(plan: Gem5Plan, work: Path) -> dict:
     """The planned point's ROI, sampled: SimPoint's steps on its boot group."""
     point, group = plan.point, plan.group
     kernel, image, gem5, smap_model = group.kernel, group.image, group.gem5, group.smap_model
-    job, cpu, timeout, settings = point.job, plan.settings.cpu, point.timeout, \
-        plan.settings.simpoint
+    job, cpu, settings = point.job, plan.settings.cpu, plan.settings.simpoint
     progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
-    sampled = sampling_mod.sampled_roi(group, cpu, job, settings, timeout,
+    sampled = sampling_mod.sampled_roi(plan.sampled,
                                        say=lambda what: progress.update(what, force=True))
     (work / "sampling.json").write_text(json.dumps(sampled["sampling"], indent=1))
     # What the estimate cost: its steps' gem5 processes, whether they ran
