@@ -145,6 +145,26 @@ def extracted(src: LinuxSource) -> Path:
     return final
 
 
+def copy_files(src: LinuxSource, rels: list, dest: Path) -> None:
+    """The pristine copies of `rels` (paths in the tree; those the tree
+    lacks are skipped) under `dest`: from the extracted tree where it is
+    here, else read out of the tarball alone, so that checking a patch
+    (./run.py predict) writes nothing into the cache."""
+    final = cache.area("src") / f"linux-{src.package_version}-{src.sha256[:12]}"
+    if final.is_dir():
+        for rel in rels:
+            if (final / rel).is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                (dest / rel).write_bytes((final / rel).read_bytes())
+        return
+    tools.require("tar")
+    tools.require("xz")
+    # Names the tarball lacks make tar fail; they are new files, left out.
+    subprocess.run(["tar", "-xf", str(src.tarball), "-C", str(dest), "--strip-components=1",
+                    "--ignore-failed-read", *[f"{TOP_DIR}/{r}" for r in rels]],
+                   capture_output=True, text=True)
+
+
 def path_list(src: LinuxSource) -> Path:
     """The source tree's path list (for the lstat storm's kernel-tree mode),
     cached next to the extracted tree."""

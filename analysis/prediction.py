@@ -1,0 +1,119 @@
+"""A patch's prediction, from the runs ./run.py predict made: per arch and
+workload, the exact QEMU counts of stock and the patched kernel per call
+(findings' counts table: the same columns, interrupts taken out, as the
+study's), the kernel functions whose instructions moved; then per
+calibrated machine gem5's cycles per call, stock and patched, the change,
+the functions whose cycles moved (the commit profile), and the machine's
+band (analysis/bands.py), with what the change would be on hardware if
+the machine's error stays within it.
+
+Counts come first because they are exact: a cycle prediction is only as
+good as its machine, the counts say why it moved. Nothing here borrows a
+claim's hardware number: the band is the machine's error, measured.
+"""
+
+from dataclasses import dataclass
+
+from analysis import findings
+from analysis.judging import cycles_per_op
+from lab import text
+
+# How many moved functions a line names (the largest moves first).
+TOP = 5
+
+
+@dataclass(frozen=True)
+class MachineRow:
+    """What a calibrated machine says of one workload: its band, the two
+    gem5 runs (None where not run), or `why` none ran."""
+    band: object              # bands.Band
+    stock: object = None      # results.Run
+    patched: object = None
+    why: str = ""
+
+
+def _count_cells(arch: str, stock, patched) -> list:
+    """The counts table's lines (findings.counts_table: each count with its
+    change against stock, "= stock" the checksum's verdict)."""
+    header, body, same = findings.counts_table(arch, [stock, patched])
+    out = findings.aligned(header, body, indent="  ").splitlines()
+    if same:
+        out.append(f"  {', '.join(same)}: every count as stock's (exactly), same checksum")
+    return out
+
+
+def _per_call(prof: dict, ops: int) -> dict:
+    return {k: v / ops for k, v in prof.items()} if ops else {}
+
+
+def moved(before: dict, after: dict, unit: str, digits: int = 0) -> str:
+    """The functions whose per-call `unit` moved most, "f +12, g -3"; ""
+    where none moved by half a unit or more."""
+    deltas = [(s, after.get(s, 0.0) - before.get(s, 0.0)) for s in set(before) | set(after)]
+    deltas = sorted((d for d in deltas if abs(d[1]) >= 0.5), key=lambda d: (-abs(d[1]), d[0]))
+    return ", ".join(f"{s} {d:+,.{digits}f}" for s, d in deltas[:TOP]) + \
+        (f" {unit} per call" if deltas else "")
+
+
+def qemu_moved(stock, patched) -> str:
+    """Kernel functions whose instructions per call moved (the plugin's)."""
+    return moved(_per_call(dict(stock.qemu.counts.get("symbols") or {}), stock.ops),
+                 _per_call(dict(patched.qemu.counts.get("symbols") or {}), patched.ops),
+                 "instructions")
+
+
+def gem5_moved(stock, patched) -> str:
+    """Kernel functions whose cycles per call moved (gem5's commit profile)."""
+    def cycles(run):
+        syms = (run.gem5.commit_profile or {}).get("symbols") or {}
+        return _per_call({k: v[0] for k, v in syms.items()}, run.ops)
+    return moved(cycles(stock), cycles(patched), "cycles")
+
+
+def qemu_lines(arch: str, workload: str, stock, patched, width: int) -> list:
+    """The exact counts of one arch and workload, stock against patched."""
+    out = [f"{arch} {workload}, QEMU exact counts per call ({patched.ops:,} calls)"]
+    if stock is None or patched is None:
+        return out + ["  not run: " + ("stock" if stock is None else "the patched kernel")]
+    out += _count_cells(arch, stock, patched)
+    if stock["checksum"] != patched["checksum"]:
+        out.append("  CHECKSUM DIFFERS from stock's: the patch changes what user space sees")
+    m = qemu_moved(stock, patched)
+    if m:
+        out += text.wrap(f"moved: {m}", width, "  ", "    ")
+    return out
+
+
+def change_text(before: float, after: float) -> str:
+    d = after - before
+    return f"{d:+,.0f} ({d / before * 100:+.1f} %)"
+
+
+def on_hardware(row: MachineRow) -> str:
+    """The change on hardware if the machine's error stays within its
+    band: the simulated effect over each end of the band's ratios."""
+    b, s, p = row.band, cycles_per_op(row.stock), cycles_per_op(row.patched)
+    if not b.enough:
+        return f"{b.text()}: no hardware range is given"
+    effect = (p / s - 1) * 100
+    lo, hi = sorted((effect / b.high, effect / b.low))
+    return f"band {b.text()}: on hardware {lo:+.1f} % to {hi:+.1f} %"
+
+
+def gem5_lines(workload: str, rows: list, width: int) -> list:
+    """gem5's cycles per call on each calibrated machine, with its band."""
+    out = [f"x86_64 {workload}, gem5 cycles per call, per calibrated machine"]
+    for row in rows:
+        b = row.band
+        name = f"{b.machine} ({b.preset}, {b.cache})"
+        s, p = cycles_per_op(row.stock), cycles_per_op(row.patched)
+        if row.why or not (s and p):
+            out += text.wrap(f"{name}: {row.why or 'not run'}", width, "  ", "    ")
+            continue
+        out += text.wrap(f"{name}: {s:,.0f} -> {p:,.0f}, {change_text(s, p)}", width, "  ",
+                         "    ")
+        out += text.wrap(on_hardware(row), width, "    ", "      ")
+        m = gem5_moved(row.stock, row.patched)
+        if m:
+            out += text.wrap(f"moved: {m}", width, "    ", "      ")
+    return out
