@@ -14,7 +14,7 @@ claim's hardware number: the band is the machine's error, measured.
 
 from dataclasses import dataclass
 
-from analysis import findings
+from analysis import figures, findings
 from analysis.judging import cycles_per_op
 from lab import text
 
@@ -36,9 +36,13 @@ def _count_cells(arch: str, stock, patched) -> list:
     """The counts table's lines (findings.counts_table: each count with its
     change against stock, "= stock" the checksum's verdict)."""
     header, body, same = findings.counts_table(arch, [stock, patched])
+    # The patched kernel's row says "patched": a variant made of a patch
+    # file has a long name, which the line above the table gives whole.
+    for row in body:
+        row[0] = "patched" if row[0] == patched["variant"] else row[0]
     out = findings.aligned(header, body, indent="  ").splitlines()
     if same:
-        out.append(f"  {', '.join(same)}: every count as stock's (exactly), same checksum")
+        out.append("  patched: every count as stock's (exactly), same checksum")
     return out
 
 
@@ -72,9 +76,11 @@ def gem5_moved(stock, patched) -> str:
 
 def qemu_lines(arch: str, workload: str, stock, patched, width: int) -> list:
     """The exact counts of one arch and workload, stock against patched."""
-    out = [f"{arch} {workload}, QEMU exact counts per call ({patched.ops:,} calls)"]
     if stock is None or patched is None:
-        return out + ["  not run: " + ("stock" if stock is None else "the patched kernel")]
+        return [f"{arch} {workload}, QEMU: not run: "
+                + ("stock" if stock is None else "the patched kernel")]
+    out = text.wrap(f"{arch} {workload}, QEMU exact counts per call ({patched.ops:,} calls), "
+                    f"{stock['variant']} and {patched['variant']}:", width, "", "  ")
     out += _count_cells(arch, stock, patched)
     if stock["checksum"] != patched["checksum"]:
         out.append("  CHECKSUM DIFFERS from stock's: the patch changes what user space sees")
@@ -89,15 +95,32 @@ def change_text(before: float, after: float) -> str:
     return f"{d:+,.0f} ({d / before * 100:+.1f} %)"
 
 
-def on_hardware(row: MachineRow) -> str:
-    """The change on hardware if the machine's error stays within its
-    band: the simulated effect over each end of the band's ratios."""
+def hardware_range(row: MachineRow):
+    """(low, high) percent: the change on hardware if the machine's error
+    stays within its band (the simulated effect over each end of the
+    band's ratios); None where the machine has no band."""
     b, s, p = row.band, cycles_per_op(row.stock), cycles_per_op(row.patched)
     if not b.enough:
-        return f"{b.text()}: no hardware range is given"
+        return None
     effect = (p / s - 1) * 100
-    lo, hi = sorted((effect / b.high, effect / b.low))
-    return f"band {b.text()}: on hardware {lo:+.1f} % to {hi:+.1f} %"
+    return tuple(sorted((effect / b.high, effect / b.low)))
+
+
+def on_hardware(row: MachineRow) -> str:
+    span = hardware_range(row)
+    if span is None:
+        return f"{row.band.text()}: no hardware range is given"
+    return f"band {row.band.text()}: on hardware {span[0]:+.1f} % to {span[1]:+.1f} %"
+
+
+def figure(workload: str, rows: list, path) -> bool:
+    """The prediction's figure of one workload (analysis/figures.py):
+    each machine that ran, its change and the band's hardware range."""
+    bars = [(r.band.machine, (cycles_per_op(r.patched) / cycles_per_op(r.stock) - 1) * 100,
+             hardware_range(r)) for r in rows
+            if not r.why and cycles_per_op(r.stock) and cycles_per_op(r.patched)]
+    return figures.plot_prediction(f"x86_64 {workload}: gem5's change per call, each "
+                                   f"calibrated machine", bars, path)
 
 
 def gem5_lines(workload: str, rows: list, width: int) -> list:

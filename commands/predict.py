@@ -125,9 +125,11 @@ def _seconds(records: list, point) -> float:
     """What one point costs here, from the records' runs of its workload
     (and preset, for gem5): the median host seconds; 0 where none ran."""
     if point.run.needs_gem5:
-        xs = [(r.gem5.boot_seconds or 0) + (r.gem5.roi_seconds or 0) for r in records
-              if r.gem5 and r.point.workload == point.workload
-              and r.point.machine.preset == point.run.columns().get("profile")]
+        runs = [r for r in records if r.gem5 and r.point.workload == point.workload
+                and r.point.arch == point.arch]
+        # Its own preset's runs where the records have some, else any preset's.
+        mine = [r for r in runs if r.point.machine.preset == point.run.columns().get("profile")]
+        xs = [(r.gem5.boot_seconds or 0) + (r.gem5.roi_seconds or 0) for r in mine or runs]
     else:
         xs = [r.boot_seconds for r in records
               if r.qemu and r.point.workload == point.workload and r.boot_seconds]
@@ -208,7 +210,8 @@ def _predict(args, scratch) -> int:
     db = Path(args.results) / flags.STORE_NAME
     with closing(store.connect(db)) as conn:
         runs = store.rows(conn, sw.name)
-    _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unable, width)
+    _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unable, width,
+          Path(args.results) / sw.name)
     return failed
 
 
@@ -264,8 +267,10 @@ def _find(runs: list, arch: str, variant: str, workload: str, gem5: bool, preset
                  and (not gem5 or r.point.machine.preset == preset)), None)
 
 
-def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unable, width):
-    """The counts first, then each machine's cycles and band."""
+def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unable, width,
+          results: Path):
+    """The counts first, then each machine's cycles and band (and a
+    figure of them under `results`)."""
     print(f"\n{variant} against {against}: counts first (exact), then cycles")
     for w in workloads:
         for a in arch_names:
@@ -282,6 +287,9 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
                 b, _find(runs, GEM5_ARCH, against, w, True, b.preset),
                 _find(runs, GEM5_ARCH, variant, w, True, b.preset), why))
         print("\n".join(prediction.gem5_lines(w, rows, width)))
+        path = results / f"{w}.png"
+        if prediction.figure(w, rows, path):
+            _say(f"figure: {path}", width)
     print("\n".join(text.wrap(
         "band: the machine's simulated effect over the hardware's on the scorecard's effect "
         "claims it ran, the fitted ones left out (./run.py scorecard --records docs/data); "

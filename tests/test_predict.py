@@ -183,3 +183,37 @@ def test_the_cost_comes_first_within_5_s_and_every_line_fits_80(tmp_path):
     assert "kernel" in lines[0] and "gem5 about" in " ".join(lines[:3])
     assert [l for l in lines if len(l) > 80 and len(l.split()) > 1] == []
     assert took < 5 * (2 if os.getloadavg()[0] > (os.cpu_count() or 1) else 1), took
+
+
+def _published_pair(rows, variant: str, preset: str):
+    """A published gem5 run of statx-loop (smap, cold) on `preset`."""
+    found = [r for r in rows if r.gem5 and r.point.variant == variant and r.default_params
+             and r.point.workload == "statx-loop" and r.point.machine.cpu_name == preset
+             and r.point.smap_model == "smap" and r.scheme == "none"]
+    return found[-1] if found else None
+
+
+def test_the_cycles_lines_show_each_band_and_fit_80(rows, tmp_path):
+    """gem5's lines of a prediction, drawn from published runs (stock and
+    statx-putuser stand in for a prediction's two kernels): the change,
+    the band and the hardware range it implies, or why a machine ran
+    nothing; every line within 80 columns; the figure drawn."""
+    from analysis import prediction
+    found = bands.bands(rows)
+    table = []
+    for m in bands.machines():
+        b = found[m]
+        s, p = _published_pair(rows, "stock", b.preset), _published_pair(rows, "statx-putuser",
+                                                                          b.preset)
+        table.append(prediction.MachineRow(b, s, p, "" if s and p else "not run: no runs"))
+    lines = prediction.gem5_lines("statx-loop", table, 80)
+    assert all(len(l) <= 80 for l in lines), max(lines, key=len)
+    said = "\n".join(lines)
+    assert "generic (x86_64-o3-calibrated, classic-l1l2): 1,685 -> 2,844, +1,160 (+68.8 %)" \
+        in said
+    # +68.8 % over the generic band's ends, 3.51x and 0.67x.
+    assert "band 0.67x-3.51x (6 claims): on hardware +19.6 % to +102.4 %" in said
+    assert "x86_64-westmere (x86_64-westmere, x86_64-westmere): not run: no runs" in said
+    if prediction.figures.pyplot() is not None:
+        assert prediction.figure("statx-loop", table, tmp_path / "f.png")
+        assert (tmp_path / "f.png").stat().st_size > 1000
