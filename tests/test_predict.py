@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 RUN = REPO / "run.py"
 sys.path.insert(0, str(REPO))
 
-from analysis import bands, exercised, published, scorecard  # noqa: E402
+from analysis import bands, exercised, figures, prediction, published, scorecard  # noqa: E402
 from analysis.kinds import registry  # noqa: E402
 from kernels import functions, source, variants  # noqa: E402
 from lab import cache  # noqa: E402
@@ -198,7 +198,6 @@ def test_the_cycles_lines_show_each_band_and_fit_80(rows, tmp_path):
     statx-putuser stand in for a prediction's two kernels): the change,
     the band and the hardware range it implies, or why a machine ran
     nothing; every line within 80 columns; the figure drawn."""
-    from analysis import prediction
     found = bands.bands(rows)
     table = []
     for m in bands.machines():
@@ -214,6 +213,6 @@ def test_the_cycles_lines_show_each_band_and_fit_80(rows, tmp_path):
     # +68.8 % over the generic band's ends, 3.51x and 0.67x.
     assert "band 0.67x-3.51x (6 claims): on hardware +19.6 % to +102.4 %" in said
     assert "x86_64-westmere (x86_64-westmere, x86_64-westmere): not run: no runs" in said
-    if prediction.figures.pyplot() is not None:
+    if figures.pyplot() is not None:
         assert prediction.figure("statx-loop", table, tmp_path / "f.png")
         assert (tmp_path / "f.png").stat().st_size > 1000
