@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parent.parent
 RUN = REPO / "run.py"
 sys.path.insert(0, str(REPO))
 
-from analysis import bands, exercised, figures, prediction, published, scorecard  # noqa: E402
+from analysis import bands, exercised, figures, prediction  # noqa: E402
+from analysis import published, scorecard  # noqa: E402
 from analysis.kinds import registry  # noqa: E402
 from kernels import functions, source, variants  # noqa: E402
 from lab import cache  # noqa: E402
@@ -114,7 +115,8 @@ def _run(**kw):
 
 def test_a_workload_exercises_a_function_only_where_a_profile_saw_it():
     full = {f"f{i}": 1 for i in range(20)}
-    runs = [_run(arch="x86_64", workload="statx-loop", symbols=dict(full, **{"cp_statx.isra.0": 9})),
+    seen = dict(full, **{"cp_statx.isra.0": 9})
+    runs = [_run(arch="x86_64", workload="statx-loop", symbols=seen),
             _run(arch="x86_64", workload="fstat-loop", symbols=full),
             # A published record keeps three functions: not evidence of absence.
             _run(arch="x86_64", workload="readlink-loop", symbols={"strlen": 4})]
