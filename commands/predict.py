@@ -159,6 +159,14 @@ def cost_line(planned: list, records: list, workers: int) -> str:
             f"worker{'' if workers == 1 else 's'} here")
 
 
+def _machine_line(b, unable: dict) -> str:
+    """A calibrated machine as the plan has it: its band, and why it runs
+    nothing where it does not."""
+    why = unable.get(b.machine)
+    return (f"{b.machine} ({b.preset}, {b.cache}): band {b.text()}"
+            + (f"; {why}" if why else ""))
+
+
 def _say(line: str, width: int, later: str = "  ") -> None:
     print("\n".join(text.wrap(line, width, "", later)), flush=True)
 
@@ -200,10 +208,11 @@ def _predict(args, scratch) -> int:
     workers = args.workers or os.cpu_count() or 1
     _say(cost_line(planned, records, workers)
          + f" (planned in {time.monotonic() - started:.1f} s)", width)
-    for line in said + [f"{m}: {why}" for m, why in unable.items()]:
+    for line in said + [_machine_line(b, unable) for b in machines]:
         _say(line, width)
-    if args.dry_run:
-        print(local_executor.describe(planned))
+    if args.dry_run:  # the sweep's plan, each point's line within the width
+        for line in local_executor.describe(planned).splitlines():
+            print("\n".join(text.wrap_line(line, width, hang=8)))
         return 0
     args.executor = "local"
     failed = run_sweep(sw, planned, args, quiet=True)
@@ -271,7 +280,8 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
           results: Path):
     """The counts first, then each machine's cycles and band (and a
     figure of them under `results`)."""
-    print(f"\n{variant} against {against}: counts first (exact), then cycles")
+    print()
+    _say(f"{variant} against {against}: counts first (exact), then cycles", width)
     for w in workloads:
         for a in arch_names:
             print("\n".join(prediction.qemu_lines(a, w, _find(runs, a, against, w, False),

@@ -82,6 +82,7 @@ def _variant_dirs() -> list:
 
 # Where from_patch makes its variants: the cache's (lab/cache.py AREAS).
 PATCH_AREA = "patch-variants"
+NAME_MOST = 28  # characters of a patch file's name in its variant's
 
 
 def from_patch(path: Path, root: Path = None) -> str:
@@ -94,7 +95,12 @@ def from_patch(path: Path, root: Path = None) -> str:
     wherever the folder is."""
     root = cache.area(PATCH_AREA) if root is None else root
     data = path.read_bytes()
-    name = "patch-" + re.sub(r"^\d+-", "", path.name.removesuffix(".patch"))[:48].strip("-")
+    slug = re.sub(r"^\d+-", "", path.name.removesuffix(".patch"))
+    # Short enough for a progress line's "[kernel arm64/NAME] ..." and a
+    # table's row at 80 columns; cut between words.
+    if len(slug) > NAME_MOST:
+        slug = slug[:NAME_MOST + 1].rsplit("-", 1)[0]
+    name = "patch-" + slug.strip("-")
     folder = root / name
     if not (folder / path.name).is_file() or (folder / path.name).read_bytes() != data:
         folder.mkdir(parents=True, exist_ok=True)
