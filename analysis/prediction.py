@@ -40,11 +40,15 @@ class MachineRow:
 def _count_cells(arch: str, stock, patched) -> list:
     """The counts table's lines (findings.counts_table: each count with its
     change against stock, "= stock" the checksum's verdict)."""
-    header, body, same = findings.counts_table(arch, [stock, patched])
-    # The patched kernel's row says "patched": a variant made of a patch
-    # file has a long name, which the line above the table gives whole.
+    # findings' table measures against the row named stock: the kernel the
+    # patch is predicted against is that row, whatever its name (--against);
+    # the patched kernel's row says "patched" (a variant made of a patch
+    # file has a long name, which the line above the table gives whole).
+    header, body, same = findings.counts_table(
+        arch, [dict(stock, variant="stock"), dict(patched, variant="patched")])
     for row in body:
-        row[0] = "patched" if row[0] == patched["variant"] else row[0]
+        row[0] = stock["variant"] if row[0] == "stock" else row[0]
+    header[-1] = f"= {stock['variant']}"  # the checksum's verdict, against it
     out = findings.aligned(header, body, indent="  ").splitlines()
     if same:
         out.append("  patched: every count as stock's (exactly), same checksum")
