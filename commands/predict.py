@@ -203,12 +203,12 @@ def _predict(args, scratch) -> int:
     machines = [] if args.counts_only else \
         [band_of[m] for m in (args.machines or bands_mod.machines())]
     gem5_ok = [w for w in workloads if _gem5_script(w).is_file()]
-    sw, planned, unable = _planned(args, variant, against, arch_names, workloads, gem5_ok,
-                                   machines)
+    sw, planned, unable, note = _planned(args, variant, against, arch_names, workloads,
+                                         gem5_ok, machines)
     workers = args.workers or os.cpu_count() or 1
     _say(cost_line(planned, records, workers)
          + f" (planned in {time.monotonic() - started:.1f} s)", width)
-    for line in said + [_machine_line(b, unable) for b in machines]:
+    for line in said + [_machine_line(b, unable) for b in machines] + ([note] if note else []):
         _say(line, width)
     if args.dry_run:  # the sweep's plan, each point's line within the width
         for line in local_executor.describe(planned).splitlines():
@@ -244,15 +244,18 @@ def _workloads(named, v, changed, against: str, arch_names: list, records: list)
 
 
 def _planned(args, variant, against, arch_names, workloads, gem5_ok, machines) -> tuple:
-    """(sweep, planned points, {machine: why it runs nothing}): gem5 on the
-    machines this gem5 can run, QEMU on every arch."""
+    """(sweep, planned points, {machine: why it runs nothing}, what to say
+    once of gem5 where it is missing): gem5 on the machines this gem5 can
+    run, QEMU on every arch."""
     name = SWEEP_PREFIX + variant
+    note = ""
     try:
         gem5 = backends.gem5_build(GEM5_ARCH, args.gem5)
     except UserError as e:
-        gem5 = None
-        unable = {b.machine: f"gem5 for {GEM5_ARCH} is not built here "
-                             f"({inputs.one_line(e)}; ./run.py doctor)" for b in machines}
+        # Said once, in full (the fix); each machine's line says it short.
+        note = f"gem5 for {GEM5_ARCH}: {inputs.one_line(e)} (./run.py doctor)"
+        unable = {b.machine: f"not run: gem5 for {GEM5_ARCH} is not built here"
+                  for b in machines}
     else:
         # A machine this gem5 cannot run (a model or a profile that needs
         # what the build lacks) says why; the others run. Each point's
@@ -267,7 +270,7 @@ def _planned(args, variant, against, arch_names, workloads, gem5_ok, machines) -
                 unable[b.machine] = f"not run: {inputs.one_line(e)}"
     runnable = [b for b in machines if b.machine not in unable] if gem5_ok else []
     sw = _expand(_sweep_data(name, variant, against, arch_names, workloads, gem5_ok, runnable))
-    return sw, local_executor.plan(sw, args.gem5, dry=args.dry_run), unable
+    return sw, local_executor.plan(sw, args.gem5, dry=args.dry_run), unable, note
 
 
 def _find(runs: list, arch: str, variant: str, workload: str, gem5: bool, preset: str = ""):
