@@ -16,13 +16,13 @@ a rerun resumes, a finished point is never run twice.
 
 import os
 import statistics
-import sys
 import tempfile
 import time
 from contextlib import closing
 from pathlib import Path
 
 from analysis import bands as bands_mod
+from analysis import claims
 from analysis import exercised, prediction, published, store
 from commands import flags
 from commands.sweep import run_sweep
@@ -39,7 +39,7 @@ SCRIPTS = script.SCRIPT_DIR
 # the generic machine, as today's x86 parts, execute STAC/CLAC ("smap").
 NO_SMAP = ("x86_64-westmere",)
 # The arch gem5's calibrated machines are (claims.toml: the seeds' x86).
-GEM5_ARCH = "x86_64"
+GEM5_ARCH = claims.SETTINGS.arch
 # The sweep a prediction's runs are stored under: one per variant.
 SWEEP_PREFIX = "predict-"
 
@@ -178,6 +178,8 @@ def cmd_predict(args) -> int:
 
 
 def _predict(args, scratch) -> int:
+    """Every input checked (one line and exit 2 for a bad one, before any
+    build), the cost said first, then the runs and what they say."""
     started = time.monotonic()
     width = text.width()
     for w in args.workloads or ():
@@ -198,11 +200,11 @@ def _predict(args, scratch) -> int:
         _say("cost: nothing to build or run", width)
         _say(said[-1], width)
         return 0
-    # Each machine that runs nothing says why: {machine: why}.
     band_of = bands_mod.bands(records)
     machines = [] if args.counts_only else \
         [band_of[m] for m in (args.machines or bands_mod.machines())]
     gem5_ok = [w for w in workloads if _gem5_script(w).is_file()]
+    # Each machine that runs nothing says why: {machine: why}.
     sw, planned, unable, note = _planned(args, variant, against, arch_names, workloads,
                                          gem5_ok, machines)
     workers = args.workers or os.cpu_count() or 1
@@ -220,7 +222,7 @@ def _predict(args, scratch) -> int:
     with closing(store.connect(db)) as conn:
         runs = store.rows(conn, sw.name)
     _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unable, width,
-          Path(args.results) / sw.name)
+          Path(args.results) / sw.name, _shown(Path(args.records)))
     return failed
 
 
@@ -273,6 +275,15 @@ def _planned(args, variant, against, arch_names, workloads, gem5_ok, machines) -
     return sw, local_executor.plan(sw, args.gem5, dry=args.dry_run), unable, note
 
 
+def _shown(path: Path) -> str:
+    """A path as a command to type here gives it: the repository's own
+    relative to it (docs/data)."""
+    try:
+        return str(path.resolve().relative_to(flags.REPO))
+    except ValueError:
+        return str(path)
+
+
 def _find(runs: list, arch: str, variant: str, workload: str, gem5: bool, preset: str = ""):
     return next((r for r in runs if r.point.arch == arch and r.point.variant == variant
                  and r.point.workload == workload and bool(r.gem5) == gem5
@@ -280,7 +291,7 @@ def _find(runs: list, arch: str, variant: str, workload: str, gem5: bool, preset
 
 
 def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unable, width,
-          results: Path):
+          results: Path, records: str):
     """The counts first, then each machine's cycles and band (and a
     figure of them under `results`)."""
     print()
@@ -295,7 +306,8 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
         rows = []
         for b in machines:
             why = unable.get(b.machine) or ("" if w in gem5_ok else
-                              f"no gem5 script of {w} (workloads/scripts/{w}-gem5.toml)")
+                                            f"not run: {w} has no gem5 script "
+                                            f"(workloads/scripts/{w}-gem5.toml)")
             rows.append(prediction.MachineRow(
                 b, _find(runs, GEM5_ARCH, against, w, True, b.preset),
                 _find(runs, GEM5_ARCH, variant, w, True, b.preset), why))
@@ -303,7 +315,6 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
         path = results / f"{w}.png"
         if prediction.figure(w, rows, path):
             _say(f"figure: {path}", width)
-    print("\n".join(text.wrap(
-        "band: the machine's simulated effect over the hardware's on the scorecard's effect "
-        "claims it ran, the fitted ones left out (./run.py scorecard --records docs/data); "
-        "on hardware: the change divided by each end of it.", width)), file=sys.stdout)
+    _say("band: the machine's simulated effect over the hardware's on the scorecard's effect "
+         f"claims it ran, the fitted ones left out (./run.py scorecard --records {records}); "
+         "on hardware: the change divided by each end of it.", width, "")
