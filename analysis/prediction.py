@@ -122,6 +122,15 @@ def on_hardware(row: MachineRow) -> str:
     return f"band {row.band.text()}: on hardware {span[0]:+.1f} % to {span[1]:+.1f} %"
 
 
+def counts_figure(arch: str, workload: str, stock, patched, path) -> bool:
+    """The exact counts of one arch and workload as the report draws a
+    group's (analysis/figures.py plot_group): kernel instructions and the
+    arch's user-access count per call, the calls' own."""
+    return figures.plot_group(f"{arch} {workload}: {stock['variant']} and "
+                              f"{patched['variant']}, per call (QEMU, exact)",
+                              [stock, patched], arch, path, count=findings.per_call, digits=0)
+
+
 def figure(workload: str, rows: list, path) -> bool:
     """The prediction's figure of one workload (analysis/figures.py):
     each machine that ran, its change and the band's hardware range."""

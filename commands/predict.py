@@ -148,8 +148,8 @@ def cost_line(planned: list, records: list, workers: int) -> str:
     todo = [pl for pl in planned if not pl.done]
     g = [pl for pl in todo if pl.point.run.needs_gem5]
     q = [pl for pl in todo if not pl.point.run.needs_gem5]
-    kernels = sorted({(pl.kernel.arch, pl.kernel.variant) for pl in planned
-                      if not pl.kernel.path.is_dir()})
+    kernels = sorted({(pl.kernel.arch, "+".join((pl.kernel.variant,) + pl.kernel.layers))
+                      for pl in planned if not pl.kernel.path.is_dir()})
     qs = sum(_seconds(records, pl.point) for pl in q) / workers
     gs = sum(_seconds(records, pl.point) for pl in g) / workers
     return (f"cost: {len(planned)} points ({len(todo)} to run: {len(q)} QEMU, {len(g)} gem5); "
@@ -298,8 +298,11 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
     _say(f"{variant} against {against}: counts first (exact), then cycles", width)
     for w in workloads:
         for a in arch_names:
-            print("\n".join(prediction.qemu_lines(a, w, _find(runs, a, against, w, False),
-                                                  _find(runs, a, variant, w, False), width)))
+            stock, patched = _find(runs, a, against, w, False), _find(runs, a, variant, w, False)
+            print("\n".join(prediction.qemu_lines(a, w, stock, patched, width)))
+            path = results / f"{a}-{w}-counts.png"
+            if stock and patched and prediction.counts_figure(a, w, stock, patched, path):
+                _say(f"  figure: {path}", width, "    ")
     if not machines:
         return
     for w in workloads:
@@ -314,7 +317,7 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
         print("\n".join(prediction.gem5_lines(w, rows, width)))
         path = results / f"{w}.png"
         if prediction.figure(w, rows, path):
-            _say(f"figure: {path}", width)
+            _say(f"  figure: {path}", width, "    ")
     _say("band: the machine's simulated effect over the hardware's on the scorecard's effect "
          f"claims it ran, the fitted ones left out (./run.py scorecard --records {records}); "
          "on hardware: the change divided by each end of it.", width, "")
