@@ -292,20 +292,19 @@ def _find(runs: list, arch: str, variant: str, workload: str, gem5: bool, preset
 
 def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unable, width,
           results: Path, records: str):
-    """The counts first, then each machine's cycles and band (and a
-    figure of them under `results`)."""
+    """The counts first, then each machine's cycles and band, then the
+    figures of both (under `results`)."""
     print()
     _say(f"{variant} against {against}: counts first (exact), then cycles", width)
+    drawn = []  # the figures, named once at the end
     for w in workloads:
         for a in arch_names:
             stock, patched = _find(runs, a, against, w, False), _find(runs, a, variant, w, False)
             print("\n".join(prediction.qemu_lines(a, w, stock, patched, width)))
             path = results / f"{a}-{w}-counts.png"
             if stock and patched and prediction.counts_figure(a, w, stock, patched, path):
-                _say(f"  figure: {path}", width, "    ")
-    if not machines:
-        return
-    for w in workloads:
+                drawn.append(path.name)
+    for w in workloads if machines else ():
         rows = []
         for b in machines:
             why = unable.get(b.machine) or ("" if w in gem5_ok else
@@ -315,9 +314,11 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
                 b, _find(runs, GEM5_ARCH, against, w, True, b.preset),
                 _find(runs, GEM5_ARCH, variant, w, True, b.preset), why))
         print("\n".join(prediction.gem5_lines(w, rows, width)))
-        path = results / f"{w}.png"
-        if prediction.figure(w, rows, path):
-            _say(f"  figure: {path}", width, "    ")
-    _say("band: the machine's simulated effect over the hardware's on the scorecard's effect "
-         f"claims it ran, the fitted ones left out (./run.py scorecard --records {records}); "
-         "on hardware: the change divided by each end of it.", width, "")
+        if prediction.figure(w, rows, results / f"{w}.png"):
+            drawn.append(f"{w}.png")
+    if machines:
+        _say("band: the machine's simulated effect over the hardware's on the scorecard's "
+             "effect claims it ran, the fitted ones left out (./run.py scorecard --records "
+             f"{records}); on hardware: the change divided by each end of it.", width, "")
+    if drawn:
+        _say(f"figures: {', '.join(drawn)} in {results}", width)
