@@ -511,6 +511,10 @@ CASES = [
      "unknown variant 'no-such-variant'"),
     ("predict-patch-missing", [], ["predict", "{tmp}/none.patch"],
      "none.patch not found: give a git format-patch file"),
+    # Checked against the tarball itself in a fresh cache: nothing extracted.
+    ("predict-patch-does-not-apply", [],
+     ["predict", str(REPO / "tests" / "data" / "predict" / "stale-context.patch")],
+     "stale-context.patch does not apply to linux-source-6.1"),
     ("predict-unknown-machine", [], ["predict", "stock", "--machines", "x86_64-haswell"],
      "unknown machine 'x86_64-haswell'"),
     ("predict-unknown-workload", [], ["predict", "stock", "--workloads", "statx-storm"],
