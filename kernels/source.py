@@ -125,11 +125,16 @@ def _save_memo() -> None:
         _unsaved_memo.clear()
 
 
+def tree_path(src: LinuxSource) -> Path:
+    """Where the pristine tree of this tarball is extracted (it may not be yet)."""
+    return cache.area("src") / f"linux-{src.package_version}-{src.sha256[:12]}"
+
+
 def extracted(src: LinuxSource) -> Path:
     """The pristine extracted tree for this exact tarball (extracted once)."""
     tools.require("tar")
     tools.require("xz")
-    final = cache.area("src") / f"linux-{src.package_version}-{src.sha256[:12]}"
+    final = tree_path(src)
     _save_memo()
     if final.is_dir():
         return final
@@ -150,7 +155,7 @@ def copy_files(src: LinuxSource, rels: list, dest: Path) -> None:
     lacks are skipped) under `dest`: from the extracted tree where it is
     here, else read out of the tarball alone, so that checking a patch
     (./run.py predict) writes nothing into the cache."""
-    final = cache.area("src") / f"linux-{src.package_version}-{src.sha256[:12]}"
+    final = tree_path(src)
     if final.is_dir():
         for rel in rels:
             if (final / rel).is_file():
