@@ -99,6 +99,17 @@ def qemu_lines(arch: str, workload: str, stock, patched, width: int) -> list:
     return out
 
 
+def counts_said(arch: str, stock, patched) -> str:
+    """The exact counts' changes in one phrase, to stand beside the cycles:
+    "insns -39, stac/clac same, rep iters -60" (per call, as the table)."""
+    parts = []
+    for name in findings.COUNTS.get(arch, ()):
+        digits = findings.NAMES[name][1]
+        d = findings.change(findings.value(patched, name), findings.value(stock, name), digits)
+        parts.append(f"{name} {d or 'same'}")
+    return ", ".join(parts)
+
+
 def change_text(before: float, after: float) -> str:
     d = after - before
     return f"{d:+,.0f} ({d / before * 100:+.1f} %)"
@@ -141,9 +152,12 @@ def figure(workload: str, rows: list, path) -> bool:
                                    f"calibrated machine", bars, path)
 
 
-def gem5_lines(workload: str, rows: list, width: int) -> list:
-    """gem5's cycles per call on each calibrated machine, with its band."""
+def gem5_lines(workload: str, rows: list, width: int, counts: str = "") -> list:
+    """gem5's cycles per call on each calibrated machine, with its band;
+    `counts`, the exact QEMU counts' changes (counts_said) beside them."""
     out = [f"x86_64 {workload}, gem5 cycles per call, per calibrated machine"]
+    if counts:
+        out += text.wrap(f"exact (QEMU): {counts}", width, "  ", "    ")
     for row in rows:
         b = row.band
         name = f"{b.machine} ({b.preset}, {b.cache})"

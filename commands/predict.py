@@ -313,7 +313,9 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
             rows.append(prediction.MachineRow(
                 b, _find(runs, GEM5_ARCH, against, w, True, b.preset),
                 _find(runs, GEM5_ARCH, variant, w, True, b.preset), why))
-        print("\n".join(prediction.gem5_lines(w, rows, width)))
+        stock, patched = (_find(runs, GEM5_ARCH, v, w, False) for v in (against, variant))
+        counts = prediction.counts_said(GEM5_ARCH, stock, patched) if stock and patched else ""
+        print("\n".join(prediction.gem5_lines(w, rows, width, counts)))
         if prediction.figure(w, rows, results / f"{w}.png"):
             drawn.append(f"{w}.png")
     if machines:

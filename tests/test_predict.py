@@ -218,9 +218,10 @@ def test_the_cycles_lines_show_each_band_and_fit_80(rows, tmp_path):
         s, p = _published_pair(rows, "stock", b.preset), _published_pair(rows, "statx-putuser",
                                                                           b.preset)
         table.append(prediction.MachineRow(b, s, p, "" if s and p else "not run: no runs"))
-    lines = prediction.gem5_lines("statx-loop", table, 80)
+    lines = prediction.gem5_lines("statx-loop", table, 80, "insns +139, stac/clac +26")
     assert all(len(l) <= 80 for l in lines), max(lines, key=len)
     said = "\n".join(lines)
+    assert lines[1] == "  exact (QEMU): insns +139, stac/clac +26"
     assert "generic (x86_64-o3-calibrated, classic-l1l2): 1,685 -> 2,844, +1,160 (+68.8 %)" \
         in said
     # +68.8 % over the generic band's ends, 3.51x and 0.67x.
