@@ -190,6 +190,9 @@ def _predict(args, scratch) -> int:
     if not args.dry_run:
         inputs.output_dir(args.results, "--results", write=True)
     variant = _variant(args.variant, scratch)
+    if variant == against:
+        raise UserError(f"{variant} is the kernel the prediction is against (--against): name "
+                        f"another variant, or a patch file")
     v = variants.load(variant)
     arch_names = [a for a in arches.NAMES if v.applies_to(a)
                   and variants.load(against).applies_to(a)]

@@ -519,6 +519,8 @@ CASES = [
      "unknown machine 'x86_64-haswell'"),
     ("predict-unknown-workload", [], ["predict", "stock", "--workloads", "statx-storm"],
      "unknown workload 'statx-storm'"),
+    ("predict-against-itself", [], ["predict", "stock"],
+     "stock is the kernel the prediction is against"),
     ("predict-unknown-against", [], ["predict", "stock", "--against", "nope"],
      "unknown variant 'nope'"),
 ]
