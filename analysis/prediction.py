@@ -148,14 +148,14 @@ def figure(workload: str, rows: list, path) -> bool:
     bars = [(r.band.machine, (cycles_per_op(r.patched) / cycles_per_op(r.stock) - 1) * 100,
              hardware_range(r)) for r in rows
             if not r.why and cycles_per_op(r.stock) and cycles_per_op(r.patched)]
-    return figures.plot_prediction(f"x86_64 {workload}: gem5's change per call, each "
-                                   f"calibrated machine", bars, path)
+    return figures.plot_prediction(f"{workload}: gem5's change per call, each calibrated "
+                                   f"machine", bars, path)
 
 
-def gem5_lines(workload: str, rows: list, width: int, counts: str = "") -> list:
-    """gem5's cycles per call on each calibrated machine, with its band;
-    `counts`, the exact QEMU counts' changes (counts_said) beside them."""
-    out = [f"x86_64 {workload}, gem5 cycles per call, per calibrated machine"]
+def gem5_lines(arch: str, workload: str, rows: list, width: int, counts: str = "") -> list:
+    """gem5's cycles per call on each calibrated machine of `arch`, with its
+    band; `counts`, the exact QEMU counts' changes (counts_said) beside them."""
+    out = [f"{arch} {workload}, gem5 cycles per call, per calibrated machine"]
     if counts:
         out += text.wrap(f"exact (QEMU): {counts}", width, "  ", "    ")
     for row in rows:

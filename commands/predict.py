@@ -28,18 +28,19 @@ from commands import flags
 from commands.sweep import run_sweep
 from configs import backends, local_executor, sweep
 from kernels import functions, variants
-from lab import arches, inputs, text
+from lab import arches, cpu_presets, inputs, text
 from lab.cli import COUNT, command
 from lab.errors import UserError
 from workloads import script
 
 SCRIPTS = script.SCRIPT_DIR
-# Each calibrated machine's STAC/CLAC model, as its hardware had it: the
-# Westmere of 2010 had no SMAP (its seed's claims ran "none"); Skylake and
-# the generic machine, as today's x86 parts, execute STAC/CLAC ("smap").
+# Each calibrated x86 machine's STAC/CLAC model, as its hardware had it:
+# the Westmere of 2010 had no SMAP (its seed's claims ran "none"); Skylake
+# and the generic machine, as today's x86 parts, execute STAC/CLAC
+# ("smap"). An Arm machine has no such model (gem5 models PAN itself).
 NO_SMAP = ("x86_64-westmere",)
-# The arch gem5's calibrated machines are (claims.toml: the seeds' x86).
-GEM5_ARCH = claims.SETTINGS.arch
+# The arches a calibrated machine may be of, the seeds' first.
+GEM5_ARCHES = (claims.SETTINGS.arch, claims.SETTINGS.arm_arch)
 # The sweep a prediction's runs are stored under: one per variant.
 SWEEP_PREFIX = "predict-"
 
@@ -101,6 +102,18 @@ def _stock_runs(against: str, arch_names: list, records: list) -> list:
     return out + [r for r in records if r.point.variant == against]
 
 
+def arch_of(machine) -> str:
+    """The arch of a calibrated machine: that of its CPU preset's file."""
+    return next((a for a in GEM5_ARCHES if machine.preset in cpu_presets.cpu_preset_names(a)),
+                GEM5_ARCHES[0])
+
+
+def smap_model(machine) -> str:
+    if arch_of(machine) != claims.SETTINGS.arch:
+        return ""
+    return "none" if machine.machine in NO_SMAP else "smap"
+
+
 def _gem5_script(workload: str) -> Path:
     return SCRIPTS / f"{workload}-gem5.toml"
 
@@ -113,10 +126,11 @@ def _sweep_data(name, variant, against, arch_names, workloads, gem5_workloads,
     groups = [{"arch": arch_names, "variant": [against, variant], "workload": workloads,
                "backend": ["qemu"]}] if arch_names else []
     for b in machines:
-        groups.append({"arch": [GEM5_ARCH], "variant": [against, variant], "backend": ["gem5"],
-                       "workload": [str(_gem5_script(w)) for w in gem5_workloads],
-                       "cpu_preset": [b.preset], "cache": [b.cache],
-                       "smap_model": ["none" if b.machine in NO_SMAP else "smap"]})
+        groups.append(dict({"arch": [arch_of(b)], "variant": [against, variant],
+                            "backend": ["gem5"],
+                            "workload": [str(_gem5_script(w)) for w in gem5_workloads],
+                            "cpu_preset": [b.preset], "cache": [b.cache]},
+                           **({"smap_model": [smap_model(b)]} if smap_model(b) else {})))
     return {"name": name, "fixed": {"plugin": True, "warming": "none", "cross_check": False,
                                     "commit_profile": True}, "axes": groups}
 
@@ -208,12 +222,12 @@ def _predict(args, scratch) -> int:
         [band_of[m] for m in (args.machines or bands_mod.machines())]
     gem5_ok = [w for w in workloads if _gem5_script(w).is_file()]
     # Each machine that runs nothing says why: {machine: why}.
-    sw, planned, unable, note = _planned(args, variant, against, arch_names, workloads,
-                                         gem5_ok, machines)
+    sw, planned, unable, notes = _planned(args, variant, against, arch_names, workloads,
+                                          gem5_ok, machines)
     workers = args.workers or os.cpu_count() or 1
     _say(cost_line(planned, records, workers)
          + f" (planned in {time.monotonic() - started:.1f} s)", width)
-    for line in said + [_machine_line(b, unable) for b in machines] + ([note] if note else []):
+    for line in said + [_machine_line(b, unable) for b in machines] + notes:
         _say(line, width)
     if args.dry_run:  # the sweep's plan, each point's line within the width
         for line in local_executor.describe(planned).splitlines():
@@ -250,32 +264,33 @@ def _workloads(named, v, changed, against: str, arch_names: list, records: list)
 
 def _planned(args, variant, against, arch_names, workloads, gem5_ok, machines) -> tuple:
     """(sweep, planned points, {machine: why it runs nothing}, what to say
-    once of gem5 where it is missing): gem5 on the machines this gem5 can
-    run, QEMU on every arch."""
+    once of each gem5 that is missing): gem5 on the machines this gem5
+    can run, QEMU on every arch."""
     name = SWEEP_PREFIX + variant
-    note = ""
-    try:
-        gem5 = backends.gem5_build(GEM5_ARCH, args.gem5)
-    except UserError as e:
-        # Said once, in full (the fix); each machine's line says it short.
-        note = f"gem5 for {GEM5_ARCH}: {inputs.one_line(e)} (./run.py doctor)"
-        unable = {b.machine: f"not run: gem5 for {GEM5_ARCH} is not built here"
-                  for b in machines}
-    else:
+    notes, unable, builds = [], {}, {}
+    for arch in dict.fromkeys(arch_of(b) for b in machines):
+        try:
+            builds[arch] = backends.gem5_build(arch, args.gem5)
+        except UserError as e:
+            # Said once, in full (the fix); each machine's line says it short.
+            notes.append(f"gem5 for {arch}: {inputs.one_line(e)} (./run.py doctor)")
+    for b in machines if gem5_ok else ():
+        gem5 = builds.get(arch_of(b))
+        if gem5 is None:
+            unable[b.machine] = f"not run: gem5 for {arch_of(b)} is not built here"
+            continue
         # A machine this gem5 cannot run (a model or a profile that needs
         # what the build lacks) says why; the others run. Each point's
         # backend checks it as the plan will (Backend.require).
-        unable = {}
-        for b in (machines if gem5_ok else ()):
-            sw = _expand(_sweep_data(name, variant, against, [], [], gem5_ok, [b]))
-            try:
-                for p in sw.points:
-                    backends.backend_for(p, gem5).require(p)
-            except UserError as e:
-                unable[b.machine] = f"not run: {inputs.one_line(e)}"
+        sw = _expand(_sweep_data(name, variant, against, [], [], gem5_ok, [b]))
+        try:
+            for p in sw.points:
+                backends.backend_for(p, gem5).require(p)
+        except UserError as e:
+            unable[b.machine] = f"not run: {inputs.one_line(e)}"
     runnable = [b for b in machines if b.machine not in unable] if gem5_ok else []
     sw = _expand(_sweep_data(name, variant, against, arch_names, workloads, gem5_ok, runnable))
-    return sw, local_executor.plan(sw, args.gem5, dry=args.dry_run), unable, note
+    return sw, local_executor.plan(sw, args.gem5, dry=args.dry_run), unable, notes
 
 
 def _shown(path: Path) -> str:
@@ -314,11 +329,13 @@ def _tell(runs, variant, against, arch_names, workloads, machines, gem5_ok, unab
                                             f"not run: {w} has no gem5 script "
                                             f"(workloads/scripts/{w}-gem5.toml)")
             rows.append(prediction.MachineRow(
-                b, _find(runs, GEM5_ARCH, against, w, True, b.preset),
-                _find(runs, GEM5_ARCH, variant, w, True, b.preset), why))
-        stock, patched = (_find(runs, GEM5_ARCH, v, w, False) for v in (against, variant))
-        counts = prediction.counts_said(GEM5_ARCH, stock, patched) if stock and patched else ""
-        print("\n".join(prediction.gem5_lines(w, rows, width, counts)))
+                b, _find(runs, arch_of(b), against, w, True, b.preset),
+                _find(runs, arch_of(b), variant, w, True, b.preset), why))
+        for arch in dict.fromkeys(arch_of(b) for b in machines):
+            mine = [r for r, b in zip(rows, machines) if arch_of(b) == arch]
+            stock, patched = (_find(runs, arch, v, w, False) for v in (against, variant))
+            counts = prediction.counts_said(arch, stock, patched) if stock and patched else ""
+            print("\n".join(prediction.gem5_lines(arch, w, mine, width, counts)))
         if prediction.figure(w, rows, results / f"{w}.png"):
             drawn.append(f"{w}.png")
     if machines:

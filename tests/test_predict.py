@@ -218,7 +218,8 @@ def test_the_cycles_lines_show_each_band_and_fit_80(rows, tmp_path):
         s, p = _published_pair(rows, "stock", b.preset), _published_pair(rows, "statx-putuser",
                                                                           b.preset)
         table.append(prediction.MachineRow(b, s, p, "" if s and p else "not run: no runs"))
-    lines = prediction.gem5_lines("statx-loop", table, 80, "insns +139, stac/clac +26")
+    lines = prediction.gem5_lines("x86_64", "statx-loop", table, 80,
+                                 "insns +139, stac/clac +26")
     assert all(len(l) <= 80 for l in lines), max(lines, key=len)
     said = "\n".join(lines)
     assert lines[1] == "  exact (QEMU): insns +139, stac/clac +26"
