@@ -75,10 +75,17 @@ def _variant(value: str, scratch: Path) -> str:
     patch file (after checking it applies: functions.changed_by), in the
     cache, or in `scratch` (a dry run's, which writes nothing there)."""
     path = Path(value)
+    if path.is_dir() and (path / "series").is_file():
+        # A variant's folder given by its path (kernels/variants' layout):
+        # its parent joins the variant search path, as
+        # UACCESS_EXTRA_VARIANTS would add it.
+        variants.add_search_dir(path.resolve().parent)
+        return variants.load(path.name).name
     if value.endswith(".patch") or os.sep in value:
         if not path.is_file():
-            raise UserError(f"patch file {value} not found: give a git format-patch file, or a "
-                            f"variant's name (./run.py list)")
+            raise UserError(f"patch file {value} not found: give a git format-patch file, a "
+                            f"variant's folder (holding its series), or a variant's name "
+                            f"(./run.py list)")
         functions.changed_by([path], f"patch file {value}")
         return variants.from_patch(path.resolve(), scratch)
     return variants.load(value).name

@@ -107,10 +107,16 @@ def from_patch(path: Path, root: Path = None) -> str:
         cache.write_atomic(folder / path.name, data.decode(errors="replace"))
         cache.write_atomic(folder / "series", f"# made by ./run.py predict from {path}\n"
                                               f"{path.name}\n")
+    add_search_dir(root)
+    return name
+
+
+def add_search_dir(root: Path) -> None:
+    """`root`'s variant folders found by name from now on, in this process
+    and its children (UACCESS_EXTRA_VARIANTS)."""
     dirs = os.environ.get("UACCESS_EXTRA_VARIANTS", "")
     if str(root) not in dirs.split(os.pathsep):
         os.environ["UACCESS_EXTRA_VARIANTS"] = os.pathsep.join(d for d in (dirs, str(root)) if d)
-    return name
 
 
 def names() -> list:

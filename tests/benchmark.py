@@ -39,6 +39,11 @@
       taken. Target: exact counts equal; the most moved per interrupt
       within compare's INSNS_PER_INTERRUPT (which compare.residues()
       measured over the published records' own reruns).
+  predict  `./run.py predict statx-one-window --workloads statx-loop
+      --dry-run` (tests/data/variants' test variant), a subprocess, five
+      times: the wall seconds to its cost line and to the end, the
+      median, and the host's load average beside them. Target (issue 68):
+      the cost within 5 s.
   bb-data  a synthetic 100 MB .bb (tests/bbv_files.py: 10,000 intervals of
       about 1,100 of 15,000 blocks, five phases), clustered by `./run.py
       simpoint` (the real CLI, a subprocess): its wall and CPU time, peak
@@ -605,6 +610,34 @@ def study_cost(sweep_files: list) -> None:
                   f"afterok): {cost.slurm_wall(nodes) / 60:,.1f} min")
 
 
+def predict_cost(repeat: int = 5) -> None:
+    """The seconds `./run.py predict --dry-run` takes to its cost line and
+    to its end, on the test variant (see the module's doc)."""
+    import subprocess
+    repo = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, COLUMNS="80",
+               UACCESS_EXTRA_VARIANTS=str(repo / "tests" / "data" / "variants"))
+    argv = [sys.executable, str(repo / "run.py"), "predict", "statx-one-window",
+            "--workloads", "statx-loop", "--dry-run"]
+    first, whole = [], []
+    with tempfile.TemporaryDirectory(prefix="uaccess-predict-bench-") as tmp:
+        for _ in range(repeat):
+            start = time.monotonic()
+            proc = subprocess.Popen(argv + ["--results", tmp], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, env=env)
+            line = proc.stdout.readline()
+            first.append(time.monotonic() - start)
+            proc.communicate()
+            whole.append(time.monotonic() - start)
+            if proc.returncode != 0 or not line.startswith("cost:"):
+                print(f"predict failed (exit {proc.returncode}): {line.strip()}")
+                return
+    print(f"predict --dry-run, {repeat} runs: cost line after "
+          + ", ".join(f"{t:.1f}" for t in first) + f" s (median {statistics.median(first):.1f});"
+          f" whole {statistics.median(whole):.1f} s median; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (target: cost within 5 s)")
+
+
 def gem5_build(rebuild: bool) -> None:
     """What `./run.py gem5 setup` built at the gem5 home and what it took,
     per ISA, from the logs set-up keeps (configs/gem5/setup.py): the set-up's
@@ -780,7 +813,7 @@ def main() -> int:
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
                              "simpoint-interval", "kernel-entry", "slurm", "study",
                              "make-split", "gem5-fast", "x86-core", "gem5-build",
-                             "qemu-residue", "bb-data"))
+                             "qemu-residue", "bb-data", "predict"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--rebuild", action="store_true",
@@ -795,6 +828,9 @@ def main() -> int:
                                     "gem5 test's 200)")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
     args = ap.parse_args()
+    if args.mode == "predict":
+        predict_cost()
+        return 0
     if args.mode == "bb-data":
         bb_data()
         return 0

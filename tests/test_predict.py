@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -129,7 +128,8 @@ def test_a_workload_exercises_a_function_only_where_a_profile_saw_it():
 def _predict(*argv, tmp_path, env=None):
     # GEM5_HOME as conftest leaves it: unset by the user, a path that is no
     # gem5, so every machine's line says gem5 is not built (and none runs).
-    e = dict(os.environ, COLUMNS="80", UACCESS_EXTRA_VARIANTS=str(TEST_VARIANTS), **(env or {}))
+    e = dict(os.environ, COLUMNS="80", UACCESS_EXTRA_VARIANTS=str(TEST_VARIANTS))
+    e.update(env or {})
     return subprocess.run([sys.executable, str(RUN), "predict", *argv, "--results",
                            str(tmp_path / "results")], capture_output=True, text=True,
                           timeout=120, env=e, stdin=subprocess.DEVNULL)
@@ -175,11 +175,9 @@ def test_a_change_no_workload_runs_is_said_so_never_zero(tmp_path):
 
 
 @needs_source
-def test_the_cost_comes_first_within_5_s_and_every_line_fits_80(tmp_path):
-    started = time.monotonic()
+def test_the_cost_comes_first_and_every_line_fits_80(tmp_path):
     out = _predict("statx-one-window", "--workloads", "statx-loop", "--dry-run",
                    tmp_path=tmp_path)
-    took = time.monotonic() - started
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("cost: 4 points"), lines[0]
@@ -191,11 +189,18 @@ def test_the_cost_comes_first_within_5_s_and_every_line_fits_80(tmp_path):
         assert re.search(rf"{machine} \([^)]*\): band {re.escape(band)}; not run: gem5 "
                          rf"for x86_64 is not built here", said), said
     assert [l for l in lines if len(l) > 80 and len(l.split()) > 1] == []
-    # Within 5 s where the pinned source is unpacked (any kernel built
-    # here); a fresh cache reads the patched files out of the tarball
-    # (seconds of xz). A loaded machine gets twice the time.
-    if source.tree_path(source.pinned()).is_dir():
-        assert took < 5 * (2 if os.getloadavg()[0] > (os.cpu_count() or 1) else 1), took
+    # Its speed (issue 68: the cost within 5 s) is a figure the benchmark
+    # prints (tests/benchmark.py predict), not a timed test.
+
+
+def test_a_variant_folder_given_by_its_path_is_that_variant(tmp_path):
+    # As a user who has a variant folder outside kernels/variants would
+    # give it: its path, not its name on a search path.
+    out = _predict(str(TEST_VARIANTS / "statx-one-window"), "--workloads", "statx-loop",
+                   "--dry-run", "--counts-only", tmp_path=tmp_path,
+                   env={"UACCESS_EXTRA_VARIANTS": ""})
+    assert out.returncode == 0, out.stderr
+    assert "statx-one-window changes cp_statx" in out.stdout
 
 
 def _published_pair(rows, variant: str, preset: str):
