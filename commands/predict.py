@@ -29,7 +29,7 @@ from commands.sweep import run_sweep
 from configs import backends, local_executor, sweep
 from kernels import functions, variants
 from lab import arches, cpu_presets, inputs, text
-from lab.cli import COUNT, command
+from lab.cli import command
 from lab.errors import UserError
 from workloads import script
 
@@ -63,11 +63,7 @@ def register(sub) -> None:
     sp.add_argument("--dry-run", action="store_true", help="the cost and the plan, nothing run")
     sp.add_argument("--records", default=str(flags.DEFAULT_RECORDS),
                     help="the records the bands are measured on (default: docs/data)")
-    sp.add_argument("--workers", type=flags.WORKERS, default=0,
-                    help="parallel runs (default: cores)")
-    sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
-    sp.add_argument("--gem5", help=flags.GEM5_HELP)
+    flags.pool_args(sp)
 
 
 def _variant(value: str, scratch: Path) -> str:
