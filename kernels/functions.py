@@ -21,7 +21,6 @@ a patch that does not apply is one UserError naming it.
 """
 
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,13 +85,11 @@ def compare(before: str, after: str, path: str) -> Changed:
 
 def _apply(patches: list, tree: Path, what: str) -> None:
     for patch in patches:
-        run = subprocess.run(["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
-                              "-i", str(Path(patch).resolve())], cwd=tree, capture_output=True,
-                             text=True)
-        if run.returncode != 0:
+        said = variants.apply_patch(Path(patch), tree)
+        if said:
             raise UserError(f"{what}: {Path(patch).name} does not apply to {source.PACKAGE} "
-                            f"({tools.last_lines(run.stdout + run.stderr)}): rebase it on the "
-                            f"pinned source (kernels/source-pin.toml)")
+                            f"({tools.last_lines(said)}): rebase it on the pinned source "
+                            f"(kernels/source-pin.toml)")
 
 
 def changed_by(patches: list, what: str) -> Changed:

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import os
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -195,6 +196,16 @@ def whole_subject(patch: Patch) -> str:
                 folded.append(more.strip())
             return re.sub(r"^Subject:\s*(\[PATCH[^\]]*\]\s*)?", "", " ".join(folded))
     return patch.subject
+
+
+def apply_patch(patch: Path, tree: Path) -> str:
+    """Apply one patch of a series to `tree` as a kernel build does (patch
+    -p1, no backups, no questions): "" where it applied, else what patch
+    said last, for the caller's one-line error."""
+    run = subprocess.run(["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+                          "-i", str(Path(patch).resolve())], cwd=tree, capture_output=True,
+                         text=True)
+    return "" if run.returncode == 0 else run.stdout + run.stderr
 
 
 def touched_files(patch_text: str) -> list:
