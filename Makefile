@@ -1,7 +1,8 @@
 # uaccess-lab: the README's two commands.
 #   make run    install what is missing, build what is not cached, run the
 #               default sweep, print its table and the report path
-#   make test   the test suite (what CI runs)
+#   make test   the test suite (what CI runs; with gem5 built, its smoke set)
+#   make test-gem5  every gem5 test (hours), on GEM5_HOME or the default home
 PYTHON ?= python3
 
 # The Linux source at the pinned version (kernels/source-pin.toml: the one
@@ -9,20 +10,32 @@ PYTHON ?= python3
 LINUX_SOURCE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' kernels/source-pin.toml)
 
 # Debian 12 packages the project needs; `make deps` installs the missing ones.
+# (chromium: tests/test_site.py lays the built site out in it, at 1280 px.)
 APT_PACKAGES := qemu-system-x86 qemu-system-arm \
 	gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	flex bison bc libelf-dev libssl-dev patch xz-utils e2fsprogs cpio \
 	python3 python3-pip python3-pytest python3-matplotlib python3-sklearn python3-rich git \
 	slurm-wlm munge \
 	rsync file unzip dpkg-dev fakeroot \
-	autoconf automake autopoint ccache
+	autoconf automake autopoint ccache \
+	chromium
 
-.PHONY: run test deps benchmark docs serve
+.PHONY: run test test-gem5 deps benchmark docs serve
 run: deps
 	$(PYTHON) run.py sweep configs/sweeps/default.toml
 
 test: deps
 	$(PYTHON) -m pytest -q --durations=25 tests
+
+# Every test that runs real gem5 (marker gem5: the smoke set that `make
+# test` runs too, and the long tests, hours of gem5), on GEM5_HOME or else
+# on the gem5 that './run.py gem5 setup' built at its default home.
+GEM5_DEFAULT_HOME = $(shell $(PYTHON) -c "from configs.gem5 import locate; print(locate.default_home())" 2>/dev/null)
+test-gem5: deps
+	@[ -n "$$GEM5_HOME" ] || [ -f "$(GEM5_DEFAULT_HOME)/src/base/version.cc" ] || { \
+		echo "make test-gem5: no gem5 at $(GEM5_DEFAULT_HOME) and GEM5_HOME unset: build" \
+			"one with './run.py gem5 setup', or set GEM5_HOME to a built gem5 tree" >&2; exit 2; }
+	GEM5_HOME="$${GEM5_HOME:-$(GEM5_DEFAULT_HOME)}" $(PYTHON) -m pytest -q -rs --durations=25 -m gem5 tests
 
 benchmark: deps
 	$(PYTHON) tests/benchmark.py
@@ -87,3 +100,7 @@ deps:
 	@$(PYTHON) -c "import pytest, matplotlib, sklearn, rich" 2>/dev/null || \
 		PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q pytest matplotlib scikit-learn rich
 	@$(DOCS_READY) || PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q "mkdocs>=1.5"
+	@# playwright (PyPI's; Debian 12 packages none) drives Debian's chromium
+	@# for tests/test_site.py: its own browser download is never run.
+	@$(PYTHON) -c "import playwright" 2>/dev/null || \
+		PIP_BREAK_SYSTEM_PACKAGES=1 $(PYTHON) -m pip install -q playwright

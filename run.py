@@ -22,6 +22,7 @@
     ./run.py export SWEEP_FILE... [--to docs/data]  # publish the store's rows
     ./run.py compare [--records docs/data]        # yours beside the published
     ./run.py reproduce [--only SWEEP...] [--dry-run]  # the published study
+    ./run.py predict VARIANT|PATCH [--workloads W...] [--counts-only]
     ./run.py simpoint ROI.bb [--max-k 10]         # SimPoint 3.2's method
 
 Data flows one way: kernels/ -> buildroot/ -> configs/ (runs) -> analysis/;
@@ -58,7 +59,7 @@ def _missing_package(e: ModuleNotFoundError) -> bool:
 
 try:
     from commands import analysis as analysis_commands  # noqa: E402
-    from commands import calibrate, gem5, inventory, reproduce, run  # noqa: E402
+    from commands import calibrate, gem5, inventory, predict, reproduce, run  # noqa: E402
     from commands import image as image_commands  # noqa: E402
     from commands import kernel as kernel_commands  # noqa: E402
     from commands import simpoint, slurm, sweep  # noqa: E402
@@ -72,8 +73,8 @@ except ModuleNotFoundError as e:
 
 # The command groups (commands/), in the order --help lists their
 # commands; each adds its subparsers with their handlers (lab/cli.py).
-GROUPS = (inventory, kernel_commands, image_commands, run, calibrate, sweep, reproduce, gem5,
-          slurm, simpoint, analysis_commands)
+GROUPS = (inventory, kernel_commands, image_commands, run, calibrate, sweep, reproduce, predict,
+          gem5, slurm, simpoint, analysis_commands)
 
 
 def parser() -> argparse.ArgumentParser:

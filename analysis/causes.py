@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from analysis import claims, store
 from analysis.judging import MISS, cycles_per_op, machine
-from lab import cpu_presets
 
 # Why gem5's syscall path serializes so often, read in gem5 v24.0.0.1's
 # source: every micro-op with a control, segment or MSR-backed register
@@ -126,7 +125,7 @@ def base_budget(hw_per_byte, run, hw: float, lengths: list) -> str:
         at = ""
     insts, uops = run["gem5_insts"] / n, run["gem5_ops"] / n
     slots = (run.get("retire_slots") or run["gem5_ops"]) / n
-    width = run.point.machine.o3_param("renameWidth", cpu_presets.O3_RENAME_WIDTH_DEFAULT)
+    width = run.point.machine.o3_param("renameWidth")
     bound = slots / width
     fused = (f" in {slots:,.0f} rename slots ({slots / insts:.2f} per instruction: a fused "
              f"pair takes one)" if slots < uops else "")

@@ -189,3 +189,29 @@ def plot_warmup(title: str, xlabel: str, lines: dict, path: Path, cold: dict = N
     ax.legend(fontsize=7)
     _save(plt, fig, title, path)
     return True
+
+
+def plot_prediction(title: str, bars: list, path: Path) -> bool:
+    """A prediction's figure: per calibrated machine, gem5's change per
+    call in percent (a bar), and where the machine has a band, the range
+    the hardware's change would lie in if the machine's error stays
+    within it (a line across the bar). `bars`: (machine, change %,
+    (low %, high %) or None)."""
+    plt = pyplot()
+    if plt is None or not bars:
+        return False
+    names = [m for m, _, _ in bars]
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.6))
+    drawn = ax.barh(names, [c for _, c, _ in bars], color="#3b6ea8")
+    ax.bar_label(drawn, labels=[f"{c:+.1f} %" for _, c, _ in bars], fontsize=8, padding=2)
+    for i, (_, _, span) in enumerate(bars):
+        if span:
+            # Below the bar's middle, where its label is not.
+            ax.plot(span, [i + 0.25, i + 0.25], color="#222222", linewidth=2, marker="|",
+                    markersize=10)
+    ax.axvline(0, color="#777777", linewidth=0.8)
+    ax.invert_yaxis()
+    ax.set_xlabel("change per call, % (bar: gem5; line: on hardware, within the band)")
+    ax.margins(x=0.25)
+    _save(plt, fig, title, path)
+    return True

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 
 from analysis import claims
 from lab import calibration_targets, cpu_presets
+from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
 MISS = claims.SETTINGS.miss  # an effect off by more than this factor, either way, is a miss
-EARLIER = "(an earlier version)"
+# A row of a preset that has changed since it ran: "<name> (an earlier
+# version: what it ran with that today's preset does not)".
+EARLIER = "an earlier version"
 # What ./run.py calibrate fits a latency on (lab/calibration_targets.py):
 # the seed, and the two kernels whose difference is the target.
 FITTED_ON = {(m.seed_id, m.before, m.after) for m in calibration_targets.MECHANISMS.values()}
@@ -61,14 +64,51 @@ def setup(run) -> str:
     return run["profile"] + ("" if w == "none" else f" (warming {w})")
 
 
+def _value(v) -> str:
+    return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+
+
+def changed_since(ran: dict, now: dict) -> str:
+    """What a machine ran with that today's preset (`now`, both as
+    records) does not: "knob=value" as it ran (a params knob bare, as a
+    preset's overrides name it; another table's "table.key"; a choice
+    left at its default by its value), then the settings it ran without
+    ("not set: ..."). Two earlier versions of one preset read apart by
+    it, where a date would not (two of x86_64-skylake's ran on one day)."""
+    values, unset = [], []
+    for f in cpu_presets.CpuPreset.MACHINE_FIELDS:
+        a, b = ran.get(f), now.get(f)
+        if a == b:
+            continue
+        if isinstance(a, dict) or isinstance(b, dict):
+            a, b = a or {}, b or {}
+            for k in sorted(set(a) | set(b)):
+                name = k if f == "params" else f"{f}.{k}"
+                if k not in a:
+                    unset.append(name)
+                elif a[k] != b.get(k):
+                    values.append(f"{name}={_value(a[k])}")
+        elif f in knobs.BY_NAME:  # a choice: absent is its default, as as_record leaves it
+            a = knobs.BY_NAME[f].default if a is None else a
+            values.append(f"{f}={_value(a) or 'gem5-default'}")  # "": gem5's own, unnamed
+        elif a is None:
+            unset.append(f)
+        else:
+            values.append(f"{f}={_value(a)}")
+    return "; ".join(p for p in (", ".join(values),
+                                 "not set: " + ", ".join(unset) if unset else "") if p)
+
+
 def preset_label(run) -> str:
-    """A gem5 run's CPU preset as the tables show it: its name, and
-    "(an earlier version)" where the preset it ran on has since changed
-    (x86_64-skylake's front end did), so two rows of one name with
-    different cycles say why. The run's record holds the settings it ran
-    with; the name alone does not. The one comparison with today's preset
-    files: whether a run's preset is still today's is a question about
-    today, which no record can answer."""
+    """A gem5 run's CPU preset as the tables show it: its name, and where
+    the preset it ran on has since changed (x86_64-skylake's front end
+    did), "(an earlier version: ...)" with what it ran with that today's
+    does not (changed_since), so two rows of one name with different
+    cycles say why, and two earlier versions of one name read apart. The
+    run's record holds the settings it ran with; the name alone does not.
+    The one comparison with today's preset files: whether a run's preset
+    is still today's is a question about today, which no record can
+    answer."""
     name = run["profile"]
     try:
         machine = run.point.machine
@@ -79,7 +119,7 @@ def preset_label(run) -> str:
         return name  # a calibration's point, an Arm run, or a preset since removed
     now_record = now.as_record()
     same = all(ran.get(f) == now_record.get(f) for f in cpu_presets.CpuPreset.MACHINE_FIELDS)
-    return name if same else f"{name} {EARLIER}"
+    return name if same else f"{name} ({EARLIER}: {changed_since(ran, now_record)})"
 
 
 @dataclass(frozen=True)

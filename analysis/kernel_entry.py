@@ -4,7 +4,9 @@ serializing micro-ops and the misc-register readers that waited, on gem5's
 drains ("serialize") and as the SDM describes SYSCALL, SYSRET and SWAPGS
 ("sdm"). docs/machines.md's table is this, from docs/data."""
 
-SCHEMES = ("serialize", "sdm")
+from lab import gem5_knobs as knobs
+
+SCHEMES = knobs.BY_NAME["kernel_entry"].choices  # the knob's values, its default first
 
 
 def scheme(run) -> str:

@@ -83,12 +83,10 @@ def symbol_deltas(conn, sweep: str, members: list, top: int = 8) -> list:
     return out
 
 
-DEFAULT_ROB = 192  # gem5 v24 BaseO3CPU.numROBEntries, where a preset leaves it
-
-
 def rob_size(run) -> int:
-    """The ROB size a gem5 run had, from its recorded CPU preset."""
-    return run.point.machine.o3_param("numROBEntries", DEFAULT_ROB)
+    """The ROB size a gem5 run had, from its recorded CPU preset (gem5's
+    default where the preset left it: lab/gem5_knobs.py)."""
+    return run.point.machine.o3_param("numROBEntries")
 
 
 def window_costs(rows: list) -> dict:

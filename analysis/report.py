@@ -100,23 +100,7 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
             sections.append(("Where gem5's cycles go, per op: rename's states and the "
                              "front end's instruction-cache stalls (analysis/accounting.py)",
                              header, body, [], None))
-        if any(r.gem5 for r in rows):
-            judged = store.newest_per_experiment(rows)
-            sections.append(("Scorecard: the seeds' hardware numbers beside gem5's "
-                             "(analysis/scorecard.py)",
-                             *scorecard.kind_table("effect", judged, rows), [], None))
-            sections.append(("Scorecard: costs the seeds give as a line",
-                             *scorecard.kind_table("line", judged), [], None))
-            sections.append(("Scorecard: a mechanism's share of one function "
-                             "(gem5 commit profiles)", *scorecard.kind_table("share", judged),
-                             [], None))
-            sections.append(("Scorecard: a function's share of a whole workload "
-                             "(gem5 commit profiles)",
-                             *scorecard.kind_table("workload_share", judged), [], None))
-            if any(r.gem5 and r.point.arch == scorecard.ARM_ARCH for r in rows):
-                sections.append(("Scorecard on Arm: the seeds' changes where Arm has the "
-                                 "mechanism (no Arm hardware number)",
-                                 *scorecard.kind_table("arm_view", rows), [], None))
+        sections += scorecard_sections(rows)
         sections += warmup_sections(rows, out_dir)
         header, body = simpoint_vs_full.table(rows)
         if body:
@@ -138,6 +122,16 @@ def write(store_path: Path, sweep: str, out_dir: Path) -> Path:
     cache.write_atomic(out_dir / "report.html",
                        render.html_page(sweep, sections, failed, prov, found))
     return out_dir / "report.html"
+
+
+def scorecard_sections(rows: list) -> list:
+    """The scorecard's claim kinds, one table per SECTION in the order of
+    its registry (analysis/kinds/registry.py: every kind analysis/claims.toml
+    lists, none named here), where the sweep ran gem5."""
+    if not any(r.gem5 for r in rows):
+        return []
+    return [(f"Scorecard: {s.title}", s.header, s.body, [], None)
+            for s in scorecard.kind_sections(rows)]
 
 
 def warmup_sections(rows: list, out_dir: Path) -> list:

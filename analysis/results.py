@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from lab import gem5_knobs as knobs
 from workloads import script
 
 # The store's columns (store.SCHEMA's runs table), in its order; every
@@ -98,17 +99,23 @@ class Machine:
         calibrated from, else its own name without overrides."""
         return self.calibrated_from or self.preset
 
-    def o3_param(self, name: str, default: int) -> int:
-        """An O3 parameter, or gem5's `default` where the preset left it."""
-        return int((self.cpu.get("params") or {}).get(name, default))
+    def o3_param(self, name: str) -> int:
+        """An O3 count (lab/gem5_knobs.py), or its default where the
+        preset left it."""
+        return int((self.cpu.get("params") or {}).get(name, knobs.BY_NAME[name].default))
+
+    def choice(self, name: str) -> str:
+        """A choice knob's value (lab/gem5_knobs.py), its default where the
+        record leaves it out (as_record keeps a choice off its default only)."""
+        return self.cpu.get(name, knobs.BY_NAME[name].default)
 
     @property
     def kernel_entry(self) -> str:
-        return self.cpu.get("kernel_entry", "serialize")
+        return self.choice("kernel_entry")
 
     @property
     def uops(self) -> str:
-        return self.cpu.get("uops", "gem5")
+        return self.choice("uops")
 
     @property
     def documented(self) -> Mapping:

@@ -77,6 +77,12 @@ def _kind_sections(judged: dict) -> list:
     return list(out.values())
 
 
+def kind_sections(rows: list) -> list:
+    """Every kind's table (Section), in the scorecard's order, the kinds of
+    one SECTION in one: `rows` judged once, as sections() judges them."""
+    return _kind_sections(judge(Scored.of(rows)))
+
+
 def kind_table(kind: str, rows: list, history: list = ()) -> tuple:
     """(header, body): the table of `kind`'s section (every kind in it)
     from `rows` as given; `history`, every run they were picked from."""

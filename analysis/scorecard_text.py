@@ -4,13 +4,15 @@ the full tables that the site's Scorecard page shows).
 The same sections as the markdown (scorecard.sections), at a glance first,
 each cut to the columns a reader needs to follow a verdict (its kind's
 COLUMNS), every kept cell whole: a claim's words are what tells two rows
-apart, and a preset's overrides are what tells two machines apart. A
+apart, and a preset's overrides are what tells two machines apart; a
+column that says how a run ran (its warming) is kept too wherever two
+rows about one thing differ in it, so no two rows read alike. A
 section is a table where the terminal is wide enough for one with no word
 or name broken; where it is not, it is one block per claim: the claim,
 what its rows share, then one line per machine (a preset with overrides
 wraps before a "+", never inside a name). The full notes, and every
 column, are in the markdown and on the site. Rows of a preset that has
-changed since it ran ("(an earlier version)") are left out unless
+changed since it ran ("(an earlier version: ...)") are left out unless
 all_presets: they are history, not today's machine.
 """
 
@@ -24,8 +26,12 @@ from rich.console import Console
 from rich.table import Table
 
 from analysis import scorecard
+from analysis.judging import EARLIER
 
-EARLIER = "(an earlier version)"
+# Columns that say how a run ran, which a kind's COLUMNS may leave out:
+# kept where a section's rows differ in them (On Arm's two statx rows,
+# 1,043 -> 1,022 and 1,100 -> 1,077, differ in their warming alone).
+HOW_RUN = ("warming",)
 WHERE_FULL = ("Every column and the full notes: ./run.py scorecard --markdown, or the "
               "site's Scorecard page (make docs).")
 # Where a long line may break: after a space, or before the "+" of a
@@ -36,9 +42,16 @@ SEP = " · "
 
 def _kept(section) -> list:
     """The indices of the section's columns a terminal keeps (its kind's
-    COLUMNS, in the table's own order; a section without them keeps all)."""
-    wanted = section.columns
-    return [i for i, h in enumerate(section.header) if wanted is None or h in wanted]
+    COLUMNS, and each HOW_RUN column in which two rows about one thing
+    differ, in the table's own order; a section without COLUMNS keeps
+    all). Every row counts, shown or not, so --all keeps the same columns."""
+    wanted, key = section.columns, section.header.index(section.key or section.header[0])
+
+    def differ(i: int) -> bool:
+        seen = {}
+        return any(seen.setdefault(r[key], r[i]) != r[i] for r in section.body)
+    return [i for i, h in enumerate(section.header)
+            if wanted is None or h in wanted or (h in HOW_RUN and differ(i))]
 
 
 def wrap(text: str, width: int, first: str = "", rest: str = None) -> list:

@@ -15,7 +15,11 @@ L1I), fstat, and the probe's empty system call, caches and mispredict.
 """
 
 from analysis import store
-from lab import cpu_presets
+
+# The statx every step is judged by: the thread's call, a NULL path (the
+# open file alone; statx-loop's job with run.path "null"), as the seed's
+# claims read it; statx with "" also runs in each step, under its own name.
+STATX = "statx-null"
 
 # Each step adds one change of the series to the one before; a step's
 # marks are the preset's keys set back (the sweep's overrides), the most
@@ -59,13 +63,14 @@ def step_of(preset: str, overrides) -> str:
 
 
 def by_step(rows: list) -> dict:
-    """{step: {workload: row}}, the newest row of each."""
+    """{step: {experiment: row}}, the newest row of each (an experiment:
+    the job's name, statx-loop and statx-null apart)."""
     out = {}
     for r in sorted(store.newest_per_experiment(rows), key=lambda r: r.get("recorded_at") or ""):
         m = r.point.machine
         step = step_of(m.preset, m.overrides) if r.gem5 else None
         if step and r.get("variant") == "stock":
-            out.setdefault(step, {})[r["workload"]] = r
+            out.setdefault(step, {})[r.point.job_name] = r
     return out
 
 
@@ -87,8 +92,7 @@ def waiting(r: dict):
 
 def table(rows: list) -> tuple:
     """(header, body): one row per step."""
-    header = (["step", "statx cycles/call", "statx(fd, NULL) cycles/call",
-               "rename slots/instruction", "micro-ops/instruction",
+    header = (["step", "statx cycles/call", "rename slots/instruction", "micro-ops/instruction",
                "rename unblocking cycles/call", "serialize-stall cycles/call",
                "waiting on ordering cycles/call", "L1I fetch-stall cycles/call",
                "fstat cycles/call"]
@@ -97,14 +101,12 @@ def table(rows: list) -> tuple:
     steps = by_step(rows)
     for label, _ in STEPS:
         got = steps.get(label, {})
-        statx, null, fstat, prb = (got.get(w) for w in ("statx-loop", "statx-null",
-                                                        "fstat-loop", "probe"))
+        statx, fstat, prb = (got.get(w) for w in (STATX, "fstat-loop", "probe"))
         if not statx:
             continue
         insts = statx.get("gem5_insts")
         slots = statx.get("retire_slots") or statx.get("gem5_ops")
         body.append([label, _f(_per(statx, "cycles")),
-                     _f(_per(null, "cycles")) if null else "-",
                      _f(slots / insts if slots and insts else None, 2),
                      _f(statx["gem5_ops"] / insts if insts else None, 2),
                      _f(_per(statx, "rename_unblock_cycles")),
@@ -119,15 +121,16 @@ def table(rows: list) -> tuple:
 def preset_statx(rows: list) -> dict:
     """The preset's own statx (the last step), per call, for
     docs/machines.md's prose (docs/page_numbers.py): its cycles, rename's
-    running cycles, rename's slots (the record's retire_slots: a fused
+    running cycles, fetch's L1I stall, rename's slots (the record's retire_slots: a fused
     pair in one) and their floor at the preset's rename width, and slots
     per instruction; {} where x86-core has no such row published."""
-    statx = by_step(rows).get(STEPS[-1][0], {}).get("statx-loop")
+    statx = by_step(rows).get(STEPS[-1][0], {}).get(STATX)
     if not statx or not statx.get("ops"):
         return {}
     n = statx["ops"]
     slots = statx.get("retire_slots") or statx["gem5_ops"]
-    width = statx.point.machine.o3_param("renameWidth", cpu_presets.O3_RENAME_WIDTH_DEFAULT)
+    width = statx.point.machine.o3_param("renameWidth")
     return {"cycles": statx["cycles"] / n, "rename_run": statx["rename_run_cycles"] / n,
+            "icache_stall": statx["icache_stall_cycles"] / n,
             "slots": slots / n, "slot_floor": slots / n / width,
             "slots_per_insn": slots / statx["gem5_insts"], "rename_width": width}

@@ -16,6 +16,7 @@ checkpoint (init's uaccess.job=readfile), so one image, and one boot,
 serves every job that needs the same files.
 """
 
+import functools
 import hashlib
 import json
 import os
@@ -98,8 +99,22 @@ def _digest(roots: list) -> str:
 
 
 def _libc_version(arch: str) -> str:
-    run = subprocess.run(["dpkg-query", "-W", "-f=${Version}",
-                          arches.get(arch).libc_dev_package], capture_output=True, text=True)
+    """The C library package's version; asked of dpkg once per state of
+    its database (planning asks once per image)."""
+    try:
+        stamp = os.stat(DPKG_STATUS).st_mtime_ns
+    except OSError:
+        stamp = 0
+    return _dpkg_version(arches.get(arch).libc_dev_package, stamp)
+
+
+DPKG_STATUS = "/var/lib/dpkg/status"
+
+
+@functools.lru_cache(maxsize=16)
+def _dpkg_version(package: str, stamp: int) -> str:
+    run = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                         capture_output=True, text=True)
     return run.stdout.strip() if run.returncode == 0 else "unknown"
 
 

@@ -6,9 +6,9 @@ the same kind of artifact as the offline assembler (assemble.py): a
 rootfs.cpio and a rootfs.ext2, content-addressed in the image cache.
 
   Buildroot tree   $BUILDROOT_HOME, else the 2024.02.13 release unpacked
-                   into the cache, got by release.py (from beside the
-                   clone, else buildroot.org) or by './run.py buildroot
-                   setup --source' (offline).
+                   into the cache, got by release.py (its tag from
+                   Buildroot's git repository, the commit checked) or by
+                   './run.py buildroot setup --source' (offline).
   toolchain        "debian" (offline, the default): Debian's gcc as a
                    custom external toolchain (toolchain.py), host-package
                    sources from Debian (host_sources.py); "bootlin": the

@@ -5,8 +5,8 @@ ones) and report (a sweep's report, written again)."""
 
 from pathlib import Path
 
-from analysis import (compare, compare_text, published, report, scorecard, scorecard_text,
-                      store)
+from analysis import (compare, compare_text, published, report, results, scorecard,
+                      scorecard_text, store)
 from configs import backends, calibrate, sweep
 from commands import flags
 from lab import cache, inputs, text
@@ -119,6 +119,9 @@ def cmd_export(args) -> int:
             chosen[name] = rows
     finally:
         conn.close()
+    if Path(args.to).resolve() == flags.DEFAULT_RECORDS.resolve():
+        for name, rows in chosen.items():
+            _refuse_dirty(name, rows)
     for name, rows in chosen.items():
         path = published.path_for(Path(args.to), name)
         # A sweep run with --arch plans one arch's points: the published
@@ -166,3 +169,19 @@ def cmd_compare(args) -> int:
     print("\n".join([""] + compare_text.summary(rows, columns, hint)))
     print("\n".join(compare.rules(compare.residues(pub), columns)))
     return 0
+
+
+def _refuse_dirty(name: str, rows: list) -> None:
+    """Published records come from clean commits only: a row made from a
+    tree with uncommitted changes (its provenance "<commit>-dirty"; the run
+    cache may hand one to a later, clean sweep) names no source to rerun."""
+    dirty = []
+    for r in rows:
+        made = str(results.from_row(r).provenance.lab_version or "")
+        if made.endswith("-dirty"):
+            dirty.append(f"{r['arch']}/{r['variant']}/{r['workload']} ({made}, run {r['key']})")
+    if dirty:
+        raise UserError(f"sweep '{name}': {len(dirty)} row(s) ran from a tree with uncommitted "
+                        f"changes, never published: {'; '.join(dirty[:3])}"
+                        f"{' ...' if len(dirty) > 3 else ''}: move each run's folder out of the "
+                        f"run cache and run the sweep again from a clean commit")

@@ -2,16 +2,16 @@
 seeds (the method and its targets: configs/calibrate.py), store the runs
 as one sweep of the store, and write the calibrated CPU preset."""
 
-import sys
 from pathlib import Path
 
 from analysis import figures, store
 from configs import backends, calibrate
 from commands import flags
 from commands.flags import gem5_args
+from configs.gem5 import cache_presets
 from configs.gem5 import spec as gem5_spec
 from kernels import build as kbuild
-from lab import arches, cache, inputs
+from lab import arches, cache, cpu_presets, inputs
 from lab.cli import SECONDS, command
 from lab.errors import UserError
 
@@ -22,7 +22,7 @@ def register(sub) -> None:
                       "configs/gem5-patches)")
     gem5_args(sp)
     sp.add_argument("--cpu-preset", default=arches.X86_64.default_cpu_preset,
-                    choices=sorted(gem5_spec.preset_files("cpu")), metavar="PRESET",
+                    choices=sorted(cpu_presets.preset_files("cpu")), metavar="PRESET",
                     help="the O3 preset to calibrate")
     sp.add_argument("--mechanism", default="smap", choices=(*calibrate.MECHANISMS, "all"),
                     help="smap (STAC/CLAC, on statx), rep (rep string start-up, on the "
@@ -49,12 +49,12 @@ def cmd_calibrate(args) -> int:
             raise UserError(f"--latencies takes whole numbers of cycles >= 1, like 1,16,48; "
                             f"got {args.latencies!r}") from None
         inputs.needs(len(latencies) < 2, "--latencies", "two or more different values >= 1")
-        if latencies[-1] > gem5_spec.MAX_LATENCY:
+        if latencies[-1] > cpu_presets.MAX_LATENCY:
             raise UserError(f"--latencies: {latencies[-1]} cycles is more than a DRAM access "
-                            f"(at most {gem5_spec.MAX_LATENCY}): measure latencies a "
+                            f"(at most {cpu_presets.MAX_LATENCY}): measure latencies a "
                             f"functional unit can have")
-    cpu = gem5_spec.load_cpu(args.cpu_preset, "x86_64")
-    cache_preset = gem5_spec.load_cache(args.cache)
+    cpu = cpu_presets.load_cpu(args.cpu_preset, "x86_64")
+    cache_preset = cache_presets.load_cache(args.cache)
     for name in names:
         m = calibrate.MECHANISMS[name]
         for v in (m.before, m.after):
@@ -96,26 +96,19 @@ def cmd_calibrate(args) -> int:
     if args.write_preset:
         if not calibrated:
             raise UserError("no preset written: no mechanism gave a latency of 1 cycle or more")
-        command = "./run.py " + " ".join(_portable(sys.argv[1:]))
+        command = refit_command(sweep_name, args.latencies, args.write_preset)
         cache.write_atomic(Path(args.write_preset),
                            calibrate.preset_text(base, calibrated, notes + [command], fitted_on))
         print(f"preset: {args.write_preset}")
     return 0
 
 
-# Where this machine keeps its store and gem5, and how long it waited: a
-# written preset's command says what was calibrated, not where.
-_MACHINE_FLAGS = ("--results", "--gem5", "--timeout")
-
-
-def _portable(argv: list) -> list:
-    """argv without this machine's flags (and their values)."""
-    out, skip = [], False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg in _MACHINE_FLAGS:
-            skip = True
-        elif not arg.startswith(tuple(f + "=" for f in _MACHINE_FLAGS)):
-            out.append(arg)
-    return out
+def refit_command(sweep_name: str, latencies: str, write_preset: str) -> str:
+    """The command a written preset names as its fit's: what changes the fit
+    (mechanism, preset, cache, latencies) and the preset file, repository
+    paths relative; where the runs were stored (--results) is one machine's,
+    not the fit's."""
+    out = Path(write_preset).resolve()
+    shown = out.relative_to(flags.REPO) if out.is_relative_to(flags.REPO) else out
+    return (calibrate.command_of(sweep_name)
+            + (f" --latencies {latencies}" if latencies else "") + f" --write-preset {shown}")

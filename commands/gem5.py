@@ -9,14 +9,25 @@ from commands import inventory
 from configs.gem5 import build_deps as gem5_build_deps
 from configs.gem5 import build_profile as gem5_build_profile
 from configs.gem5 import setup as gem5_setup
-from lab.cli import COUNT, command
+from lab.cli import COUNT, OneLineParser, command
 
 
 def register(sub) -> None:
+    # setup is a command of its own, as buildroot's is, so that 'gem5 setup
+    # --help' is its page (as a choice of gem5's it printed gem5's).
     sp = command(sub, "gem5", cmd_gem5,
                  help="get gem5 v24.0.0.1, apply configs/gem5-patches, build it outside the "
                       "repository (a convenience: hours on two cores)")
-    sp.add_argument("action", choices=("setup",), help="setup: fetch, patch and build")
+    actions = sp.add_subparsers(dest="action", required=True, parser_class=OneLineParser,
+                                metavar="ACTION", help="what to do (each has its --help)")
+    sp = command(actions, "setup", cmd_gem5, help="fetch, patch and build",
+                 description="Install what gem5's build needs (Debian's packages, as root "
+                             "or through sudo), get gem5's tag v24.0.0.1 from --source, "
+                             "apply the series in configs/gem5-patches with git am, and "
+                             "build gem5.opt per ISA outside the repository (and the Arm "
+                             "bootloader where arm is built); each step is skipped when "
+                             "done, so a rerun resumes. Then runs doctor. --dry-run lists "
+                             "the steps and what is done.")
     sp.add_argument("--source", default=gem5_setup.DEFAULT_SOURCE,
                     help="a git URL (online), or a local clone or bare repository (offline)")
     sp.add_argument("--dest", default="", help="the gem5 tree to make (default: <cache>/gem5)")

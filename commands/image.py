@@ -44,8 +44,9 @@ def register(sub) -> None:
     # setup is a command of its own, so that 'buildroot setup --help' is its
     # page (a choice of buildroot's printed buildroot's).
     sp = command(sub, "buildroot", cmd_buildroot, cache=True,
-                 help=f"get Buildroot {release.VERSION} for --builder buildroot (online: "
-                      f"buildroot.org's release, sha256 checked; offline: --source)")
+                 help=f"get Buildroot {release.VERSION} for --builder buildroot (online: its "
+                      f"release tag from the official git repository, the commit checked; "
+                      f"offline: --source)")
     actions = sp.add_subparsers(dest="action", required=True, parser_class=OneLineParser,
                                 metavar="ACTION", help="what to do (each has its --help)")
     sp = command(actions, "setup", cmd_buildroot, cache=True,
@@ -53,11 +54,18 @@ def register(sub) -> None:
                  description=f"Get Buildroot {release.VERSION} for --builder buildroot, check it "
                              f"and unpack it into the cache. From --source where given; else "
                              f"$BUILDROOT_HOME where set, the tree an earlier setup was given, "
-                             f"the release already unpacked in the cache, or else the release "
-                             f"from {release.URL} (its sha256 checked).")
-    sp.add_argument("--source", default="", metavar="TARBALL|URL|TREE",
-                    help=f"the release tarball ({release.TARBALL}), a URL to it, or an "
-                         f"unpacked Buildroot tree (default: as the description says)")
+                             f"the release already unpacked in the cache, or else tag "
+                             f"{release.VERSION} fetched with git from {release.REPOSITORY}. "
+                             f"What is checked is what you get: from a repository, that the "
+                             f"tag is commit {release.COMMIT}; from a tarball, that its sha256 "
+                             f"is {release.ARCHIVE_SHA256}, the git archive of that commit "
+                             f"this project was tested with (buildroot.org's own "
+                             f"{release.TARBALL} is a different file, and not pinned).")
+    sp.add_argument("--source", default="", metavar="TARBALL|URL|REPOSITORY|TREE",
+                    help=f"the tarball ({release.TARBALL}, the git archive of the release "
+                         f"commit), a URL to it, a git repository (a URL, or a clone's .git "
+                         f"or a bare mirror copied here) with the release tag, or an unpacked "
+                         f"Buildroot tree (default: as the description says)")
 
 
 def job_of(args) -> script.Job:

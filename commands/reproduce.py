@@ -12,7 +12,7 @@ from commands import flags
 from commands.sweep import run_sweep
 from configs.slurm import slurm_executor
 from lab import arches, inputs, text
-from lab.cli import COUNT, command
+from lab.cli import command
 from lab.errors import UserError
 
 
@@ -27,11 +27,7 @@ def register(sub) -> None:
                     help="local worker pool (default) or Slurm jobs (configs/slurm)")
     sp.add_argument("--dry-run", action="store_true",
                     help="the plan and its estimated cost, nothing run")
-    sp.add_argument("--workers", type=flags.WORKERS, default=0,
-                    help="parallel runs (default: cores)")
-    sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
-    sp.add_argument("--gem5", help=flags.GEM5_HELP)
+    flags.pool_args(sp)
 
 
 def cmd_reproduce(args) -> int:

@@ -118,7 +118,7 @@ def cmd_crosscheck(args) -> int:
     gem5 = backends.kind("gem5")  # crosscheck is gem5's: its trace against its QEMU twin
     point = gem5.point_from_flags(args, job)
     model = point.smap_model
-    twin_point = gem5.twin(point)
+    twin_point = backends.twin_point(gem5.twin(point))
     job.check_fits(min(point.timeout, twin_point.timeout), "")  # the trace's and the twin's
     backend, kernel, image = _inputs(args, point)
     twin = backends.backend_for(twin_point).run(twin_point, kernel, image)

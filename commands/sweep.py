@@ -11,7 +11,7 @@ from configs import local_executor, sweep
 from commands import flags
 from configs.slurm import slurm_executor
 from lab import arches, inputs
-from lab.cli import COUNT, command
+from lab.cli import command
 from lab.errors import UserError
 
 
@@ -21,11 +21,7 @@ def register(sub) -> None:
     sp.add_argument("file", nargs="?", default=str(flags.DEFAULT_SWEEP),
                     help=flags.SWEEP_FILE_HELP)
     sp.add_argument("--dry-run", action="store_true", help="print the plan and what is cached")
-    sp.add_argument("--workers", type=flags.WORKERS, default=0,
-                    help="parallel runs (default: cores)")
-    sp.add_argument("--jobs", type=COUNT, default=0, help="make -j for kernels (default: cores)")
-    sp.add_argument("--results", default=str(flags.DEFAULT_RESULTS), help=flags.RESULTS_HELP)
-    sp.add_argument("--gem5", help=flags.GEM5_HELP)
+    flags.pool_args(sp)
     sp.add_argument("--arch", choices=arches.NAMES,
                     help="only this arch's points (say, gem5 built for X86 only)")
     sp.add_argument("--executor", default="local", choices=("local", "slurm"),

@@ -10,11 +10,17 @@ Code:
   point.py         one run point (Point: its backend's settings, QemuSettings
                    | Gem5Settings, each with its constructor and rules in its
                    package's point.py), from a sweep file (sweep.py) or the
-                   command line (commands/run.py)
+                   command line (commands/run.py); a point's twin on another
+                   backend (Twin: a gem5 point's QEMU twin), which that
+                   backend makes
+  smap_models.py   what stands at each stac/clac site of an x86 gem5 run, and
+                   the kernel command line that selects it: both backends'
+                   (a gem5 point's QEMU twin boots the same kernel)
   backends.py      the backend interface (Backend: its sweep settings and
                    points, require, key, run, revalidate, result, text) and
-                   the one place a backend is chosen (backend_for, kind); no
-                   other shared module imports a backend
+                   the one place a backend is chosen (backend_for, kind) and
+                   a Twin is made (twin_point, made); no other shared module
+                   imports a backend, and no backend another
   runs.py          what the backends share: a run's directory, its record
   local_executor.py  a sweep's plan and its local worker pool;
   slurm/           the same points as Slurm job arrays (slurm_executor.py) and
@@ -26,7 +32,7 @@ Code:
   gem5/            the gem5 backend (backend.py: Gem5Backend), its points
                    (point.py, sweep_axes.py), its run flags (run_flags.py) and
                    the rest of the gem5 side: host code (spec, cache_presets,
-                   smap_models, locate, setup, process: the gem5 process,
+                   locate, setup, process: the gem5 process,
                    stats, commit_profile, sampling: SimPoint's steps on gem5)
                    and the scripts gem5 itself runs (fs_roi.py,
                    fs_simpoint.py, three_level_caches.py, simobject_set.py:

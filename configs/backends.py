@@ -29,11 +29,10 @@ from pathlib import Path
 from typing import Protocol
 
 from configs import runs
+from configs.point import Twin
 from configs.gem5 import locate as gem5_locate
 from configs.gem5.backend import Gem5Backend
 from configs.qemu.backend import QemuBackend
-
-from configs.gem5.run_flags import GEM5_HELP  # noqa: E402,F401  (commands' --gem5)
 
 # Every backend by its name, as points, sweep files (backend = ...) and
 # the command line (--backend) spell it, in the order they are listed.
@@ -62,7 +61,8 @@ class Backend(Protocol):
     def points(path, where: str, common: dict, axes, fixed: dict, skipped: list) -> list:
         """Its points of one (arch, variant, workload, params): `common`
         holds those, `axes` is what axes() read; a combination that does
-        not apply goes to `skipped` as (label, reason)."""
+        not apply goes to `skipped` as (label, reason). A point's twin on
+        another backend is a configs.point.Twin among them (made below)."""
 
     # The command line's part (./run.py run): its flags, and its point
     # made from them, checked whole before anything is built.
@@ -98,6 +98,9 @@ class Backend(Protocol):
         """(name, check) of what it needs of this machine; a check returns
         what it found, or raises a UserError naming the fix."""
 
+    # A backend that makes the twins other backends' points ask for (QEMU):
+    # twin_point(twin) -> its point of a configs.point.Twin (twin_point below).
+
     @staticmethod
     def revalidate(record: dict, run_dir: Path):
         """A stored record of it as it stands today, or None where it no
@@ -127,6 +130,18 @@ class Backend(Protocol):
 def kind(name: str):
     """The backend class `name` spells (one of BACKENDS)."""
     return KINDS[name]
+
+
+def twin_point(twin: Twin):
+    """The point a Twin asks for (configs/point.py), made by the twin's
+    own backend: the backends never import each other."""
+    return kind(twin.backend).twin_point(twin)
+
+
+def made(points: list) -> list:
+    """A backend's points (Backend.points) with each Twin it asked for
+    made into its point, in place."""
+    return [twin_point(p) if isinstance(p, Twin) else p for p in points]
 
 
 def backend_for(point, gem5=None) -> Backend:

@@ -35,12 +35,13 @@ import re
 from dataclasses import dataclass
 
 from buildroot import assemble
-from configs import backends
+from configs import backends, smap_models
 from configs.gem5.point import gem5_point
 from configs.point import with_job_layers
-from configs.gem5 import spec as gem5_spec
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
 from lab import calibration_targets as targets
+from lab import cpu_presets
 from lab import fit as fit_line
 from lab.errors import UserError
 from workloads import script
@@ -78,9 +79,9 @@ class Fit:
 
 
 def clock_ghz() -> float:
-    m = re.fullmatch(r"([0-9.]+)GHz", gem5_spec.CLOCK)
+    m = re.fullmatch(r"([0-9.]+)GHz", cpu_presets.CLOCK)
     if not m:
-        raise UserError(f"calibrate expects the board clock in GHz, not {gem5_spec.CLOCK}")
+        raise UserError(f"calibrate expects the board clock in GHz, not {cpu_presets.CLOCK}")
     return float(m.group(1))
 
 
@@ -93,7 +94,7 @@ def with_latency(cpu, op_class: str, latency: int):
 def kernel_layers(m: Mechanism) -> tuple:
     """The layers m's kernels carry: gem5's, then its job's (statx-null's
     NULL path needs the statx-null-path layer, as its sweep points' do)."""
-    return with_job_layers(gem5_spec.layers_for("x86_64"), script.load(m.script))
+    return with_job_layers(smap_models.layers_for("x86_64"), script.load(m.script))
 
 
 def measure(m: Mechanism, gem5, cpu, cache, latencies, timeout: float, workers: int = 2,
@@ -147,8 +148,9 @@ def command_of(sweep: str) -> str:
         rest = sweep.removeprefix(f"calibrate-{mechanism}-")
         if rest == sweep:
             continue
-        for cpu in gem5_spec.cpu_preset_names("x86_64"):
-            if rest.startswith(cpu + "-") and rest[len(cpu) + 1:] in gem5_spec.cache_preset_names():
+        for cpu in cpu_presets.cpu_preset_names("x86_64"):
+            if (rest.startswith(cpu + "-")
+                    and rest[len(cpu) + 1:] in cache_presets.cache_preset_names()):
                 return (f"./run.py calibrate --mechanism {mechanism} --cpu-preset {cpu} "
                         f"--cache {rest[len(cpu) + 1:]}")
     raise UserError(f"{sweep} is not a calibration's name (calibrate-MECHANISM-PRESET-CACHE, "
@@ -251,7 +253,7 @@ def _show(m: Mechanism, value: float) -> str:
 def text(m: Mechanism, points: list, f: Fit) -> str:
     what = "ns per op"
     lines = [f"seed: {m.seed}", f"  hardware: {m.hardware}; effect {_show(m, m.target)}",
-             f"gem5 ({m.before} vs {m.after}, smap_model {m.smap_model}, {gem5_spec.CLOCK}), "
+             f"gem5 ({m.before} vs {m.after}, smap_model {m.smap_model}, {cpu_presets.CLOCK}), "
              f"{what}:",
              f"  {'latency':>7}  {m.before:>16}  {m.after:>16}  {'effect':>10}"]
     for p in points:

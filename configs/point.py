@@ -12,7 +12,10 @@ gives the rules its user's words (Spelling: the command line's flags or
 a sweep file's keys), and a broken one names the setting
 (inputs.SettingError), so a sweep can say which axis holds it. This
 module imports no backend: what differs by backend, its settings answer
-(run.columns, run.label, run.boot_group, run.extra_args).
+(run.columns, run.label, run.boot_group, run.extra_args). A point of one
+backend that asks for a point of another beside it (a gem5 point's QEMU
+twin) asks with a Twin, which the other backend makes into its point
+(configs/backends.py twin_point), so no backend imports another.
 """
 
 from dataclasses import dataclass
@@ -94,6 +97,22 @@ class Point:
         name = script.experiment_name(self.workload, dict(self.job.params))
         extra = "".join(f" {k}={v}" for k, v in self.params)
         return f"{self.arch}/{self.variant}/{name}{extra}{self.run.label(self.smap_model)}"
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A point on another backend that `of` asks for beside itself: the
+    same kernel (variant and layers), job, smap model and parameters, on
+    `profile` of `backend`, counted there. `of`'s backend says what the
+    twin is; `backend` makes it (its twin_point), so neither imports the
+    other. `label` names `of`'s boot group in the store's twin_of ("": not
+    a sweep's); `timeout` None is `backend`'s default."""
+    of: Point
+    backend: str
+    profile: str
+    label: str = ""
+    timeout: float = None
+    bbv_interval: int = 0
 
 
 # What a run record's "point" holds, as records have since the first run.

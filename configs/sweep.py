@@ -41,7 +41,8 @@ section reads.
 
 backend, profile, cpu_preset, cache, smap_model, warming and sampling may be
 set once under [fixed] or swept as a list under [axes]; timeout, plugin,
-bbv_interval, cross_check, gem5_timeout, the simpoint_* settings and
+bbv_interval, cross_check, gem5_timeout, gem5_memory (MiB of resident
+memory each gem5 process may hold; default 8192), the simpoint_* settings and
 commit_profile (true: gem5 charges each ROI's cycles to kernel functions,
 configs/gem5/commit_profile.py) and uop_profile (true: gem5 counts each x86
 ROI's micro-ops form by form, configs/gem5/uop_profile.py) are [fixed] only. A variant that does not
@@ -191,8 +192,8 @@ def _expand_axes(path, where, axes, fixed, params) -> tuple:
             job = _job_with(path, base, origin, settings)
             shown = tuple((k, _show(val)) for k, val in settings)
             common = dict(arch=arch, variant=variant, job=job, params=shown)
-            made = backends_mod.kind(backend).points(path, where, common, own[backend], fixed,
-                                                      skipped)
+            made = backends_mod.made(backends_mod.kind(backend).points(
+                path, where, common, own[backend], fixed, skipped))
             if made:  # before any work: a job no point can finish in its timeout
                 job.check_fits(min(p.timeout for p in made), f"{path}: ")
             points += made

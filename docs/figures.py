@@ -261,8 +261,8 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
         steps = x86_core.by_step(sweep_rows(source, "x86-core"))
     except UserError:
         return
-    drawn = [(label, steps[label]["statx-loop"]) for label, _ in x86_core.STEPS
-             if "statx-loop" in steps.get(label, {})]
+    drawn = [(label, steps[label][x86_core.STATX]) for label, _ in x86_core.STEPS
+             if x86_core.STATX in steps.get(label, {})]
     if not drawn:
         return
     base = next(b for b in registry.CLAIMS.of("base") if b.id == "statx-base-2017")

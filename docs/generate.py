@@ -28,7 +28,7 @@ from lab.errors import UserError  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_numbers  # noqa: E402  (docs/page_numbers.py)
-from table_layout import VERDICT_FIRST_PAGES, verdict_first  # noqa: E402
+from table_layout import VERDICT_FIRST_PAGES, facts_apart, verdict_first  # noqa: E402
 
 DATA = REPO / "docs" / "data"
 DOCS = REPO / "docs"
@@ -88,7 +88,7 @@ def scorecard_page(by_sweep: dict) -> str:
                 f"(squares); in the shaded band, within {claims.SETTINGS.miss:g}x either "
                 f"way, the verdict is \"agrees\". Hollow: the run a latency was fitted on, a "
                 f"check rather than a prediction.", ""]
-    tables = verdict_first(scorecard.markdown(rows).splitlines())
+    tables = facts_apart(verdict_first(scorecard.markdown(rows).splitlines()))
     out += ["## The tables", "", *page_numbers.linked(tables), ""]
     out += ["## Where these rows come from", ""] + _sources(by_sweep)
     return "\n".join(out).rstrip() + "\n"

@@ -25,7 +25,9 @@ import re
 import textwrap
 from pathlib import Path
 
-from analysis import compare, probe, table, x86_core
+from analysis import claims, compare, probe, table, x86_core
+from analysis.kinds import registry
+from lab import cpu_presets
 from lab.errors import UserError
 
 DOCS = Path(__file__).resolve().parent
@@ -91,12 +93,58 @@ def _x86_core(what: str, spec: str):
     return made
 
 
+def _claim(kind: str, claim_id: str):
+    return next(c for c in registry.CLAIMS.of(kind) if c.id == claim_id)
+
+
+def _tutorial_statx(what: str, spec: str):
+    """One figure of chapter 1's two gem5 runs (tutorial-gem5: statx-loop
+    under the smap model, the calibrated preset), beside the statx seed's:
+    what the calibration fits (the per-call difference) and what the
+    scorecard's effect is (after/before), so the chapter can say why one
+    matches and the other does not."""
+    def made(by_sweep: dict) -> str:
+        cycles = {r["variant"]: r["cycles"] / r["ops"] for r in by_sweep.get("tutorial-gem5", [])
+                  if r.gem5 and r.point.arch == "x86_64" and r["workload"] == "statx-loop"
+                  and r["smap_model"] == "smap" and r.get("cycles")}
+        if not {"stock", "statx-putuser"} <= set(cycles):
+            return "(tutorial-gem5 not published)"
+        before, after = cycles["statx-putuser"], cycles["stock"]
+        board_ghz = float(cpu_presets.CLOCK.removesuffix("GHz"))
+        seed = _claim("effect", "statx-copy")
+        base = _claim("base", "statx-base-2017")
+        hw = seed.hw_ratio
+        got = {"before": before, "after": after, "added": before - after,
+               "added_ns": (before - after) / board_ghz,
+               "seed_added_ns": seed.hw_ns[0] - seed.hw_ns[1],
+               "ratio": after / before, "seed_ratio": hw,
+               "effect": (after / before - 1) / (hw - 1),
+               "seed_base_ns": base.hw_ns,
+               "seed_base_cycles": base.hw_ns * claims.SETTINGS.clock_ghz,
+               "assumed_ghz": claims.SETTINGS.clock_ghz}
+        return format(got[what], spec)
+    return made
+
+
 NUMBERS = {
+    # docs/tutorial/smap.md: the calibrated statx against the thread's.
+    "statx-smap-before": _tutorial_statx("before", ",.0f"),
+    "statx-smap-after": _tutorial_statx("after", ",.0f"),
+    "statx-smap-added": _tutorial_statx("added", ",.0f"),
+    "statx-smap-added-ns": _tutorial_statx("added_ns", ",.0f"),
+    "statx-seed-added-ns": _tutorial_statx("seed_added_ns", ".1f"),
+    "statx-smap-ratio": _tutorial_statx("ratio", ".3f"),
+    "statx-seed-ratio": _tutorial_statx("seed_ratio", ".3f"),
+    "statx-smap-effect": _tutorial_statx("effect", ".2f"),
+    "statx-seed-base-ns": _tutorial_statx("seed_base_ns", ".1f"),
+    "statx-seed-base-cycles": _tutorial_statx("seed_base_cycles", ",.0f"),
+    "statx-assumed-ghz": _tutorial_statx("assumed_ghz", "g"),
     "tutorial-gem5-points": _gem5_points,
     "default-points": _default_points,
     # docs/machines.md: where the Skylake preset's statx goes, per call.
     "x86-core-statx-cycles": _x86_core("cycles", ",.1f"),
     "x86-core-rename-run": _x86_core("rename_run", ",.1f"),
+    "x86-core-icache-stall": _x86_core("icache_stall", ",.1f"),
     "x86-core-slots": _x86_core("slots", ",.1f"),
     "x86-core-slot-floor": _x86_core("slot_floor", ",.1f"),
     "x86-core-slots-per-insn": _x86_core("slots_per_insn", ".2f"),
@@ -153,14 +201,22 @@ def qemu_exact(by_sweep: dict) -> list:
             "writes, LDTR/STTR, instructions in the kernel functions no interrupt runs), with "
             "what the ROI's "
             "interrupts ran taken out, are exact: the same on every boot, asserted exactly by "
-            "the tests and by `./run.py compare`. Two are not: QEMU delivers interrupts by "
+            "the tests and by `./run.py compare`. Three are not: QEMU delivers interrupts by "
             "the host's clock, and an interrupt can leave work behind that the plugin counts "
             "as the calls' own. Kernel instructions move by a few, or now and then by a step "
             "of about a scheduler round trip (most likely what it is; `./run.py compare` "
             f"allows {compare.INSNS_PER_INTERRUPT:,} per interrupt taken), and an "
             "interrupt that splits a REPE CMPS or REPNE SCAS adds an instance (compare allows "
             f"one per interrupt taken). {compare.measured_text(compare.residues(every))}. "
-            "Guest time under TCG is not a cycle count and is shown last, as a rough guide.")
+            "And stat-namelen reads the clock between name lengths, inside its ROI: the "
+            "vDSO's read retries when an interrupt updates the timekeeper under it "
+            f"({compare.CLOCK_RETRY['x86_64']} user instructions and an LFENCE on x86, "
+            f"{compare.CLOCK_RETRY['arm64']} on arm64) and carries a second over when one "
+            f"began since the last update ({compare.CLOCK_CROSSING['x86_64']} and "
+            f"{compare.CLOCK_CROSSING['arm64']}), so its user instructions, and x86 LFENCEs, "
+            "move by those steps (compare allows a retry per interrupt taken and a carry per "
+            "read). Guest time under TCG is not a cycle count and is shown last, as a rough "
+            "guide.")
     return textwrap.wrap(text, 72, subsequent_indent="  ", break_on_hyphens=False,
                          break_long_words=False)
 
@@ -178,9 +234,9 @@ SENTENCES = {
     ("../README.md", "default-progress"): (r"\] \d+/(\d[\d,]*) \(\d+ cached", _default_points_commas),
     ("index.md", "default-points"): (r"\((\d[\d,]*)\s+QEMU\s+points", _default_points_commas),
     ("reference/runs.md", "default-cold"):
-        (r"built\s+(\d[\d,]*)\s+kernels\s+and\s+ran\s+\d[\d,]*\s+points", _default_kernels),
+        (r"builds\s+(\d[\d,]*)\s+kernels\s+and\s+runs\s+\d[\d,]*\s+points", _default_kernels),
     ("reference/runs.md", "default-cold-points"):
-        (r"built\s+\d[\d,]*\s+kernels\s+and\s+ran\s+(\d[\d,]*)\s+points", _default_points_commas),
+        (r"builds\s+\d[\d,]*\s+kernels\s+and\s+runs\s+(\d[\d,]*)\s+points", _default_points_commas),
 }
 
 

@@ -236,12 +236,10 @@ def _switch_patches(work: Path, tree: Path, pristine: Path, stack: tuple) -> Non
     for rel in touched:
         _break_link(tree / rel)
     for patch in patches:
-        run = subprocess.run(["patch", "-p1", "--batch", "--forward",
-                              "--no-backup-if-mismatch", "-i", str(patch.path)],
-                             cwd=tree, capture_output=True, text=True)
-        if run.returncode != 0:
+        said = variants.apply_patch(patch.path, tree)
+        if said:
             raise UserError(f"patch {patch.path} does not apply to "
-                            f"{source.PACKAGE}: {tools.last_lines(run.stdout)}")
+                            f"{source.PACKAGE}: {tools.last_lines(said)}")
     cache.write_json_atomic(state_file, {"variant": label, "patches": wanted,
                                          "touched": touched, "complete": True})
 

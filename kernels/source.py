@@ -125,11 +125,16 @@ def _save_memo() -> None:
         _unsaved_memo.clear()
 
 
+def tree_path(src: LinuxSource) -> Path:
+    """Where the pristine tree of this tarball is extracted (it may not be yet)."""
+    return cache.area("src") / f"linux-{src.package_version}-{src.sha256[:12]}"
+
+
 def extracted(src: LinuxSource) -> Path:
     """The pristine extracted tree for this exact tarball (extracted once)."""
     tools.require("tar")
     tools.require("xz")
-    final = cache.area("src") / f"linux-{src.package_version}-{src.sha256[:12]}"
+    final = tree_path(src)
     _save_memo()
     if final.is_dir():
         return final
@@ -143,6 +148,26 @@ def extracted(src: LinuxSource) -> Path:
                 raise UserError(f"extracting {src.tarball} failed: {run.stderr.strip()[:200]} "
                                 f"(reinstall {PACKAGE}, check free disk space)")
     return final
+
+
+def copy_files(src: LinuxSource, rels: list, dest: Path) -> None:
+    """The pristine copies of `rels` (paths in the tree; those the tree
+    lacks are skipped) under `dest`: from the extracted tree where it is
+    here, else read out of the tarball alone, so that checking a patch
+    (./run.py predict) writes nothing into the cache."""
+    final = tree_path(src)
+    if final.is_dir():
+        for rel in rels:
+            if (final / rel).is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                (dest / rel).write_bytes((final / rel).read_bytes())
+        return
+    tools.require("tar")
+    tools.require("xz")
+    # Names the tarball lacks make tar fail; they are new files, left out.
+    subprocess.run(["tar", "-xf", str(src.tarball), "-C", str(dest), "--strip-components=1",
+                    "--ignore-failed-read", *[f"{TOP_DIR}/{r}" for r in rels]],
+                   capture_output=True, text=True)
 
 
 def path_list(src: LinuxSource) -> Path:

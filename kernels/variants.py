@@ -9,20 +9,24 @@ A comment `# clears-cpu-flag: smap` says the kernel hides that CPU flag on
 purpose (nosmap), so a run checks that it is absent instead of present.
 `stock` has an empty series.
 
-UACCESS_EXTRA_VARIANTS may name one more folder of variants, searched
-after kernels/variants: the tests keep their deliberately wrong kernels
-there (tests/data/variants), out of the study's own catalogue.
+UACCESS_EXTRA_VARIANTS may name more folders of variants (separated by
+":"), searched after kernels/variants: the tests keep their deliberately
+wrong kernels there (tests/data/variants), out of the study's own
+catalogue, and `./run.py predict PATCH` adds the folder of the variant it
+makes of one patch file (from_patch), so a build, a run and a record
+read it as any other variant.
 """
 
 import dataclasses
 import hashlib
 import os
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from lab import arches as arch_table
-from lab import inputs, kconfig
+from lab import cache, inputs, kconfig
 from lab.errors import UserError
 
 VARIANT_DIR = Path(__file__).resolve().parent / "variants"
@@ -73,8 +77,47 @@ class Variant:
 
 
 def _variant_dirs() -> list:
-    extra = os.environ.get("UACCESS_EXTRA_VARIANTS")
-    return [VARIANT_DIR] + ([Path(extra)] if extra else [])
+    extra = os.environ.get("UACCESS_EXTRA_VARIANTS", "")
+    return [VARIANT_DIR] + [Path(d) for d in extra.split(os.pathsep) if d]
+
+
+# Where from_patch makes its variants: the cache's (lab/cache.py AREAS).
+PATCH_AREA = "patch-variants"
+NAME_MOST = 28  # characters of a patch file's name in its variant's
+
+
+def from_patch(path: Path, root: Path = None) -> str:
+    """The variant made of one patch file: a folder under `root` (default:
+    the cache's patch-variants/; a dry run gives a scratch folder, so it
+    writes nothing) named after the file (its number and ".patch" left
+    off), holding a copy of it and a series naming it, and `root` added
+    to the variant search path for this process and its children. Its
+    name and its patch's digest key the kernel, as any variant's do,
+    wherever the folder is."""
+    root = cache.area(PATCH_AREA) if root is None else root
+    data = path.read_bytes()
+    slug = re.sub(r"^\d+-", "", path.name.removesuffix(".patch"))
+    # Short enough for a progress line's "[kernel arm64/NAME] ..." and a
+    # table's row at 80 columns; cut between words.
+    if len(slug) > NAME_MOST:
+        slug = slug[:NAME_MOST + 1].rsplit("-", 1)[0]
+    name = "patch-" + slug.strip("-")
+    folder = root / name
+    if not (folder / path.name).is_file() or (folder / path.name).read_bytes() != data:
+        folder.mkdir(parents=True, exist_ok=True)
+        cache.write_atomic(folder / path.name, data.decode(errors="replace"))
+        cache.write_atomic(folder / "series", f"# made by ./run.py predict from {path}\n"
+                                              f"{path.name}\n")
+    add_search_dir(root)
+    return name
+
+
+def add_search_dir(root: Path) -> None:
+    """`root`'s variant folders found by name from now on, in this process
+    and its children (UACCESS_EXTRA_VARIANTS)."""
+    dirs = os.environ.get("UACCESS_EXTRA_VARIANTS", "")
+    if str(root) not in dirs.split(os.pathsep):
+        os.environ["UACCESS_EXTRA_VARIANTS"] = os.pathsep.join(d for d in (dirs, str(root)) if d)
 
 
 def names() -> list:
@@ -153,6 +196,16 @@ def whole_subject(patch: Patch) -> str:
                 folded.append(more.strip())
             return re.sub(r"^Subject:\s*(\[PATCH[^\]]*\]\s*)?", "", " ".join(folded))
     return patch.subject
+
+
+def apply_patch(patch: Path, tree: Path) -> str:
+    """Apply one patch of a series to `tree` as a kernel build does (patch
+    -p1, no backups, no questions): "" where it applied, else what patch
+    said last, for the caller's one-line error."""
+    run = subprocess.run(["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+                          "-i", str(Path(patch).resolve())], cwd=tree, capture_output=True,
+                         text=True)
+    return "" if run.returncode == 0 else run.stdout + run.stderr
 
 
 def touched_files(patch_text: str) -> list:

@@ -45,6 +45,7 @@ AREAS = {
     "src": "kernels/source.py: the pinned Linux source, unpacked and memoised",
     "work": "kernels/build.py: the build trees, one per arch and source",
     "kernels": "kernels/build.py: built kernels, by key",
+    "patch-variants": "kernels/variants.py: the variants predict makes of one patch file",
     "images": "buildroot/assemble.py: root filesystems, by key",
     "buildroot": "buildroot/: Buildroot trees, toolchains, downloads, builds",
     "plugins": "configs/qemu/plugin_build.py: the TCG plugin, per QEMU",

@@ -11,6 +11,12 @@ waits for it, as run() does.
 And run.py keeps a list of its children: Ctrl-C (SIGINT to run.py alone,
 not to its process group) stops them at once through stop_all(), instead
 of leaving each running point to its timeout (hours under gem5).
+
+A child may also be held to a memory limit: its resident memory, read
+from /proc every POLL seconds, above the limit stops it as its timeout
+does. (Not an rlimit: a gem5 refused an allocation dies wherever that
+allocation was, with whatever message, or none; stopped from outside, it
+is known why.)
 """
 
 import ctypes
@@ -18,6 +24,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # Looked up once, here: the child between fork and exec only calls it.
@@ -30,6 +37,8 @@ if _prctl is not None:
 _live = set()
 _lock = threading.Lock()
 stopping = threading.Event()  # set by stop_all: no new child starts
+POLL = 0.5  # seconds between two looks at a memory-limited child's memory
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def _dies_with(parent: int):
@@ -51,22 +60,46 @@ def start(cmd: list, **popen_args) -> subprocess.Popen:
     return proc
 
 
-def run(cmd: list, timeout: float, **popen_args) -> tuple:
-    """Run `cmd` to its end or its timeout: (return code, timed out). Any
-    exception in the waiting thread (KeyboardInterrupt) kills it first;
-    a child stopped by stop_all() raises KeyboardInterrupt here."""
+def resident_bytes(pid: int) -> int:
+    """Process `pid`'s resident memory now (0 where it has ended)."""
+    try:
+        return int(open(f"/proc/{pid}/statm").read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _wait(proc: subprocess.Popen, timeout: float, memory_limit: int) -> str:
+    """Wait for `proc` to end: "" where it did, else why it was stopped
+    ("timeout", "memory": resident memory above `memory_limit` bytes)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            proc.wait(timeout=max(0, min(left, POLL)) if memory_limit else left)
+            return ""
+        except subprocess.TimeoutExpired:
+            pass
+        if memory_limit and resident_bytes(proc.pid) > memory_limit:
+            return "memory"
+        if time.monotonic() >= deadline:
+            return "timeout"
+
+
+def run(cmd: list, timeout: float, memory_limit: int = 0, **popen_args) -> tuple:
+    """Run `cmd` to its end, its timeout, or (memory_limit > 0) until its
+    resident memory exceeds memory_limit bytes: (return code, "" or why
+    it was stopped: "timeout" or "memory"). Any exception in the waiting
+    thread (KeyboardInterrupt) kills it first; a child stopped by
+    stop_all() raises KeyboardInterrupt here."""
     proc = start(cmd, **popen_args)
     try:
-        try:
-            proc.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
+        stopped = _wait(proc, timeout, memory_limit)
+        if stopped:
             proc.kill()
             proc.wait()
-            timed_out = True
         if stopping.is_set():
             raise KeyboardInterrupt
-        return proc.returncode, timed_out
+        return proc.returncode, stopped
     except BaseException:
         proc.kill()
         proc.wait()

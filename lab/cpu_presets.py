@@ -13,6 +13,7 @@ judging.py). It lives here, below both stages, because analysis imports
 nothing of configs.
 """
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,9 +44,6 @@ MAX_LATENCY = 1000
 # decoding (X86ISA.macro_fusible, our series' patch 0017): a preset's
 # `macro_fusible`; absent, Sandy Bridge's and later cores' set.
 MACRO_FUSIBLE = ("TEST", "AND", "CMP", "ADD", "SUB", "INC", "DEC")
-# gem5 v24's renameWidth where a preset leaves it (src/cpu/o3/BaseO3CPU.py,
-# Param.Unsigned(8)): the rate that bounds a call's micro-ops from below.
-O3_RENAME_WIDTH_DEFAULT = 8
 
 # CPU models a preset may name: the boot's functional CPU, and the timing
 # models a ROI may run on (gem5's standard-library CPU types).
@@ -131,7 +129,19 @@ def check_latency(op: str, value, where: str) -> int:
 
 def _read_cpu_preset(path: Path) -> CpuPreset:
     """A CPU preset file, checked whole: one clear error for anything off,
-    so a malformed file dropped into the folder fails in one line."""
+    so a malformed file dropped into the folder fails in one line. Read
+    once per version of the file: a sweep's planning lists the presets
+    per axes table and point (hundreds of reads of the same files)."""
+    try:
+        st = path.stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None  # missing: tomlfile.read says so
+    return _read_cpu_preset_once(path, stamp)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_cpu_preset_once(path: Path, stamp) -> CpuPreset:
     data = tomlfile.read(path, "CPU preset")
     inputs.known_keys(data, PRESET_KEYS, str(path))
     arch, kind = data.get("arch"), data.get("type")

@@ -46,8 +46,6 @@ UNSIGNED_WHY = "gem5's Param.Unsigned, 32 bits"
 # its compiled MaxWidth (src/cpu/o3/limits.hh, 12).
 MAX_WIDTH = 12
 WIDTH_WHY = "O3's compiled MaxWidth, src/cpu/o3/limits.hh"
-# backComSize's default (gem5 v24): how far back O3's time buffers reach.
-O3_BACK_COM_DEFAULT = 5
 
 
 @dataclass(frozen=True)
@@ -65,10 +63,21 @@ class Knob:
     delay: bool = False        # a stage-to-stage delay, within backComSize's past
     what: str = ""             # a series choice's subject, for the x86-only message
     arch: str = ""             # the one arch whose gem5 has what it sets ("": every arch's)
+    default: object = None     # a count's: its Param's default in BaseO3CPU.py (or our
+    #                            series'), what runs where nothing sets it (None: the ISA's);
+    #                            a choice's: its first value, always
 
-    @property
-    def default(self):
-        return self.choices[0] if self.choices else None
+    def __post_init__(self):
+        if self.choices:  # a choice's default is its first value, never said twice
+            if self.default is not None:
+                raise ValueError(f"{self.name}: a choice's default is its first value")
+            object.__setattr__(self, "default", self.choices[0])
+
+    def needs_series(self, value) -> bool:
+        """Whether `value` needs our series: a series count set at all (a
+        gem5 without the series lacks the parameter), a series choice off
+        its default."""
+        return self.series and (not self.choices or value != self.default)
 
     @property
     def named(self) -> tuple:
@@ -89,7 +98,7 @@ class Knob:
             if self.name == "fetchBufferSize" and (value > CACHE_LINE or CACHE_LINE % value):
                 raise UserError(f"{where} must divide the {CACHE_LINE} B cache line (gem5's "
                                 f"fetch buffer is at most one line), got {value!r}")
-        if self.series and value != self.default and arch and not arches.get(arch).gem5_series:
+        if self.needs_series(value) and arch and not arches.get(arch).gem5_series:
             raise UserError(f"{where}: {self.name} {value} is x86-only "
                             f"({self.what or 'our gem5 series'}); an {arch} CPU keeps gem5's")
         if self.arch and value != self.default and arch and arch != self.arch:
@@ -107,12 +116,12 @@ class Knob:
         return out
 
 
-def _width(name, help_text):
-    return Knob(name, help_text, most=MAX_WIDTH, why_most=WIDTH_WHY)
+def _width(name, help_text, default=8):
+    return Knob(name, help_text, most=MAX_WIDTH, why_most=WIDTH_WHY, default=default)
 
 
-def _delay(name, help_text):
-    return Knob(name, help_text, delay=True)
+def _delay(name, help_text, default=1):
+    return Knob(name, help_text, delay=True, default=default)
 
 
 # Branch predictors of gem5 v24 (src/cpu/pred/BranchPredictor.py) a preset
@@ -120,50 +129,54 @@ def _delay(name, help_text):
 BRANCH_PREDICTORS = ("LocalBP", "TournamentBP", "BiModeBP", "LTAGE", "TAGE_SC_L_64KB",
                      "MultiperspectivePerceptron64KB")
 
-# O3 counts: gem5 v24's src/cpu/o3/BaseO3CPU.py, and our series' (series=True).
+# O3 counts: gem5 v24's src/cpu/o3/BaseO3CPU.py, and our series' (series=True),
+# each with its Param's default (the widths' 8, the delays' 1 unless said).
 KNOBS = (
     _width("fetchWidth", "instructions fetched per cycle"),
-    Knob("fetchBufferSize", "bytes of the fetch buffer (divides the 64 B line)"),
-    Knob("fetchQueueSize", "micro-ops in the fetch queue"),
+    Knob("fetchBufferSize", "bytes of the fetch buffer (divides the 64 B line)", default=64),
+    Knob("fetchQueueSize", "micro-ops in the fetch queue", default=32),
     _width("decodeWidth", "instructions decoded per cycle"),
     _width("renameWidth", "micro-ops renamed per cycle"),
     _width("dispatchWidth", "micro-ops dispatched per cycle"),
     _width("issueWidth", "micro-ops issued per cycle"),
     _width("wbWidth", "micro-ops written back per cycle"),
     _width("commitWidth", "micro-ops committed per cycle"),
-    Knob("squashWidth", "micro-ops squashed per cycle"),
-    Knob("numROBEntries", "reorder buffer entries"),
-    Knob("numIQEntries", "instruction queue entries"),
-    Knob("LQEntries", "load queue entries"),
-    Knob("SQEntries", "store queue entries"),
+    Knob("squashWidth", "micro-ops squashed per cycle", default=8),
+    Knob("numROBEntries", "reorder buffer entries", default=192),
+    Knob("numIQEntries", "instruction queue entries", default=64),
+    Knob("LQEntries", "load queue entries", default=32),
+    Knob("SQEntries", "store queue entries", default=32),
     # How many stores the LSQ writes back to the L1D a cycle (gem5 v24's
     # default 200: no limit); an Intel core of the seeds' era has one
     # store port (Skylake: port 4).
-    Knob("cacheStorePorts", "stores written back to the L1D per cycle (gem5's 200: no limit)"),
-    Knob("numPhysIntRegs", "physical integer registers"),
-    Knob("numPhysFloatRegs", "physical floating-point registers"),
-    Knob("numPhysVecRegs", "physical vector registers"),
+    Knob("cacheStorePorts", "stores written back to the L1D per cycle (gem5's 200: no limit)",
+         default=200),
+    Knob("numPhysIntRegs", "physical integer registers", default=256),
+    Knob("numPhysFloatRegs", "physical floating-point registers", default=256),
+    Knob("numPhysVecRegs", "physical vector registers", default=256),
+    # The ISA's: X86O3CPU's 5 per integer register (src/arch/x86/X86CPU.py),
+    # BaseO3CPU's 0 elsewhere.
     Knob("numPhysCCRegs", "physical condition-code registers"),
-    Knob("backComSize", "cycles of the past O3's backward time buffers keep"),
-    Knob("forwardComSize", "cycles of the past O3's forward time buffers keep"),
+    Knob("backComSize", "cycles of the past O3's backward time buffers keep", default=5),
+    Knob("forwardComSize", "cycles of the past O3's forward time buffers keep", default=5),
     # stage-to-stage delays (cycles): the pipeline's depth
     _delay("fetchToDecodeDelay", "cycles from fetch to decode"),
     _delay("decodeToRenameDelay", "cycles from decode to rename"),
-    _delay("renameToIEWDelay", "cycles from rename to issue/execute/writeback"),
+    _delay("renameToIEWDelay", "cycles from rename to issue/execute/writeback", default=2),
     _delay("iewToCommitDelay", "cycles from issue/execute/writeback to commit"),
     _delay("issueToExecuteDelay", "cycles from issue to execute"),
     # the micro-op queue between decode and rename (our series; 0: none)
     Knob("uopQueueSize", "micro-ops the queue between decode and rename holds (0: none)",
-         least=0, series=True),
+         least=0, series=True, default=0),
     # fetch ahead along the predicted path (our series, patches 0022-0023;
     # 0: none): lines read ahead, and lines the walk predicts a cycle.
     # Patch 0023's walk finds a line's branches in the BTB: every taken
     # branch must enter it, returns and indirect ones too (gem5 v24 enters
     # only direct ones unless told; upstream's decoupled front end sets the same).
     Knob("fetchAheadLines", "I-cache lines fetch reads ahead on the predicted path (0: none)",
-         least=0, series=True, sets={"o3": {"branchPred.requiresBTBHit": True}}),
+         least=0, series=True, sets={"o3": {"branchPred.requiresBTBHit": True}}, default=0),
     Knob("fetchAheadLinesPerCycle", "lines the fetch-ahead walk predicts a cycle",
-         series=True),
+         series=True, default=1),
     # Choices. How SYSCALL, SYSRET and SWAPGS run (x86, patches 0008-0009):
     # "serialize", gem5 v24's way (each of their segment, RFLAGS and MSR
     # micro-ops drains O3's pipeline), or "sdm", as the SDM describes them
@@ -305,9 +318,9 @@ def check_fu_count(kind: str, value, where: str) -> int:
 
 def check_delays(params: dict, where: str) -> None:
     """Each stage delay within the time buffers' past (backComSize)."""
-    past = params.get("backComSize", O3_BACK_COM_DEFAULT)
+    past = params.get("backComSize", BY_NAME["backComSize"].default)
     for k in KNOBS:
-        if k.delay and params.get(k.name, 1) > past:
+        if k.delay and k.name in params and params[k.name] > past:
             raise UserError(f"{where}: {k.name} {params[k.name]} exceeds backComSize {past} "
                             f"(O3's time buffers keep {past} cycles of the past): raise "
                             f"backComSize or lower {k.name}")
@@ -318,7 +331,7 @@ def needs_series(values: dict) -> str:
     off its default ("" for none)."""
     for name, value in values.items():
         k = BY_NAME.get(name)
-        if k and k.series and value != k.default:
+        if k and k.needs_series(value):
             return f"{name} {value}" if k.choices else name
     return ""
 

@@ -26,9 +26,16 @@ def wrap(text: str, columns: int, first: str = "", later: str = None) -> list:
     the first after `first`, the others after `later` (default: as many
     spaces as `first` is long)."""
     later = " " * len(first) if later is None else later
-    return textwrap.wrap(text, max(columns, len(first) + 1, len(later) + 1),
-                         initial_indent=first, subsequent_indent=later,
-                         break_on_hyphens=False, break_long_words=False) or [first.rstrip()]
+    # A percentage's sign stays with its number ("-8.5 %", as the lab
+    # writes them): glued for the wrap, the space given back after.
+    lines = textwrap.wrap(text.replace(" %", _GLUED_PERCENT),
+                          max(columns, len(first) + 1, len(later) + 1),
+                          initial_indent=first, subsequent_indent=later,
+                          break_on_hyphens=False, break_long_words=False) or [first.rstrip()]
+    return [line.replace(_GLUED_PERCENT, " %") for line in lines]
+
+
+_GLUED_PERCENT = "\x00%"  # no character the lab prints: textwrap sees one word
 
 
 def wrap_line(line: str, columns: int, hang: int = 4) -> list:

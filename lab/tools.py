@@ -1,5 +1,7 @@
 """Finding the external programs each stage needs, with the fix if absent."""
 
+import functools
+import os
 import shutil
 import subprocess
 
@@ -44,8 +46,21 @@ def require(program: str) -> str:
 
 
 def first_line(cmd: list) -> str:
-    """The first line a command prints (for recording tool versions)."""
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    """The first line a command prints (for recording tool versions).
+    Asked once per program file: planning a sweep asks for the compiler's
+    version per kernel and image, the same answer each time (a program
+    replaced on disk, or another one found on PATH, is asked again)."""
+    exe = shutil.which(cmd[0])
+    try:
+        stamp = os.stat(exe).st_mtime_ns if exe else 0
+    except OSError:
+        stamp = 0
+    return _first_line(tuple(cmd), exe, stamp)
+
+
+@functools.lru_cache(maxsize=256)
+def _first_line(cmd: tuple, exe: str, stamp: int) -> str:
+    out = subprocess.run(list(cmd), capture_output=True, text=True, check=False)
     text = (out.stdout or out.stderr).strip()
     return text.splitlines()[0] if text else ""
 

@@ -12,8 +12,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # at its default home is found by every command without the variable, so
 # without this a plain `make test` (CI's) would run hours of gem5 on any
 # machine that has one. Tests that look at the default home itself set
-# and unset the variable with monkeypatch.
-if not os.environ.get("GEM5_HOME"):
+# and unset the variable with monkeypatch. The exception is the smoke set
+# (marker gem5_smoke, tests/test_gem5_smoke.py): minutes, not hours, so a
+# plain `make test` runs it on the default home too (the fixture below).
+# `make test-gem5` runs every gem5 test (marker gem5), GEM5_HOME set to
+# the default home where the user set none.
+GEM5_HOME_GIVEN = os.environ.get("GEM5_HOME", "")
+if not GEM5_HOME_GIVEN:
     os.environ["GEM5_HOME"] = "/nonexistent/GEM5_HOME-unset: set GEM5_HOME to run gem5 tests"
 
 # The Buildroot release, given to the product as a user gives it offline
@@ -25,6 +30,21 @@ _BUILDROOT_TARBALL = (Path(__file__).resolve().parents[2] / "shared" / "third-pa
                       / "buildroot-2024.02.13.tar.xz")
 if not os.environ.get("BUILDROOT_HOME") and _BUILDROOT_TARBALL.is_file():
     os.environ["BUILDROOT_HOME"] = str(_BUILDROOT_TARBALL)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gem5: runs real gem5; skips unless GEM5_HOME is set "
+                            "(make test-gem5 sets it to the default home)")
+    config.addinivalue_line("markers", "gem5_smoke: the gem5 smoke set: also runs on the "
+                            "default home's gem5 with GEM5_HOME unset (a plain make test)")
+
+
+@pytest.fixture(autouse=True)
+def _smoke_set_finds_the_default_home(request, monkeypatch):
+    """A smoke test, GEM5_HOME unset by the user, finds gem5 as a command
+    does: at its default home, or a skip saying how to build one there."""
+    if not GEM5_HOME_GIVEN and request.node.get_closest_marker("gem5_smoke"):
+        monkeypatch.delenv("GEM5_HOME")
 
 
 @pytest.fixture

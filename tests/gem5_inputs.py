@@ -3,7 +3,7 @@ never run gem5: a kernel and an image are only their keys and paths there."""
 
 from pathlib import Path
 
-from configs.gem5 import locate, spec
+from configs.gem5 import cache_presets, locate
 
 
 class Built:
@@ -16,4 +16,4 @@ class Built:
 KERNEL = Built("k1", vmlinux=Path("/k/vmlinux"))
 IMAGE = Built("i1", ext2=Path("/i/rootfs.ext2"))
 GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
-CACHE = spec.load_cache("classic-l1l2")
+CACHE = cache_presets.load_cache("classic-l1l2")

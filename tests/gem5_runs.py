@@ -13,7 +13,7 @@ def run(kernel, image, job, gem5, cpu, cache_preset, smap_model: str = "none",
         commit_profile: bool = False, warming: str = "none", simpoint=None,
         uop_profile: bool = False) -> dict:
     """Boot to the ROI checkpoint (once per boot group), then simulate the
-    ROI on `cpu` (a configs.gem5.spec.CpuPreset, the test's own or a
+    ROI on `cpu` (a lab.cpu_presets.CpuPreset, the test's own or a
     folder's), whole or, with `simpoint` (configs.gem5.sampling.Settings),
     sampled; or return the finished record. With warming "functional",
     `image` must be the job-less handoff image (assemble.build_image(...,

@@ -3,8 +3,7 @@ made (and checked) by configs/point.py, the run by the backend, exactly as
 a sweep's. Only tests build a point this way, so it lives here."""
 
 from configs.qemu import point as point_mod
-from configs import backends
-from configs.gem5 import spec as gem5_spec
+from configs import backends, smap_models
 from lab.errors import UserError
 
 
@@ -25,6 +24,6 @@ def run(kernel, image, job, profile_name: str = "", timeout: float = 300, force:
 
 def _model_in(args) -> str:
     """The smap model a kernel command line selects ("" for none):
-    configs.gem5.spec.model_args read back."""
-    param = gem5_spec.MODEL_PARAM
+    configs.gem5.smap_models.model_args read back."""
+    param = smap_models.MODEL_PARAM
     return next((a[len(param):] for a in args if a.startswith(param)), "")

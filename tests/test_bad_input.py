@@ -508,6 +508,23 @@ CASES = [
     ("newline-in-sweep-path", [], ["sweep", "{tmp}/no\nsuch.toml"], "not found"),
     ("newline-in-profile", [], ["run", "--arch", "x86_64", "--profile", "x86_64-smap\n"],
      "--profile: invalid choice"),
+    # predict: the variant, its patch file and the names it takes (issue 68).
+    ("predict-unknown-variant", [], ["predict", "no-such-variant"],
+     "unknown variant 'no-such-variant'"),
+    ("predict-patch-missing", [], ["predict", "{tmp}/none.patch"],
+     "none.patch not found: give a git format-patch file"),
+    # Checked against the tarball itself in a fresh cache: nothing extracted.
+    ("predict-patch-does-not-apply", [],
+     ["predict", str(REPO / "tests" / "data" / "predict" / "stale-context.patch")],
+     "stale-context.patch does not apply to linux-source-6.1"),
+    ("predict-unknown-machine", [], ["predict", "stock", "--machines", "x86_64-haswell"],
+     "unknown machine 'x86_64-haswell'"),
+    ("predict-unknown-workload", [], ["predict", "stock", "--workloads", "statx-storm"],
+     "unknown workload 'statx-storm'"),
+    ("predict-against-itself", [], ["predict", "stock"],
+     "stock is the kernel the prediction is against"),
+    ("predict-unknown-against", [], ["predict", "stock", "--against", "nope"],
+     "unknown variant 'nope'"),
 ]
 
 # Cases that need a tool the test machine may lack: (case, tool).
@@ -581,7 +598,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, case):
             _make(work, "file" if kind in ("sweep", "script") else kind, fname, content)
     cache = tmp_path / "cache"
     argv = [a.replace("{tmp}", str(work)) for a in argv]
-    if argv[0] in ("sweep", "report", "scorecard") and "--results" not in argv:
+    if argv[0] in ("sweep", "report", "scorecard", "predict") and "--results" not in argv:
         argv += ["--results", str(tmp_path / "results")]
     env = dict(os.environ, UACCESS_CACHE=str(cache), **_folders(tmp_path, files))
     env.update({k: v.replace("{tmp}", str(work)) for k, v in extra_env.items()})

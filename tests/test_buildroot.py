@@ -6,20 +6,18 @@ The real builds need the Buildroot tree (BUILDROOT_HOME, which
 tests/conftest.py sets to the release in ../shared/third-party where the
 checkout has one beside it, or one './run.py buildroot setup' unpacked) and, the first time on a machine, the Debian mirror for
 the host-package sources; they skip, naming what is missing, elsewhere.
-How the release is got (online, checked; offline, given) is tested on a
-loopback HTTP server: no test downloads from outside this machine.
+How the release is got (online, its tag's commit checked; offline, given)
+is tested on a local git repository and a loopback HTTP server: no test
+downloads from outside this machine.
 """
 
-import contextlib
-import functools
-import http.server
+import hashlib
 import os
 import shutil
 import socket
 import stat
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -31,6 +29,7 @@ from lab import arches, kconfig
 from lab.errors import UserError
 from workloads import script
 import qemu_runs
+import site_browser
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny-storm.toml"
@@ -208,56 +207,107 @@ def _release_tarball() -> Path:
                 f"from ../shared/third-party where that has one) to serve")
 
 
-@contextlib.contextmanager
-def _loopback_server(folder: Path):
-    """An HTTP server on 127.0.0.1 serving `folder`: the 'online' release
-    site, on this machine only. Yields its base URL."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *a: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+
+
+def _release_repository(tmp_path, version: str = release.VERSION) -> tuple:
+    """(a file:// URL, the commit its tag `version` names): a git
+    repository holding a tiny Buildroot-shaped tree, the 'online' one."""
+    work = tmp_path / "upstream"
+    (work / "support" / "scripts").mkdir(parents=True)
+    (work / "support" / "scripts" / "mkusers").write_text("#!/bin/sh\n")
+    (work / "Makefile").write_text(f"export BR2_VERSION := {version}\n")
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@localhost"]
+    for args in (["init", "--quiet"], ["add", "-A"], ["commit", "--quiet", "-m", "release"],
+                 ["tag", version]):
+        subprocess.run(git + args, check=True, capture_output=True)
+    commit = subprocess.run(git + ["rev-parse", "HEAD"], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    return f"file://{work}", commit
+
+
+def _kept(cache: Path) -> list:
+    return [p for p in cache.rglob("*") if p.is_file()]
 
 
 def test_missing_tree_offline_is_one_line_naming_what_to_do(monkeypatch, tmp_path):
     _no_tree_here(monkeypatch, tmp_path)
-    # "Offline": the release site is a closed port on the loopback.
+    # "Offline": the official repository is a closed port on the loopback.
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setattr(release, "URL", f"http://127.0.0.1:{port}/{release.TARBALL}")
+    monkeypatch.setattr(release, "REPOSITORY", f"http://127.0.0.1:{port}/buildroot.git")
     with pytest.raises(UserError) as e:
         buildroot_image.tree()
     line = str(e.value)
     assert "\n" not in line and "could not be fetched" in line
     assert "./run.py buildroot setup --source PATH" in line and "BUILDROOT_HOME" in line
-    # doctor's reading downloads nothing and says the same fix.
+    # doctor's reading fetches nothing and says the same fix.
     with pytest.raises(UserError, match=r"no Buildroot 2024.02.13 yet: run './run.py "
                                         r"buildroot setup' online"):
         release.tree(fetch=False)
-    assert not any((tmp_path / "cache").rglob("*.tar.xz"))
+    assert _kept(tmp_path / "cache") == []
 
 
-def test_online_the_release_is_fetched_checked_and_unpacked(monkeypatch, tmp_path):
+def test_the_pins_are_what_a_user_gets_and_say_which_is_which():
+    # Issue 67 item 7: the one pin was the sha256 of a git archive of the
+    # tag, which no user downloads (buildroot.org's tarball is another
+    # file), so the official release was refused online. Online, what is
+    # pinned is the tag's commit in the official repository; offline, the
+    # archive's digest, and that archive is of the same commit.
+    assert release.REPOSITORY == "https://gitlab.com/buildroot.org/buildroot.git"
+    assert release.COMMIT == "e687e3815f76c1c5ea9fb52b6558bedfe53ab117"
+    out = subprocess.run([sys.executable, str(REPO / "run.py"), "buildroot", "setup",
+                          "--help"], capture_output=True, text=True, timeout=60)
+    said = " ".join(out.stdout.split())
+    assert f"tag 2024.02.13 fetched with git from {release.REPOSITORY}" in said
+    assert f"the tag is commit {release.COMMIT}" in said
+    assert f"its sha256 is {release.ARCHIVE_SHA256}, the git archive of that commit" in said
+    assert "buildroot.org's own buildroot-2024.02.13.tar.xz is a different file" in said
+
+
+def test_the_pinned_archive_is_of_the_pinned_commit():
+    # git archive writes the commit into the tarball's pax header: the two
+    # routes unpack the same tree.
     tarball = _release_tarball()
+    assert release.ARCHIVE_SHA256 == hashlib.sha256(tarball.read_bytes()).hexdigest()
+    head = subprocess.run(["xz", "-dc", str(tarball)], capture_output=True).stdout[:1024]
+    assert f"comment={release.COMMIT}".encode() in head
+
+
+def test_online_the_release_tag_is_fetched_checked_and_unpacked(monkeypatch, tmp_path):
     _no_tree_here(monkeypatch, tmp_path)
-    site = tmp_path / "site"
-    site.mkdir()
-    shutil.copyfile(tarball, site / release.TARBALL)
-    with _loopback_server(site) as base:
-        monkeypatch.setattr(release, "URL", f"{base}/{release.TARBALL}")
-        path, ident = buildroot_image.tree()
-    assert ident == {"tarball": release.TARBALL, "sha256": release.SHA256,
+    url, commit = _release_repository(tmp_path)
+    monkeypatch.setattr(release, "REPOSITORY", url)
+    monkeypatch.setattr(release, "COMMIT", commit)
+    path, ident = buildroot_image.tree()
+    assert ident == {"tarball": release.TARBALL, "sha256": release.ARCHIVE_SHA256,
                      "version": "2024.02.13"}
     assert (path / "Makefile").is_file() and str(path).startswith(str(tmp_path / "cache"))
-    # Found again without the site: the unpacked release is kept.
-    monkeypatch.setattr(release, "URL", "http://127.0.0.1:9/gone")
+    assert not (path / ".git").exists()
+    # Only the tree is kept (the clone it came from is gone).
+    assert {p.relative_to(path).as_posix() for p in _kept(tmp_path / "cache")} == \
+        {"Makefile", "support/scripts/mkusers"}
+    # Found again without the repository: the unpacked release is kept.
+    monkeypatch.setattr(release, "REPOSITORY", "http://127.0.0.1:9/gone")
     assert buildroot_image.tree() == (path, ident)
+
+
+def test_a_repository_whose_tag_is_another_commit_is_refused_in_one_line(tmp_path):
+    # A mirror whose tag 2024.02.13 is not Buildroot's release: the commit
+    # is the pin, whatever the tag's name says.
+    url, commit = _release_repository(tmp_path)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, UACCESS_CACHE=str(cache))
+    env.pop("BUILDROOT_HOME", None)
+    run = subprocess.run([sys.executable, str(REPO / "run.py"), "buildroot", "setup",
+                          "--source", url], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert run.returncode == 2 and run.stdout == ""
+    line, = run.stderr.strip().splitlines()
+    assert line == (f"run.py: {url}'s tag 2024.02.13 is commit {commit[:12]}, not Buildroot's "
+                    f"e687e3815f76: fetch it from {release.REPOSITORY}, or give the release "
+                    f"offline (--source)")
+    assert _kept(cache) == []
 
 
 def test_a_download_that_is_not_the_release_is_refused_in_one_line(tmp_path):
@@ -267,7 +317,8 @@ def test_a_download_that_is_not_the_release_is_refused_in_one_line(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, UACCESS_CACHE=str(cache))
     env.pop("BUILDROOT_HOME", None)
-    with _loopback_server(site) as base:
+    with site_browser.served(site) as base:  # the "online" release site, on this machine only
+        base = base.rstrip("/")
         url = f"{base}/{release.TARBALL}"
         run = subprocess.run([sys.executable, str(REPO / "run.py"), "buildroot", "setup",
                               "--source", url], capture_output=True, text=True, env=env,
@@ -275,7 +326,8 @@ def test_a_download_that_is_not_the_release_is_refused_in_one_line(tmp_path):
     assert run.returncode == 2 and run.stdout == ""
     line, = run.stderr.strip().splitlines()
     assert line.startswith(f"run.py: {url} has sha256 ")
-    assert f"not Buildroot 2024.02.13's {release.SHA256[:16]}" in line
+    assert f"not {release.ARCHIVE_SHA256[:16]}..., the archive of Buildroot 2024.02.13's " \
+        f"commit e687e3815f76" in line
     assert not any(p.is_file() for p in cache.rglob("*")), list(cache.rglob("*"))
 
 
@@ -289,7 +341,7 @@ def test_offline_setup_takes_the_tarball_given(tmp_path):
                          timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(f"Buildroot 2024.02.13 at {cache}")
-    assert (cache / "buildroot" / "tree" / release.SHA256[:16] / "Makefile").is_file()
+    assert (cache / "buildroot" / "tree" / release.ARCHIVE_SHA256[:16] / "Makefile").is_file()
 
 
 def test_a_wrong_buildroot_home_is_one_line_and_writes_nothing(tmp_path):

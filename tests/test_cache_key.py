@@ -6,7 +6,7 @@ import pytest
 
 from buildroot import assemble
 from kernels import build, variants
-from lab import cache
+from lab import cache, tools
 from lab.errors import UserError
 from workloads import script
 
@@ -38,8 +38,8 @@ def test_patch_content_changes_the_key(tmp_path, monkeypatch):
 def test_kernel_key_covers_the_binutils_version(monkeypatch):
     key, inputs = build.plan("x86_64", "stock")
     assert inputs["binutils"].startswith("GNU ld")
-    real = build.tools.first_line
-    monkeypatch.setattr(build.tools, "first_line", lambda cmd: (
+    real = tools.first_line
+    monkeypatch.setattr(tools, "first_line", lambda cmd: (
         "GNU ld (another) 9.99" if cmd[0] == "ld" else real(cmd)))
     assert build.plan("x86_64", "stock")[0] != key
 

@@ -107,12 +107,15 @@ def test_a_calibrations_kernels_carry_what_its_job_needs(m):
     assert ("statx-null-path" in point.layers) == (m is SMAP)
 
 
-def test_a_written_presets_command_names_no_machines_paths():
-    # Its header tells a reader what was calibrated; where this machine
-    # keeps its store and gem5 is not theirs (issue 62's review).
-    from commands import calibrate as command
-    assert command._portable(
-        ["calibrate", "--mechanism", "smap", "--results", "/work/x", "--gem5=/g",
-         "--cpu-preset", "x86_64-skylake", "--timeout", "60", "--write-preset", "p.toml"]) == \
-        ["calibrate", "--mechanism", "smap", "--cpu-preset", "x86_64-skylake",
-         "--write-preset", "p.toml"]
+def test_a_written_preset_names_the_command_that_refits_it_and_no_local_store(tmp_path):
+    # The first rerun wrote "--results /work/i62/results" (one machine's
+    # store) into a committed preset.
+    from commands.calibrate import refit_command
+    from commands.flags import REPO
+    name = calibrate.sweep_name("smap", "x86_64-skylake", "x86_64-skylake")
+    preset = REPO / "configs" / "gem5-presets" / "cpu" / "x86_64-skylake-calibrated.toml"
+    assert refit_command(name, "", str(preset)) == (
+        "./run.py calibrate --mechanism smap --cpu-preset x86_64-skylake --cache x86_64-skylake"
+        " --write-preset configs/gem5-presets/cpu/x86_64-skylake-calibrated.toml")
+    assert refit_command(name, "1,16", str(tmp_path / "p.toml")).endswith(
+        f"--latencies 1,16 --write-preset {tmp_path / 'p.toml'}")

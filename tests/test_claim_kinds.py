@@ -141,3 +141,32 @@ def test_the_kinds_are_the_files_in_the_scorecards_order():
     assert titles == ["At a glance", "The seeds' claims", "Base costs", "Per-byte lines",
                       "SMAP's share", "A function's share of a workload", "On Arm",
                       "The machine probes"]
+
+
+def test_a_sweeps_report_shows_every_kind_the_registry_has(toy_kind, monkeypatch):
+    # Issue 67 item 9: the report named five kinds by hand, and a kind it
+    # did not name (base) never reached a sweep's report. It lays out the
+    # registry's now: the toy kind too, and a pending claim in the effects'
+    # table, with no line of report.py changed.
+    from analysis import report
+    assert report.scorecard_sections([]) == []  # no gem5 run: no scorecard
+    toy_kind.write_text(toy_kind.read_text() + PENDING)
+    loaded = registry.load(toy_kind)
+    monkeypatch.setattr(registry, "CLAIMS", loaded)
+    sections = {t: body for t, _, body, *_ in report.scorecard_sections([_row(48_720)])}
+    assert list(sections) == [f"Scorecard: {s}" for s in (
+        "The seeds' claims", "Base costs", "Per-byte lines", "SMAP's share",
+        "A function's share of a workload", "On Arm", "Time per call")]
+    assert "a toy's pending number" in {row[0] for row in sections["Scorecard: The seeds' claims"]}
+    [toy] = loaded.of("toy_time")
+    assert sections["Scorecard: Time per call"] == [
+        [toy.what, toy.seed, toy.hardware, "162.4", "1.00x", "agrees",
+         "x86_64-o3-calibrated", "a note no terminal shows"]]
+
+
+PENDING = '''
+[[pending]]
+seed = "000_ccfae2f7fd7a499e"
+what = "a toy's pending number"
+why = "not compared yet"
+'''

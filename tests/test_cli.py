@@ -177,6 +177,21 @@ def test_buildroot_setup_help_is_its_own_page():
     assert "beside the clone" not in said and "$BUILDROOT_HOME" in said
 
 
+def test_gem5_setup_help_is_its_own_page():
+    # As buildroot setup's (issue 67): setup was a choice of gem5, so its
+    # --help printed gem5's page, "positional arguments: {setup}" first.
+    out = _run("gem5", "setup", "--help")
+    assert out.returncode == 0 and out.stdout.startswith("usage: run.py gem5 setup ")
+    said = " ".join(out.stdout.split())
+    assert "{setup}" not in said and "v24.0.0.1" in said and "--dry-run" in said
+    # A parse error names setup's page; gem5 alone asks for the action.
+    out = _run("gem5", "setup", "--jobs", "many")
+    line, = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and line.endswith("(see run.py gem5 setup --help)")
+    out = _run("gem5")
+    assert out.returncode == 2 and "ACTION" in out.stderr
+
+
 def test_a_parse_error_names_run_py_once():
     out = _run("run", "--arch", "x86_64", "--variant", "turbo")
     line, = out.stderr.strip().splitlines()

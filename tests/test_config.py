@@ -6,23 +6,23 @@ from lab.errors import UserError
 
 
 def test_parse_set_and_unset():
-    vals = config.parse("CONFIG_A=y\n# CONFIG_B is not set\n\n# comment\nCONFIG_C=\"x y\"\n")
+    vals = kconfig.parse("CONFIG_A=y\n# CONFIG_B is not set\n\n# comment\nCONFIG_C=\"x y\"\n")
     assert vals == {"CONFIG_A": "y", "CONFIG_B": "n", "CONFIG_C": '"x y"'}
 
 
 def test_parse_rejects_garbage_with_line_number():
     with pytest.raises(UserError, match=r"frag:2: not a kernel config line"):
-        config.parse("CONFIG_A=y\nCONFIG_B y\n", "frag")
+        kconfig.parse("CONFIG_A=y\nCONFIG_B y\n", "frag")
 
 
 def test_later_fragment_wins():
-    merged = config.merge({"CONFIG_A": "y", "CONFIG_B": "y"}, {"CONFIG_B": "n"})
+    merged = kconfig.merge({"CONFIG_A": "y", "CONFIG_B": "y"}, {"CONFIG_B": "n"})
     assert merged == {"CONFIG_A": "y", "CONFIG_B": "n"}
 
 
 def test_render_round_trips():
     vals = {"CONFIG_Z": "y", "CONFIG_A": "n", "CONFIG_M": "42"}
-    assert config.parse(kconfig.render(vals)) == vals
+    assert kconfig.parse(kconfig.render(vals)) == vals
 
 
 def test_arch_fragments_override_base():

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from configs import sweep
+from configs import backends, sweep
 from configs.gem5 import backend as gem5_backend
-from configs.gem5 import spec
+from configs.gem5 import cache_presets, spec
 from configs.gem5.point import gem5_point, qemu_twin
 from analysis import crosscheck, results
 from configs.qemu import profile as qemu_profile
@@ -36,17 +36,17 @@ ERMS, SMEP, SMAP = 1 << 9, 1 << 7, 1 << 20
 
 
 def _group(cpu, smap_model="none", cache="classic-l1l2", warming="none"):
-    return spec.BootGroup("x86_64", KERNEL, IMAGE, smap_model, spec.load_cache(cache), GEM5,
-                          warming, cpu.cpuid)
+    return spec.BootGroup("x86_64", KERNEL, IMAGE, smap_model, cache_presets.load_cache(cache),
+                          GEM5, warming, cpu.cpuid)
 
 
 def test_each_era_preset_names_its_part():
     for preset, part in PARTS.items():
-        assert spec.load_cpu(preset, "x86_64").cpuid == part, preset
+        assert cpu_presets.load_cpu(preset, "x86_64").cpuid == part, preset
     # Every other preset keeps gem5's own CPUID, and its record as it was.
-    for name in spec.cpu_preset_names("x86_64"):
+    for name in cpu_presets.cpu_preset_names("x86_64"):
         if name not in PARTS:
-            cpu = spec.load_cpu(name, "x86_64")
+            cpu = cpu_presets.load_cpu(name, "x86_64")
             assert cpu.cpuid == "gem5" and "cpuid" not in cpu.as_record(), name
 
 
@@ -96,7 +96,7 @@ def test_cx16_and_erms_with_fast_strings():
     assert "fast strings" in cpuid.GIVEN["erms"]
     assert "erms" not in cpuid.load("intel-xeon-x5650").part_features()
     for name in ("x86_64-skylake", "x86_64-skylake-calibrated"):
-        sky = spec.load_cpu(name, "x86_64")
+        sky = cpu_presets.load_cpu(name, "x86_64")
         assert sky.cpuid == "intel-core-i7-6700" and sky.fast_strings == "chunked", name
 
 
@@ -124,7 +124,7 @@ def test_every_feature_of_a_part_is_given_or_withheld_with_a_reason():
 
 @pytest.mark.parametrize("preset", sorted(PARTS))
 def test_the_spec_gives_the_boot_and_the_roi_the_parts_cpuid(preset):
-    cpu = spec.load_cpu(preset, "x86_64")
+    cpu = cpu_presets.load_cpu(preset, "x86_64")
     want = cpuid.load(cpu.cpuid).x86isa()
     for model, warming in (("none", "none"), ("smap", "functional")):
         group = _group(cpu, model, cache=preset.replace("-calibrated", ""), warming=warming)
@@ -138,8 +138,8 @@ def test_the_spec_gives_the_boot_and_the_roi_the_parts_cpuid(preset):
 
 
 def test_the_cpuid_is_in_the_boots_and_the_runs_keys():
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
-    own = spec.with_params(sky, {"cpuid": "gem5"})  # the same core, gem5's own CPUID
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
+    own = cpu_presets.with_params(sky, {"cpuid": "gem5"})  # the same core, gem5's own CPUID
     assert own.name == "x86_64-skylake+cpuid=gem5" and own.cpuid == "gem5"
     assert "cpuid" not in own.as_record() and own.as_record()["overrides"] == {"cpuid": "gem5"}
     part, plain = _group(sky, "smap"), _group(own, "smap")
@@ -167,7 +167,7 @@ def test_a_point_boots_with_its_presets_cpuid_and_its_twin_gets_the_same():
                                    ("x86_64-o3-default", "smap", "x86_64-gem5-smap")):
         p = gem5_point("x86_64", "stock", JOB, preset, cache="classic-l1l2", smap_model=model)
         assert p.boot_group(GEM5, KERNEL, IMAGE).cpuid == p.run.cpu.cpuid
-        twin = qemu_twin(p, 300)
+        twin = backends.twin_point(qemu_twin(p, 300))
         assert twin.run.profile.name == profile
         if p.run.cpu.cpuid != "gem5":
             assert twin.run.profile.cpuid == p.run.cpu.cpuid
@@ -250,11 +250,11 @@ def test_a_description_decides_every_feature_of_its_part(tmp_path, monkeypatch):
 
 
 def test_the_cpuid_knob_is_x86s_and_names_a_description():
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
     with pytest.raises(UserError, match="cpuid"):
-        spec.with_params(sky, {"cpuid": "intel-pentium-4"})
-    assert spec.with_params(sky, {"cpuid": "intel-xeon-x5650"}).cpuid == "intel-xeon-x5650"
-    arm = spec.load_cpu("arm64-o3-default", "arm64")
+        cpu_presets.with_params(sky, {"cpuid": "intel-pentium-4"})
+    assert cpu_presets.with_params(sky, {"cpuid": "intel-xeon-x5650"}).cpuid == "intel-xeon-x5650"
+    arm = cpu_presets.load_cpu("arm64-o3-default", "arm64")
     bad = dataclasses.replace(arm, choices={"cpuid": "intel-xeon-x5650"})
     from lab import gem5_knobs
     with pytest.raises(UserError, match="is x86_64's"):

@@ -16,10 +16,11 @@ import shutil
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import spec
+from configs import smap_models
+from configs.gem5 import cache_presets
 from configs.qemu import profile as qemu_profile
 from kernels import build as kbuild
-from lab import cpuid
+from lab import cpu_presets, cpuid
 from workloads import script
 import gem5_runs
 import qemu_runs
@@ -132,6 +133,7 @@ TWIN_ONLY = {"xtopology"}
 GEM5_ERAS = [("x86_64-westmere", "none"), ("x86_64-skylake", "none"), ("x86_64-skylake", "smap")]
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("preset,model", GEM5_ERAS)
 def test_gem5s_guest_on_an_era_preset_names_its_part_and_has_its_twins_flags(preset, model):
     # gem5 with our series (the era presets decode as their fused domain);
@@ -139,11 +141,11 @@ def test_gem5s_guest_on_an_era_preset_names_its_part_and_has_its_twins_flags(pre
     g = _gem5_with_series_or_skip("the era presets (kernel_entry sdm, uops fused)")
     job = script.from_dict({"workload": "statx-loop", "run": {"iterations": CALLS, "warmup": 20}},
                            "<test era cpuid>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cpu = spec.load_cpu(preset, "x86_64")
+    cpu = cpu_presets.load_cpu(preset, "x86_64")
     part = cpuid.load(cpu.cpuid)
-    rec = gem5_runs.run(kernel, image, job, g, cpu, spec.load_cache(preset), model,
+    rec = gem5_runs.run(kernel, image, job, g, cpu, cache_presets.load_cache(preset), model,
                         timeout=3 * 3600)
     assert rec["result"]["errors"] == 0
     flags = set(rec["guest"]["cpu_flags"].split())
@@ -157,8 +159,9 @@ def test_gem5s_guest_on_an_era_preset_names_its_part_and_has_its_twins_flags(pre
     assert any(named in line for line in rec["guest"]["kernel_lines"]), named
     # The record says which CPUID its guest saw.
     assert rec["provenance"]["simulator"]["cpuid"]["name"] == part.name
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", model, cpu.cpuid),
-                         300, plugin=True, extra_args=spec.model_args("x86_64", model))
+    twin = qemu_runs.run(kernel, image, job,
+                         smap_models.twin_profile("x86_64", model, cpu.cpuid), 300, plugin=True,
+                         extra_args=smap_models.model_args("x86_64", model))
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     theirs = set(twin["guest"]["cpu_flags"].split())
     assert flags - theirs == set(), "gem5's guest only"

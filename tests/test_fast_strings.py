@@ -34,9 +34,11 @@ from pathlib import Path
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import locate, spec
+from configs import smap_models
+from configs.gem5 import cache_presets, locate
 from configs.gem5 import uop_profile
 from kernels import build as kbuild
+from lab import cpu_presets
 from lab import gem5_knobs as knobs
 from lab.errors import UserError
 from lab.symbols import SymbolMap
@@ -86,22 +88,23 @@ def test_the_knob_is_declared_once_and_sets_x86isa_fast_strings():
     # A gem5 built without patch 0030 has no X86ISA.fast_strings: it does
     # not count as built with the series.
     assert b"fast_strings" in locate.SERIES_MARKS
-    sky = spec.load_cpu(PRESET, "x86_64")
+    sky = cpu_presets.load_cpu(PRESET, "x86_64")
     other = "chunked" if sky.fast_strings == "loop" else "loop"
-    moved = spec.with_params(sky, {"fast_strings": other})
+    moved = cpu_presets.with_params(sky, {"fast_strings": other})
     assert moved.name == f"{PRESET}+fast_strings={other}" and moved.fast_strings == other
-    default = spec.load_cpu("x86_64-o3-default", "x86_64")
-    chunked = spec.with_params(default, {"fast_strings": "chunked"})
+    default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    chunked = cpu_presets.with_params(default, {"fast_strings": "chunked"})
     assert chunked.as_record()["fast_strings"] == "chunked"
-    assert "fast_strings chunked" in spec.needs_series("x86_64", "none", chunked)
-    assert spec.needs_series("x86_64", "none", spec.with_params(
+    assert "fast_strings chunked" in smap_models.needs_series("x86_64", "none", chunked)
+    assert smap_models.needs_series("x86_64", "none", cpu_presets.with_params(
         default, {"fast_strings": "loop"})) == ""
     with pytest.raises(UserError) as e:
-        spec.with_params(spec.load_cpu("arm64-o3-default", "arm64"), {"fast_strings": "chunked"})
+        cpu_presets.with_params(cpu_presets.load_cpu("arm64-o3-default", "arm64"),
+                                {"fast_strings": "chunked"})
     assert str(e.value) == ("CPU preset arm64-o3-default: fast_strings chunked is x86-only "
                             "(x86 fast strings); an arm64 CPU keeps gem5's")
     with pytest.raises(UserError, match="fast_strings must be one of"):
-        spec.with_params(sky, {"fast_strings": "fast"})
+        cpu_presets.with_params(sky, {"fast_strings": "fast"})
 
 
 # --- the microcode, on a model ------------------------------------------
@@ -212,13 +215,15 @@ def _gem5_or_skip():
 
 
 def _cpu(fast_strings: str):
-    return spec.with_params(spec.load_cpu(PRESET, "x86_64"), {"fast_strings": fast_strings})
+    return cpu_presets.with_params(cpu_presets.load_cpu(PRESET, "x86_64"),
+                                   {"fast_strings": fast_strings})
 
 
 def _both(kernel, image, job, g, **kwargs) -> dict:
     """The job's ROI on the Skylake preset with each fast_strings value."""
     import gem5_runs
-    return {f: gem5_runs.run(kernel, image, job, g, _cpu(f), spec.load_cache(CACHE), "smap",
+    cache = cache_presets.load_cache(CACHE)
+    return {f: gem5_runs.run(kernel, image, job, g, _cpu(f), cache, "smap",
                              timeout=3 * 3600, **kwargs)
             for f in knobs.BY_NAME["fast_strings"].choices}
 
@@ -230,14 +235,14 @@ def _both_with_twin(job_dict: dict):
     import qemu_runs
     g = _gem5_or_skip()
     job = script.from_dict(job_dict, f"<fast strings {job_dict['workload']}>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
     recs = _both(kernel, image, job, g, uop_profile=True)
     for r in recs.values():
         assert r["result"]["ops"] == job_dict["run"]["iterations"] and r["result"]["errors"] == 0
     assert recs["loop"]["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
     twin = qemu_runs.run(kernel, image, job,
-                         spec.twin_profile("x86_64", "smap", _cpu("chunked").cpuid), 300,
+                         smap_models.twin_profile("x86_64", "smap", _cpu("chunked").cpuid), 300,
                          plugin=True)
     assert twin["result"]["checksum"] == recs["chunked"]["result"]["checksum"]
     return kernel, recs
@@ -339,8 +344,8 @@ def test_statx_with_fast_strings_is_the_loops_statx():
 
 def test_smap_still_faults_with_fast_strings(monkeypatch):
     from test_smap import assert_violator_faults_on_gem5
-    assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("chunked"), spec.load_cache(CACHE),
-                                   "fast strings", monkeypatch)
+    assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("chunked"),
+                                   cache_presets.load_cache(CACHE), "fast strings", monkeypatch)
 
 
 REP_WITHOUT_STAC = "test-statx-rep-movsb-without-stac"
@@ -371,12 +376,13 @@ def test_a_fault_inside_a_fast_string_leaves_the_loops_registers(monkeypatch):
     monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
     job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
                            "<fast strings fault test>")
-    kernel = kbuild.build_kernel("x86_64", REP_WITHOUT_STAC, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", REP_WITHOUT_STAC,
+                                 layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
     seen = {}
     for f in knobs.BY_NAME["fast_strings"].choices:
         console = _failed_console(lambda: gem5_runs.run(
-            kernel, image, job, g, _cpu(f), spec.load_cache(CACHE), "smap",
+            kernel, image, job, g, _cpu(f), cache_presets.load_cache(CACHE), "smap",
             timeout=3 * 3600, force=True))
         assert "#PF: supervisor write access in kernel mode" in console
         assert "#PF: error_code(0x0003) - permissions violation" in console

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from lab import cache
+import child_procs
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -168,15 +169,9 @@ def test_starts_a_daemon(slurm_daemons):
 
 def _qemu_child(parent: int):
     """(pid, console log) of the QEMU that process `parent` runs, or None."""
-    for d in Path("/proc").iterdir():
-        try:
-            stat = (d / "stat").read_text()
-            cmdline = (d / "cmdline").read_bytes().decode().split("\0")
-        except (OSError, ValueError):
-            continue
-        comm, ppid = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()[1]
-        if int(ppid) == parent and comm.startswith("qemu-system") and "-serial" in cmdline:
-            return int(d.name), Path(cmdline[cmdline.index("-serial") + 1][len("file:"):])
+    for pid, comm, argv in child_procs.children(parent):
+        if comm.startswith("qemu-system") and "-serial" in argv:
+            return pid, Path(argv[argv.index("-serial") + 1][len("file:"):])
     return None
 
 

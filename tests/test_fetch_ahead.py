@@ -12,14 +12,20 @@ instructions, lines read ahead and taken by fetch, and fewer cycles with
 fetch stalled on the I-cache.
 """
 
+import pytest
+
 from buildroot import assemble
-from configs.gem5 import spec
+from configs import smap_models
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
+from lab import cpu_presets
 from workloads import script
 
 import gem5_runs
 import qemu_runs
 from test_smap import JOB, _gem5_with_series_or_skip
+
+pytestmark = pytest.mark.gem5  # every test here runs real gem5
 
 PRESET, CACHE = "x86_64-skylake", "x86_64-skylake"
 
@@ -27,20 +33,20 @@ PRESET, CACHE = "x86_64-skylake", "x86_64-skylake"
 def test_fetch_ahead_reads_the_icache_before_fetch_and_computes_the_same():
     g = _gem5_with_series_or_skip("fetchAheadLines")
     job = script.from_dict(JOB, "<fetch-ahead test>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cache = spec.load_cache(CACHE)
-    preset = spec.load_cpu(PRESET, "x86_64")
+    cache = cache_presets.load_cache(CACHE)
+    preset = cpu_presets.load_cpu(PRESET, "x86_64")
     assert preset.params["fetchAheadLines"] == 8
-    cpus = {"ahead": preset, "off": spec.with_params(preset, {"fetchAheadLines": 0})}
+    cpus = {"ahead": preset, "off": cpu_presets.with_params(preset, {"fetchAheadLines": 0})}
     recs = {k: gem5_runs.run(kernel, image, job, g, cpu, cache, "smap", timeout=3 * 3600)
             for k, cpu in cpus.items()}
     for r in recs.values():
         assert r["result"]["ops"] == 200 and r["result"]["errors"] == 0
     ahead, off = (recs[k]["gem5"]["summary"] for k in ("ahead", "off"))
     assert recs["ahead"]["result"]["checksum"] == recs["off"]["result"]["checksum"]
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap", preset.cpuid),
-                         300, plugin=True)
+    twin = qemu_runs.run(kernel, image, job,
+                         smap_models.twin_profile("x86_64", "smap", preset.cpuid), 300, plugin=True)
     assert twin["result"]["checksum"] == recs["ahead"]["result"]["checksum"]
     # The same instructions, to the timer ticks (they fall by simulated
     # time, which fetch-ahead changes: a few thousand instructions each).

@@ -103,6 +103,7 @@ def _gem5():
     return home, home.binary("x86_64")
 
 
+@pytest.mark.gem5
 def test_the_built_gem5_says_how_it_was_built_and_runs_requires_without_ruby(tmp_path):
     home, binary = _gem5()
     recorded = home.build_profile("x86_64")

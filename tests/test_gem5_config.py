@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from configs import sweep
+from configs import smap_models, sweep
 from configs.gem5 import process as gem5_process
-from configs.gem5 import build_profile, locate, spec
+from configs.gem5 import build_profile, cache_presets, locate, spec
 from configs.gem5 import stats as gem5_stats
 from configs.qemu import profile as qemu_profile
 from lab import cpu_presets
@@ -31,22 +31,22 @@ GEM5 = locate.Gem5(Path("/g"), "24.0.0.1")
 
 
 def test_presets_load_and_are_checked():
-    assert spec.cpu_preset_names("x86_64") == ["x86_64-o3-calibrated", "x86_64-o3-default",
-                                               "x86_64-o3-small", "x86_64-skylake-calibrated",
-                                               "x86_64-skylake", "x86_64-timing",
-                                               "x86_64-westmere-calibrated", "x86_64-westmere"]
-    assert spec.cpu_preset_names("arm64") == ["arm64-minor", "arm64-neoverse-v2", "arm64-o3-big",
-                                              "arm64-o3-default", "arm64-o3-v7a-like",
-                                              "arm64-timing"]
-    assert spec.load_cpu("arm64-minor", "arm64").type == "minor"
-    v7a = spec.load_cpu("arm64-o3-v7a-like", "arm64")
+    assert cpu_presets.cpu_preset_names("x86_64") == [
+        "x86_64-o3-calibrated", "x86_64-o3-default", "x86_64-o3-small",
+        "x86_64-skylake-calibrated", "x86_64-skylake", "x86_64-timing",
+        "x86_64-westmere-calibrated", "x86_64-westmere"]
+    assert cpu_presets.cpu_preset_names("arm64") == ["arm64-minor", "arm64-neoverse-v2",
+                                                     "arm64-o3-big", "arm64-o3-default",
+                                                     "arm64-o3-v7a-like", "arm64-timing"]
+    assert cpu_presets.load_cpu("arm64-minor", "arm64").type == "minor"
+    v7a = cpu_presets.load_cpu("arm64-o3-v7a-like", "arm64")
     assert v7a.params["numROBEntries"] == 40 and v7a.type == "o3"
-    assert spec.load_cpu("x86_64-o3-default", "x86_64").params == {}
+    assert cpu_presets.load_cpu("x86_64-o3-default", "x86_64").params == {}
     with pytest.raises(UserError, match="is for arm64, not x86_64"):
-        spec.load_cpu("arm64-o3-v7a-like", "x86_64")
+        cpu_presets.load_cpu("arm64-o3-v7a-like", "x86_64")
     with pytest.raises(UserError, match="unknown CPU preset 'huge'"):
-        spec.load_cpu("huge", "x86_64")
-    assert spec.load_cache("classic-l1l2").sizes["l2_size"] == "512KiB"
+        cpu_presets.load_cpu("huge", "x86_64")
+    assert cache_presets.load_cache("classic-l1l2").sizes["l2_size"] == "512KiB"
 
 
 def test_preset_with_a_typo_fails_before_simulating(tmp_path, monkeypatch):
@@ -55,7 +55,7 @@ def test_preset_with_a_typo_fails_before_simulating(tmp_path, monkeypatch):
         'arch = "x86_64"\ntype = "o3"\n[params]\nnumROBEntires = 10\n')
     monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     with pytest.raises(UserError, match="unknown O3 parameter 'numROBEntires'"):
-        spec.load_cpu("bad", "x86_64")
+        cpu_presets.load_cpu("bad", "x86_64")
 
 
 def test_kernel_args_carry_backend_disk_and_model():
@@ -71,7 +71,7 @@ def test_kernel_args_carry_backend_disk_and_model():
     # check_timer); Arm has neither.
     assert "lapic_timer_period=750000" in x86 and "no_timer_check" in x86
     assert not any("timer" in a for a in arm)
-    assert spec.layers_for("x86_64") == ("smap-model", "gem5-boot")
+    assert smap_models.layers_for("x86_64") == ("smap-model", "gem5-boot")
     twin = qemu_profile.load_profile("arm64-gem5")
     assert "ssbd=force-off" in twin.kernel_args.split()
     with pytest.raises(UserError, match="unknown smap_model 'fast'"):
@@ -79,8 +79,8 @@ def test_kernel_args_carry_backend_disk_and_model():
 
 
 def test_boot_and_roi_specs():
-    cache = spec.load_cache("classic-l1l2")
-    o3 = spec.load_cpu("x86_64-o3-small", "x86_64")
+    cache = cache_presets.load_cache("classic-l1l2")
+    o3 = cpu_presets.load_cpu("x86_64-o3-small", "x86_64")
     boot = spec.boot_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5))
     roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "serialize", cache, GEM5), o3)
     assert boot["mode"] == "boot" and boot["cpu"]["type"] == "atomic"
@@ -99,7 +99,7 @@ def test_boot_and_roi_specs():
 
 
 def test_one_checkpoint_serves_every_preset_but_not_every_model():
-    cache = spec.load_cache("classic-l1l2")
+    cache = cache_presets.load_cache("classic-l1l2")
     key = spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "none", cache, GEM5))
     # The O3 preset is not an input of the boot...
     assert key == spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "none", cache, GEM5))
@@ -114,37 +114,37 @@ def test_smap_model_is_executed_smap_with_its_own_checkpoint_and_twin():
     # SMAP executed by gem5 needs no kernel parameter: the CPU has SMAP,
     # and the smap-model layer then leaves Linux's stac/clac alone.
     args = spec.kernel_args("x86_64", "smap")
-    assert not any(a.startswith(spec.MODEL_PARAM) for a in args)
-    assert spec.model_args("x86_64", "smap") == ()
-    cache = spec.load_cache("classic-l1l2")
+    assert not any(a.startswith(smap_models.MODEL_PARAM) for a in args)
+    assert smap_models.model_args("x86_64", "smap") == ()
+    cache = cache_presets.load_cache("classic-l1l2")
     boot = spec.boot_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
     assert boot["cpu"]["set"] == {"isa": {"smap": True}}  # X86ISA.smap, on every core
     # Same command line as "none", but another CPU: another boot.
     assert (spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
             != spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "none", cache, GEM5)))
-    assert spec.twin_profile("x86_64", "smap") == "x86_64-gem5-smap"
-    assert spec.twin_profile("x86_64", "lfence") == "x86_64-gem5"
-    assert spec.twin_profile("arm64", "") == "arm64-gem5"
+    assert smap_models.twin_profile("x86_64", "smap") == "x86_64-gem5-smap"
+    assert smap_models.twin_profile("x86_64", "lfence") == "x86_64-gem5"
+    assert smap_models.twin_profile("arm64", "") == "arm64-gem5"
 
 
 def test_fu_latency_in_a_preset_is_checked_and_recorded(tmp_path, monkeypatch):
     # A preset without the table keeps its old record, hence its old keys.
-    assert "fu_latency" not in spec.load_cpu("atomic", "x86_64").as_record()
+    assert "fu_latency" not in cpu_presets.load_cpu("atomic", "x86_64").as_record()
     (tmp_path / "cpu").mkdir()
     monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     (tmp_path / "cpu" / "slow-stac.toml").write_text(
         'arch = "x86_64"\ntype = "o3"\n[params]\n[fu_latency]\nIprAccess = 40\n')
-    cpu = spec.load_cpu("slow-stac", "x86_64")
+    cpu = cpu_presets.load_cpu("slow-stac", "x86_64")
     assert cpu.fu_latency == {"IprAccess": 40}
     assert cpu.as_record()["fu_latency"] == {"IprAccess": 40}
     (tmp_path / "cpu" / "bad.toml").write_text(
         'arch = "x86_64"\ntype = "o3"\n[fu_latency]\nStac = 40\n')
     with pytest.raises(UserError, match=r"unknown key 'fu_latency.Stac'"):
-        spec.load_cpu("bad", "x86_64")
+        cpu_presets.load_cpu("bad", "x86_64")
     (tmp_path / "cpu" / "zero.toml").write_text(
         'arch = "x86_64"\ntype = "o3"\n[fu_latency]\nIprAccess = 0\n')
     with pytest.raises(UserError, match=r"IprAccess \(cycles\) must be at least 1"):
-        spec.load_cpu("zero", "x86_64")
+        cpu_presets.load_cpu("zero", "x86_64")
 
 
 def test_the_gem5_that_setup_built_is_found_without_gem5_home(tmp_path, monkeypatch):
@@ -371,7 +371,7 @@ def test_gem5_sweep_expands_presets_models_and_twins():
     assert {p.smap_model for p in x86} == {"none", "lfence", "serialize"}
     assert {p.smap_model for p in arm} == {""}
     assert {p.run.preset for p in arm} == {"arm64-o3-default", "arm64-o3-v7a-like"}
-    assert all(p.layers == spec.layers_for("x86_64") for p in x86)
+    assert all(p.layers == smap_models.layers_for("x86_64") for p in x86)
     assert all(p.layers == () for p in arm)
     # One QEMU twin per boot group (variant x model), counted by the plugin;
     # none for serialize, which QEMU 7.2 cannot execute.
@@ -423,7 +423,7 @@ def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypat
     (tmp_path / "cpu").mkdir()
     monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
     (tmp_path / "cpu" / "ok.toml").write_text('arch = "x86_64"\ntype = "timing"\n')
-    assert spec.cpu_preset_names("x86_64") == ["ok"]
+    assert cpu_presets.cpu_preset_names("x86_64") == ["ok"]
     for text, error in [('arch = "x86_64"\n', "type must be one of atomic, timing, minor, o3"),
                         ('arch = "riscv"\ntype = "o3"\n', "arch must be one of x86_64, arm64, any"),
                         ('arch = "x86_64"\ntype = "o3"\n[params\n', "not valid TOML"),
@@ -432,9 +432,9 @@ def test_a_malformed_preset_in_the_folder_is_one_clear_error(tmp_path, monkeypat
                         ('arch = "x86_64"\ntype = "o3"\ncores = 2\n', "unknown key 'cores'")]:
         (tmp_path / "cpu" / "bad.toml").write_text(text)
         # It breaks only what names it (issue 31): the listing leaves it out.
-        assert spec.cpu_preset_names("x86_64") == ["ok"]
+        assert cpu_presets.cpu_preset_names("x86_64") == ["ok"]
         with pytest.raises(UserError, match=re.escape(error)):
-            spec.load_cpu("bad", "x86_64")
+            cpu_presets.load_cpu("bad", "x86_64")
 
 
 def test_a_records_stac_clac_says_how_they_ran():
@@ -443,12 +443,12 @@ def test_a_records_stac_clac_says_how_they_ran():
     # what the preset's stac_clac knob set, as the run had it.
     from configs.gem5 import backend as gem5_backend
     latency = {"IprAccess": 3}
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
     assert gem5_backend._stac_clac("x86_64", "smap", latency, sky) == {
         "executed": True, "op_class": "IprAccess", "latency_cycles": 3, "mode": "commit",
         "serialize_after": False, "smap_check": "commit"}
-    for cpu in (spec.with_params(sky, {"stac_clac": "serialize"}),
-                spec.load_cpu("x86_64-o3-default", "x86_64")):
+    for cpu in (cpu_presets.with_params(sky, {"stac_clac": "serialize"}),
+                cpu_presets.load_cpu("x86_64-o3-default", "x86_64")):
         assert gem5_backend._stac_clac("x86_64", "smap", latency, cpu) == {
             "executed": True, "op_class": "IprAccess", "latency_cycles": 3,
             "mode": "serialize", "serialize_after": True, "smap_check": "translation"}
@@ -463,13 +463,14 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
     point is pinned here, whole, so a change to what the host asks of it
     is seen (and, where fs_roi.py's results change, the version bumped).
     Every SimObject attribute a knob sets is in "set" (lab/gem5_knobs.py)."""
-    cpu = spec.with_params(spec.load_cpu("x86_64-skylake", "x86_64"),
-                           {"stac_clac": "serialize", "numROBEntries": 128})
-    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("x86_64-skylake"),
-                           GEM5, "functional", cpu.cpuid)
+    cpu = cpu_presets.with_params(cpu_presets.load_cpu("x86_64-skylake", "x86_64"),
+                                  {"stac_clac": "serialize", "numROBEntries": 128})
+    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap",
+                           cache_presets.load_cache("x86_64-skylake"), GEM5, "functional",
+                           cpu.cpuid)
     roi = spec.roi_spec(group, cpu)
     assert roi.pop("checkpoint_dir").endswith(f"/{spec.checkpoint_key(group)}/cpt")
-    assert (spec.FS_ROI_VERSION, spec.THREE_LEVEL_VERSION, roi) == (2, 1, {
+    assert (spec.FS_ROI_VERSION, cache_presets.THREE_LEVEL_VERSION, roi) == (2, 1, {
         "arch": "x86_64", "mode": "roi", "kernel": "/k/vmlinux", "disk": "/i/rootfs.ext2",
         "disk_device": "/dev/sda",
         "kernel_args": ["console=ttyS0", "panic=-1", "lpj=7999923", "norandmaps",
@@ -528,9 +529,9 @@ def test_the_o3_settings_land_on_the_branch_predictor_the_run_simulates():
     from types import SimpleNamespace as NS
 
     from configs.gem5 import simobject_set
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
-    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("x86_64-skylake"),
-                           GEM5, "none", sky.cpuid)
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
+    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap",
+                           cache_presets.load_cache("x86_64-skylake"), GEM5, "none", sky.cpuid)
     settings = spec.roi_spec(group, sky)["cpu"]["set"]
     default = NS(kind="TournamentBP")
     cpu = NS(isa=[NS()], branchPred=default, mmu=NS(dtb=NS()))

@@ -12,11 +12,12 @@ import pytest
 
 from analysis import roi_trace
 from buildroot import assemble
-from configs import runs
+from configs import runs, smap_models
 from configs.gem5 import process as gem5_process
-from configs.gem5 import locate, spec
+from configs.gem5 import cache_presets, locate, spec
 from configs.gem5 import stats as gem5_stats
 from kernels import build as kbuild
+from lab import cpu_presets
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
@@ -33,15 +34,16 @@ def _gem5_or_skip(arch):
         pytest.skip(f"needs gem5 for {arch}: {e}")
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("arch,model", [("x86_64", "lfence"), ("arm64", "")])
 def test_boot_checkpoint_then_o3_roi(arch, model):
     g = _gem5_or_skip(arch)
     job = script.from_dict(JOB, "<gem5 test>")
-    layers = spec.layers_for(arch)
+    layers = smap_models.layers_for(arch)
     kernel = kbuild.build_kernel(arch, "stock", layers=layers)
     image = assemble.build_image(arch, job)
-    cpu = spec.load_cpu(f"{arch}-o3-default", arch)
-    cache = spec.load_cache("classic-l1l2")
+    cpu = cpu_presets.load_cpu(f"{arch}-o3-default", arch)
+    cache = cache_presets.load_cache("classic-l1l2")
     rec = gem5_runs.run(kernel, image, job, g, cpu, cache, model or "none",
                               timeout=3 * 3600)
     assert rec["result"]["ops"] == 200 and rec["result"]["errors"] == 0
@@ -57,9 +59,9 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
     # built without the series, which has no such statistic).
     assert s["misc_reader_waits"] in (0, None)
     # Same kernel and image under QEMU, CPU matched to gem5's: same answer.
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile(arch, model), 300,
+    twin = qemu_runs.run(kernel, image, job, smap_models.twin_profile(arch, model), 300,
                          plugin=True,
-                         extra_args=spec.model_args(arch, model))
+                         extra_args=smap_models.model_args(arch, model))
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     if arch == "x86_64":
         # The model stood at the stac/clac sites: the boot said so.
@@ -81,6 +83,7 @@ def test_boot_checkpoint_then_o3_roi(arch, model):
 
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("arch,model", [("x86_64", "lfence"), ("arm64", "none")])
 def test_boot_once_hands_jobs_over_and_warms_the_caches(arch, model):
     """The boot-once scheme (issue 11), per arch: two jobs restore one boot
@@ -88,10 +91,10 @@ def test_boot_once_hands_jobs_over_and_warms_the_caches(arch, model):
     switch to O3 at the ROI; each gives the checksum of the cold scheme's
     run of the same job, and starts its ROI with warm caches."""
     g = _gem5_or_skip(arch)
-    layers = spec.layers_for(arch)
+    layers = smap_models.layers_for(arch)
     kernel = kbuild.build_kernel(arch, "stock", layers=layers)
-    cpu = spec.load_cpu(f"{arch}-o3-default", arch)
-    cache = spec.load_cache("classic-l1l2")
+    cpu = cpu_presets.load_cpu(f"{arch}-o3-default", arch)
+    cache = cache_presets.load_cache("classic-l1l2")
     statx = script.from_dict(JOB, "<gem5 test>")
     fstat = script.from_dict({"workload": "fstat-loop",
                               "run": {"iterations": 200, "warmup": 20,
@@ -142,16 +145,17 @@ def _simpoint_inputs():
     intervals of 100,000."""
     from configs.gem5 import sampling
     g = _gem5_or_skip("x86_64")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 1500, "warmup": 20}},
                            "<gem5 simpoint test>")
     settings = sampling.Settings(interval=100_000, max_k=4, functional_warmup=300_000,
                                  detailed_warmup=20_000)
-    return (g, kernel, spec.load_cpu("x86_64-o3-default", "x86_64"),
-            spec.load_cache("classic-l1l2"), job,
+    return (g, kernel, cpu_presets.load_cpu("x86_64-o3-default", "x86_64"),
+            cache_presets.load_cache("classic-l1l2"), job,
             assemble.build_image("x86_64", job, handoff=True), settings)
 
 
+@pytest.mark.gem5
 def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     """SimPoint on gem5 (issue 12) on x86, on the boot-once checkpoint the
     test above made: gem5's probe writes the ROI's vectors, checkpoints
@@ -221,6 +225,7 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     assert measured.is_dir()  # measured again
 
 
+@pytest.mark.gem5
 def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, monkeypatch):
     """Where the user has SimPoint 3.2, its selection of the same vectors is
     measured on its own points and set beside ours. SimPoint is in no
@@ -258,11 +263,11 @@ def fast_and_opt(arch: str, outdir: Path, job: dict = JOB):
         pytest.skip(f"needs gem5.fast for {arch} no older than gem5.opt: "
                     f"'./run.py gem5 setup --variant opt,fast' builds it")
     job = script.from_dict(job, "<gem5 test>")
-    kernel = kbuild.build_kernel(arch, "stock", layers=spec.layers_for(arch))
+    kernel = kbuild.build_kernel(arch, "stock", layers=smap_models.layers_for(arch))
     image = assemble.build_image(arch, job)
-    cpu = spec.load_cpu(f"{arch}-o3-default", arch)
-    cache = spec.load_cache("classic-l1l2")
-    model = spec.model_for(arch, "lfence")
+    cpu = cpu_presets.load_cpu(f"{arch}-o3-default", arch)
+    cache = cache_presets.load_cache("classic-l1l2")
+    model = smap_models.model_for(arch, "lfence")
     out = {}
     for gem5 in (g, dataclasses.replace(g, prefer_fast=False)):
         group = spec.BootGroup(arch, kernel, image, model, cache, gem5)
@@ -271,6 +276,7 @@ def fast_and_opt(arch: str, outdir: Path, job: dict = JOB):
     return out
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("arch", ["x86_64", "arm64"])
 def test_gem5_fast_simulates_what_gem5_opt_does(arch, tmp_path):
     """Issue 30, item 3: an untraced point runs gem5.fast where it is

@@ -13,12 +13,16 @@ series; elsewhere these skip and say what is missing.
   stray store, run inside the O3 ROI under "sdm": gem5's TLB still faults.
 """
 
+import pytest
+
 from analysis import roi_trace
 from buildroot import assemble
+from configs import smap_models
 from configs.gem5 import process as gem5_process
-from configs.gem5 import spec
+from configs.gem5 import cache_presets, spec
 from kernels import build as kbuild
 from lab import gem5_knobs as knobs
+from lab import cpu_presets
 from lab.symbols import SymbolMap
 from workloads import script
 
@@ -26,22 +30,24 @@ import gem5_runs
 import qemu_runs
 from test_smap import (JOB, _gem5_with_series_or_skip, assert_violator_faults_on_gem5)
 
+pytestmark = pytest.mark.gem5  # every test here runs real gem5
+
 
 def _gem5_or_skip():
     return _gem5_with_series_or_skip("kernel_entry sdm")
 
 
 def _cpu(entry: str):
-    return spec.with_params(spec.load_cpu("x86_64-o3-default", "x86_64"),
-                            {"kernel_entry": entry})
+    return cpu_presets.with_params(cpu_presets.load_cpu("x86_64-o3-default", "x86_64"),
+                                   {"kernel_entry": entry})
 
 
 def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     g = _gem5_or_skip()
     job = script.from_dict(JOB, "<kernel entry test>")
-    kernel = kbuild.build_kernel("x86_64", "stock", layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cache = spec.load_cache("classic-l1l2")
+    cache = cache_presets.load_cache("classic-l1l2")
     recs = {e: gem5_runs.run(kernel, image, job, g, _cpu(e), cache, "smap",
                                    timeout=3 * 3600)
             for e in knobs.BY_NAME["kernel_entry"].choices}
@@ -49,7 +55,7 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
     assert serial["result"]["ops"] == sdm["result"]["ops"] == 200
     assert serial["result"]["checksum"] == sdm["result"]["checksum"]
     assert serial["result"]["errors"] == sdm["result"]["errors"] == 0
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"),
+    twin = qemu_runs.run(kernel, image, job, smap_models.twin_profile("x86_64", "smap"),
                          300, plugin=True)
     assert twin["result"]["checksum"] == sdm["result"]["checksum"]
     s0, s1 = serial["gem5"]["summary"], sdm["gem5"]["summary"]
@@ -77,5 +83,5 @@ def test_sdm_entry_runs_the_same_work_with_fewer_drains():
 
 
 def test_smap_still_faults_in_o3_with_sdm_entry(monkeypatch):
-    assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("sdm"), spec.load_cache("classic-l1l2"),
+    assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("sdm"), cache_presets.load_cache("classic-l1l2"),
                                    "kernel entry", monkeypatch)

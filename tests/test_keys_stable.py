@@ -19,11 +19,12 @@ import dataclasses
 from pathlib import Path
 
 from configs.gem5 import backend as gem5_backend
-from configs.gem5 import spec
+from configs.gem5 import cache_presets, spec
 from configs.qemu import backend as qemu_backend
 from configs.qemu import plugin_build
 from configs.qemu import process as qemu
 from configs.qemu import profile as qemu_profile
+from lab import cpu_presets
 
 from test_gem5_config import GEM5, IMAGE, Fake
 
@@ -60,7 +61,7 @@ def test_gem5_boot_and_run_keys():
     # run's key holds the series' identity, so every gem5 boot and run is
     # a new one (gem5's decoding, uops "gem5", simulates as before); a
     # three-level cache preset's key holds the lookups its levels get
-    # (spec.own_latencies: what gem5 adds on the way taken off), and
+    # (cache_presets.own_latencies: what gem5 adds on the way taken off), and
     # x86_64-westmere decodes fused with a micro-op queue and a rep
     # start-up: the era keys moved with them. And on 2026-11-27 (issue 45):
     # the run stage's gem5 files changed (fs_roi.py sets the series'
@@ -89,9 +90,10 @@ def test_gem5_boot_and_run_keys():
     # stos as fast strings, and PUSHF, POPF, CLI, STI, LFENCE and kernel
     # entry's readers as the SDM has them (its knobs fast_strings,
     # sys_flags, lfence and entry_readers): its runs are new.
-    default = spec.load_cpu("x86_64-o3-default", "x86_64")
-    westmere = spec.load_cpu("x86_64-westmere", "x86_64")
-    classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
+    default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    westmere = cpu_presets.load_cpu("x86_64-westmere", "x86_64")
+    classic = cache_presets.load_cache("classic-l1l2")
+    three = cache_presets.load_cache("x86_64-westmere")
     smap, none = (spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5),
                   spec.BootGroup("x86_64", KERNEL, IMAGE, "none", classic, GEM5))
     era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5)
@@ -101,7 +103,7 @@ def test_gem5_boot_and_run_keys():
     assert spec.checkpoint_key(part) == "a2b06a7e763be736f21d"
     assert gem5_backend.gem5_key(smap, default) == "b55c7374ad0724040615"
     assert gem5_backend.gem5_key(part, westmere) == "ea1bc20efe9b7b23c019"
-    assert gem5_backend.gem5_key(none, spec.with_params(default, {"numROBEntries": 64})) == \
+    assert gem5_backend.gem5_key(none, cpu_presets.with_params(default, {"numROBEntries": 64})) == \
         "50b674077931e79355af"
 
 
@@ -126,12 +128,18 @@ def test_the_sources_every_image_and_counted_run_hold_keep_their_digest():
     # the same checksum. Moved on 2026-11-29 (issue 62): fstat-loop.c makes
     # the fstat system call by default and glibc's fstat with call=glibc,
     # so every image is new (and fstat-loop's jobs name their call); both
-    # calls return the same checksum.
+    # calls return the same checksum. The plugin's moved on 2026-11-29
+    # (issue 67, item 1b): it follows the ROI's task across task switches
+    # (a memory callback on the switch's accesses to the two tasks'
+    # structs) and puts the other tasks' work with the interrupts', so a
+    # reschedule at a call's return no longer counts a kernel thread's
+    # LFENCEs and REPs as the calls'; "interrupts" gains "switches". Every
+    # counted QEMU run is new; a run with no such switch counts as before.
     from buildroot import assemble
     assert assemble.sources_digest() == \
         "62d808ad5073fcebfce89f2aaa2ed3757cee1e4184bcc592ebaa720f62087e54"
     assert plugin_build.sources_digest() == \
-        "d30a662ac12af0db8e09e8b6b534c60259f17f5533fd81e5f2401a08dfd1cbd1"
+        "266457ed7e8d1dacb71a0a7e8a187b8662277208516741f75b93547efdf9ed96"
 
 
 def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
@@ -149,8 +157,8 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     from configs.gem5 import sampling
     from workloads import script
     monkeypatch.setattr(simpoint_method, "reference_binary", lambda: None)
-    default = spec.load_cpu("x86_64-o3-default", "x86_64")
-    classic = spec.load_cache("classic-l1l2")
+    default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    classic = cache_presets.load_cache("classic-l1l2")
     job = script.load(script.default_script("statx-loop"))
     cold = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5)
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
@@ -203,9 +211,10 @@ def test_no_key_function_reads_a_python_file(monkeypatch):
         monkeypatch.setattr(pathlib.Path, method,
                             lambda self, *a, _real=real, **k: watch(lambda f, *x, **y: _real(
                                 f, *x, **y))(self, *a, **k))
-    default = spec.load_cpu("x86_64-o3-default", "x86_64")
-    westmere = spec.load_cpu("x86_64-westmere", "x86_64")
-    classic, three = spec.load_cache("classic-l1l2"), spec.load_cache("x86_64-westmere")
+    default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    westmere = cpu_presets.load_cpu("x86_64-westmere", "x86_64")
+    classic = cache_presets.load_cache("classic-l1l2")
+    three = cache_presets.load_cache("x86_64-westmere")
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
     era = spec.BootGroup("x86_64", KERNEL, IMAGE, "none", three, GEM5, cpuid=westmere.cpuid)
     spec.checkpoint_key(era)

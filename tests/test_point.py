@@ -44,7 +44,7 @@ def test_a_twin_profile_selects_its_model_without_a_command_line():
 
 def test_a_twin_is_labelled_and_names_its_boot_group():
     g = gem5_point("x86_64", "stock", JOB, smap_model="lfence")
-    twin = qemu_twin(g, 300)
+    twin = backends.twin_point(qemu_twin(g, 300))
     assert twin.columns()["twin_of"] == "classic-l1l2/lfence"
     assert twin.label() == "x86_64/stock/statx-loop (qemu twin smap=lfence)"
     assert twin.extra_args() == g.extra_args() == ("uaccess_smap_model=lfence",)

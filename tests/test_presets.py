@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from analysis import probe, results
-from configs import sweep
+from configs import smap_models, sweep
 from configs.gem5 import cache_presets, spec
 from lab import cpu_presets
 from lab import gem5_knobs as knobs
@@ -53,8 +53,8 @@ def test_every_number_has_its_source(name, kind):
 
 
 def test_era_presets_parse_with_their_machines():
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
-    west = spec.load_cpu("x86_64-westmere", "x86_64")
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
+    west = cpu_presets.load_cpu("x86_64-westmere", "x86_64")
     for cpu in (sky, west):
         assert cpu.type == "o3" and cpu.kernel_entry == "sdm"
         assert cpu.branch_predictor in knobs.BRANCH_PREDICTORS
@@ -75,7 +75,7 @@ def test_era_presets_parse_with_their_machines():
     assert sky.params["renameWidth"] == west.params["renameWidth"] == 4
     assert sky.fu_count["IntALU"] == 4 and west.fu_count["IntALU"] == 3
     for name in ERAS:
-        c = spec.load_cache(name).sizes
+        c = cache_presets.load_cache(name).sizes
         assert c["l1d_size"] == "32KiB" and c["l2_size"] == "256KiB"
         # Documented load-to-use, each level after the one above.
         assert 3 <= c["l1d_latency"] < c["l2_latency"] < c["l3_latency"] <= 60
@@ -86,8 +86,8 @@ def test_neoverse_v2_preset_parses_with_its_machine():
     """The arm64 usercopy threads' core: every figure it sets reaches the
     gem5 spec, and nothing x86-only or of our gem5 series is in it (gem5
     with ARM runs it as built)."""
-    cpu = spec.load_cpu("arm64-neoverse-v2", "arm64")
-    cache = spec.load_cache("arm64-neoverse-v2")
+    cpu = cpu_presets.load_cpu("arm64-neoverse-v2", "arm64")
+    cache = cache_presets.load_cache("arm64-neoverse-v2")
     assert cpu.type == "o3" and cpu.branch_predictor == "TAGE_SC_L_64KB"
     assert (cpu.params["decodeWidth"], cpu.params["renameWidth"],
             cpu.params["numROBEntries"]) == (6, 8, 320)
@@ -95,7 +95,7 @@ def test_neoverse_v2_preset_parses_with_its_machine():
     assert (cpu.fu_count["ReadPort"], cpu.fu_count["RdWrPort"],
             cpu.fu_count["WritePort"]) == (1, 2, 0)
     assert cpu.documented == {"add": 1, "mispredict": 10}
-    assert spec.needs_series("arm64", "", cpu) == ""
+    assert smap_models.needs_series("arm64", "", cpu) == ""
     assert cache.sizes == {"l1i_size": "64KiB", "l1d_size": "64KiB", "l2_size": "1MiB"}
     roi = spec.roi_spec(spec.BootGroup("arm64", KERNEL, IMAGE, "", cache, GEM5), cpu)
     assert roi["cpu"]["fu_count"]["RdWrPort"] == 2
@@ -109,18 +109,18 @@ def test_older_presets_keep_their_records():
     # No new field shows in a record that does not set it: the run keys of
     # every earlier preset are unchanged.
     for name in ("x86_64-o3-default", "x86_64-o3-calibrated", "x86_64-o3-small"):
-        rec = spec.load_cpu(name, "x86_64").as_record()
+        rec = cpu_presets.load_cpu(name, "x86_64").as_record()
         assert not {"kernel_entry", "fu_count", "branch_predictor", "documented"} & set(rec)
-    cache = spec.load_cache("classic-l1l2")
-    o3 = spec.load_cpu("x86_64-o3-default", "x86_64")
+    cache = cache_presets.load_cache("classic-l1l2")
+    o3 = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
     roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5), o3)
     assert roi["cpu"] == {"type": "o3", "fu_latency": {}, "set": {"isa": {"smap": True}}}
     assert roi["cache"] == {"l1d_size": "32KiB", "l1i_size": "32KiB", "l2_size": "512KiB"}
 
 
 def test_era_presets_reach_the_gem5_spec():
-    cpu = spec.load_cpu("x86_64-skylake", "x86_64")
-    cache = spec.load_cache("x86_64-skylake")
+    cpu = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
+    cache = cache_presets.load_cache("x86_64-skylake")
     roi = spec.roi_spec(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5), cpu)
     assert roi["cpu"]["set"]["isa"]["serialize_kernel_entry"] is False  # kernel_entry sdm
     assert roi["cpu"]["set"]["o3_new"] == {"branchPred": "LTAGE"}
@@ -129,7 +129,7 @@ def test_era_presets_reach_the_gem5_spec():
     # Another cache preset is another boot; another CPU preset is not,
     # unless it gives its guest another CPUID (the cpuid knob: Linux reads
     # it at boot).
-    other = spec.load_cache("classic-l1l2")
+    other = cache_presets.load_cache("classic-l1l2")
     assert (spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5))
             != spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", other, GEM5)))
     sky = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", cache, GEM5, cpuid=cpu.cpuid)
@@ -141,10 +141,12 @@ def test_the_three_level_hierarchy_version_is_part_of_its_keys(monkeypatch):
     """fs_roi.py builds a three-level preset with three_level_caches.py:
     a change there that bumps its version must not reuse a checkpoint or
     run made before it, while two-level points keep their keys."""
-    sky, classic = spec.load_cache("x86_64-skylake"), spec.load_cache("classic-l1l2")
+    sky = cache_presets.load_cache("x86_64-skylake")
+    classic = cache_presets.load_cache("classic-l1l2")
     before = {c.name: spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", c, GEM5))
               for c in (sky, classic)}
-    monkeypatch.setattr(spec, "THREE_LEVEL_VERSION", spec.THREE_LEVEL_VERSION + 1)
+    monkeypatch.setattr(cache_presets, "THREE_LEVEL_VERSION",
+                        cache_presets.THREE_LEVEL_VERSION + 1)
     after = {c.name: spec.checkpoint_key(spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", c, GEM5))
              for c in (sky, classic)}
     assert after["x86_64-skylake"] != before["x86_64-skylake"]
@@ -152,56 +154,56 @@ def test_the_three_level_hierarchy_version_is_part_of_its_keys(monkeypatch):
 
 
 def test_kernel_entry_is_a_run_parameter():
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
-    drained = spec.with_params(sky, {"kernel_entry": "serialize"})
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
+    drained = cpu_presets.with_params(sky, {"kernel_entry": "serialize"})
     assert drained.kernel_entry == "serialize" and drained.name == "x86_64-skylake+kernel_entry=serialize"
     assert "kernel_entry" not in drained.as_record()
-    default = spec.load_cpu("x86_64-o3-default", "x86_64")
-    sdm = spec.with_params(default, {"kernel_entry": "sdm"})
+    default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    sdm = cpu_presets.with_params(default, {"kernel_entry": "sdm"})
     assert sdm.as_record()["kernel_entry"] == "sdm"
     # Both need the series' patches 0008-0009, once they leave gem5's way;
     # the Skylake preset needs the series anyway (its rep start-up, its
     # fused decoding and micro-op queue).
-    assert "kernel_entry sdm" in spec.needs_series("x86_64", "none", sdm)
-    assert spec.needs_series("x86_64", "none", spec.with_params(
+    assert "kernel_entry sdm" in smap_models.needs_series("x86_64", "none", sdm)
+    assert smap_models.needs_series("x86_64", "none", cpu_presets.with_params(
         default, {"kernel_entry": "serialize"})) == ""
-    assert spec.needs_series("x86_64", "none", drained) != ""
-    assert spec.with_params(sky, {"kernel_entry": "sdm"}) is sky  # no change, same preset
-    arm = spec.load_cpu("arm64-o3-default", "arm64")
+    assert smap_models.needs_series("x86_64", "none", drained) != ""
+    assert cpu_presets.with_params(sky, {"kernel_entry": "sdm"}) is sky  # no change, same preset
+    arm = cpu_presets.load_cpu("arm64-o3-default", "arm64")
     # The series' three x86 settings share one rule and one wording.
     for name, value, what in (("kernel_entry", "sdm", "SYSCALL, SYSRET, SWAPGS"),
                               ("stac_clac", "commit", "SMAP's STAC and CLAC"),
                               ("uops", "fused", "our series' x86 decoding")):
         with pytest.raises(UserError) as e:
-            spec.with_params(arm, {name: value})
+            cpu_presets.with_params(arm, {name: value})
         assert str(e.value) == (f"CPU preset arm64-o3-default: {name} {value} is x86-only "
                                 f"({what}); an arm64 CPU keeps gem5's")
     with pytest.raises(UserError, match="kernel_entry must be one of"):
-        spec.with_params(sky, {"kernel_entry": "fast"})
+        cpu_presets.with_params(sky, {"kernel_entry": "fast"})
 
 
 def test_predictor_and_fu_counts_are_run_parameters():
     """The back-end split (configs/sweeps/skylake-backend.toml) sets the
     Skylake preset's predictor and unit counts back to gem5's per point."""
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
-    tour = spec.with_params(sky, {"branch_predictor": "TournamentBP"})
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
+    tour = cpu_presets.with_params(sky, {"branch_predictor": "TournamentBP"})
     assert tour.branch_predictor == "TournamentBP"
     assert tour.name == "x86_64-skylake+branch_predictor=TournamentBP"
-    pool = spec.with_params(sky, {"fu_count.WritePort": 0, "fu_count.RdWrPort": 4,
-                                  "fu_count.IntALU": 4})
+    pool = cpu_presets.with_params(sky, {"fu_count.WritePort": 0, "fu_count.RdWrPort": 4,
+                                         "fu_count.IntALU": 4})
     # IntALU is 4 already: the name lists only what changed.
     assert pool.name == "x86_64-skylake+fu_count.RdWrPort=4+fu_count.WritePort=0"
     assert pool.fu_count == dict(sky.fu_count, WritePort=0, RdWrPort=4)
     assert pool.as_record()["fu_count"]["ReadPort"] == 2
-    default = spec.load_cpu("x86_64-o3-default", "x86_64")
-    assert spec.with_params(default, {"fu_count.IprPort": 2}).fu_count == {"IprPort": 2}
-    assert spec.with_params(sky, {"branch_predictor": "LTAGE"}) is sky
+    default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    assert cpu_presets.with_params(default, {"fu_count.IprPort": 2}).fu_count == {"IprPort": 2}
+    assert cpu_presets.with_params(sky, {"branch_predictor": "LTAGE"}) is sky
     with pytest.raises(UserError, match="is not one of"):
-        spec.with_params(sky, {"fu_count.ALU": 2})
+        cpu_presets.with_params(sky, {"fu_count.ALU": 2})
     with pytest.raises(UserError, match="at most 12"):
-        spec.with_params(sky, {"fu_count.IntALU": 13})
+        cpu_presets.with_params(sky, {"fu_count.IntALU": 13})
     with pytest.raises(UserError, match="branch_predictor must be one of"):
-        spec.with_params(sky, {"branch_predictor": "Oracle"})
+        cpu_presets.with_params(sky, {"branch_predictor": "Oracle"})
 
 
 def test_sweep_axes_for_predictor_and_fu_count(tmp_path):
@@ -235,15 +237,16 @@ def test_cache_store_ports_is_a_knob_from_preset_to_gem5(tmp_path, monkeypatch):
     one = next(p.run.cpu for p in points if p.run.cpu.params.get("cacheStorePorts") == 1)
     assert one.name == "x86_64-o3-default+cacheStorePorts=1"
     assert one.as_record()["overrides"] == {"cacheStorePorts": 1}
-    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", spec.load_cache("classic-l1l2"), GEM5)
+    group = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap",
+                           cache_presets.load_cache("classic-l1l2"), GEM5)
     assert spec.roi_spec(group, one)["cpu"]["set"]["o3"]["cacheStorePorts"] == 1
-    assert spec.needs_series("x86_64", "none", one) == ""  # gem5's own parameter
+    assert smap_models.needs_series("x86_64", "none", one) == ""  # gem5's own parameter
     f.write_text(f.read_text().replace("[1, 200]", "[0]"))
     with pytest.raises(UserError, match="positive integers"):
         sweep.load(f)
     _preset(tmp_path, monkeypatch, "cpu", 'arch = "x86_64"\ntype = "o3"\n[params]\n'
                                           'cacheStorePorts = 1\n')
-    assert spec.load_cpu("p", "x86_64").params == {"cacheStorePorts": 1}
+    assert cpu_presets.load_cpu("p", "x86_64").params == {"cacheStorePorts": 1}
 
 
 def test_sweep_axis_kernel_entry_runs_x86_both_ways_and_arm_once(tmp_path):
@@ -274,7 +277,7 @@ def _preset(tmp_path, monkeypatch, kind, body):
 def test_bad_cpu_preset_fields_fail_in_one_line(tmp_path, monkeypatch, body, says):
     _preset(tmp_path, monkeypatch, "cpu", 'arch = "x86_64"\ntype = "o3"\n' + body)
     with pytest.raises(UserError, match=says):
-        spec.load_cpu("p", "x86_64")
+        cpu_presets.load_cpu("p", "x86_64")
 
 
 THREE = "".join(f'{lv}_size = "32KiB"\n{lv}_assoc = 8\n' for lv in ("l1i", "l1d", "l2")) + \
@@ -295,7 +298,7 @@ THREE = "".join(f'{lv}_size = "32KiB"\n{lv}_assoc = 8\n' for lv in ("l1i", "l1d"
 def test_bad_cache_preset_fails_in_one_line(tmp_path, monkeypatch, body, says):
     _preset(tmp_path, monkeypatch, "cache", body)
     with pytest.raises(UserError, match=says):
-        spec.load_cache("p")
+        cache_presets.load_cache("p")
 
 
 def _probe_row(documented=None, **figures):
@@ -332,13 +335,13 @@ def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
     # ./run.py calibrate --write-preset on an era preset writes every one
     # of its settings back, with the fitted latencies on top.
     from configs import calibrate
-    sky = spec.load_cpu("x86_64-skylake", "x86_64")
+    sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
     text = calibrate.preset_text(sky, {"IprAccess": 9}, ["IprAccess = 9 (fit 9.2) from test"],
                                  [calibrate.MECHANISMS["smap"].seed_id])
     (tmp_path / "cpu").mkdir()
     (tmp_path / "cpu" / "sky-cal.toml").write_text(text)
     monkeypatch.setattr(cpu_presets, "PRESET_DIR", tmp_path)
-    again = spec.load_cpu("sky-cal", "x86_64")
+    again = cpu_presets.load_cpu("sky-cal", "x86_64")
     assert again.fu_latency == dict(sky.fu_latency, IprAccess=9)
     for field in ("params", "kernel_entry", "fu_count", "branch_predictor", "cpuid",
                   "documented"):
@@ -350,7 +353,7 @@ def test_a_calibrated_era_preset_keeps_the_machine(tmp_path, monkeypatch):
     assert "fitted_on" not in again.as_record()
     (tmp_path / "cpu" / "bad.toml").write_text(text.replace('"000_', '"0_'))
     with pytest.raises(UserError, match="fitted_on must be a list of seed ids"):
-        spec.load_cpu("bad", "x86_64")
+        cpu_presets.load_cpu("bad", "x86_64")
 
 
 def test_a_set_count_gem5_cannot_index_fails_in_one_line(tmp_path, monkeypatch):
@@ -358,24 +361,25 @@ def test_a_set_count_gem5_cannot_index_fails_in_one_line(tmp_path, monkeypatch):
     # start-up (measured); the preset is refused before any run.
     _preset(tmp_path, monkeypatch, "cache", THREE.replace('"8MiB"', '"12MiB"'))
     with pytest.raises(UserError, match="12288 sets; gem5 needs a power of two"):
-        spec.load_cache("p")
+        cache_presets.load_cache("p")
 
 
 def test_every_calibrated_preset_is_its_base_with_fitted_latencies():
     # A calibrated preset is a copy of its base's settings with the fitted
     # latencies on top: when the base changes (as x86_64-skylake's front
     # end did), the copy is stale until ./run.py calibrate writes it again.
-    for name in spec.cpu_preset_names("x86_64"):
-        cal = spec.load_cpu(name, "x86_64")
+    for name in cpu_presets.cpu_preset_names("x86_64"):
+        cal = cpu_presets.load_cpu(name, "x86_64")
         if not cal.calibrated_from:
             continue
-        base = spec.load_cpu(cal.calibrated_from, "x86_64")
+        base = cpu_presets.load_cpu(cal.calibrated_from, "x86_64")
         assert cal.fitted_on, name
         for field in ("type", "params", "kernel_entry", "fu_count", "branch_predictor",
                       "cpuid", "documented"):
             assert getattr(cal, field) == getattr(base, field), (name, field)
         fitted = {k for k in cal.fu_latency if cal.fu_latency[k] != base.fu_latency.get(k)}
-        assert fitted <= {spec.SMAP_OP_CLASS, spec.REP_STARTUP_OP_CLASS}, (name, fitted)
+        assert fitted <= {cpu_presets.SMAP_OP_CLASS,
+                          cpu_presets.REP_STARTUP_OP_CLASS}, (name, fitted)
 
 
 @pytest.mark.parametrize("name", ERAS)
@@ -385,6 +389,35 @@ def test_no_era_preset_feeds_rename_faster_than_it_renames_without_a_queue(name)
     # buffer: 627 cycles of a statx on the Skylake core
     # (configs/sweeps/skylake-backend.toml). With one, the front end runs
     # at its documented width.
-    p = spec.load_cpu(name, "x86_64").params
+    p = cpu_presets.load_cpu(name, "x86_64").params
     wider = p["fetchWidth"] > p["renameWidth"] or p["decodeWidth"] > p["renameWidth"]
     assert not wider or p.get("uopQueueSize", 0) > 0
+
+
+def test_each_knob_holds_its_default_and_its_readers_derive_it():
+    # Issue 67 item 9: a knob's default is said once, in its row; the
+    # preset reader, the scorecard's machine and the delays' check read it.
+    for k in knobs.KNOBS:
+        if k.choices:
+            assert k.default == k.choices[0], k.name
+        elif k.default is not None:  # None: the ISA's (numPhysCCRegs)
+            assert k.check(k.default, "x86_64", k.name) == k.default, k.name
+    assert knobs.BY_NAME["numROBEntries"].default == 192  # gem5 v24's BaseO3CPU.py
+    assert knobs.BY_NAME["renameToIEWDelay"].default == 2
+    with pytest.raises(ValueError, match="first value"):
+        knobs.Knob("k", "a choice said twice", ("a", "b"), default="b")
+    # A series count needs the series whatever its value (a gem5 without
+    # the series has no such parameter); a choice only off its default.
+    assert knobs.needs_series({"uopQueueSize": 0}) == "uopQueueSize"
+    assert knobs.needs_series({"stac_clac": "serialize"}) == ""
+    # The record of a run on a preset that set nothing reads as the defaults.
+    m = results.Machine("p", {"params": {}}, "p", {}, "c", {}, "", ())
+    assert [m.o3_param(k.name) for k in knobs.KNOBS if k.default is not None
+            and not k.choices] == [k.default for k in knobs.KNOBS
+                                   if k.default is not None and not k.choices]
+    assert (m.kernel_entry, m.uops, m.choice("cpuid")) == ("serialize", "gem5", "gem5")
+    from analysis import kernel_entry
+    assert kernel_entry.SCHEMES == knobs.BY_NAME["kernel_entry"].choices
+    knobs.check_delays({"backComSize": 2, "renameToIEWDelay": 2}, "p")
+    with pytest.raises(UserError, match="exceeds backComSize 5"):
+        knobs.check_delays({"fetchToDecodeDelay": 6}, "p")

@@ -10,8 +10,8 @@ from analysis import simpoint_vs_full
 from analysis import store
 from configs import sweep
 from configs.gem5 import backend as gem5_backend
-from configs.gem5 import spec
-from configs.gem5 import sampling
+from configs.gem5 import sampling, spec
+from lab import cpu_presets
 from lab.errors import UserError
 from workloads import script
 
@@ -79,7 +79,7 @@ def test_sampling_is_a_gem5_axis_with_its_settings(tmp_path):
 
 
 def test_a_sampled_point_has_its_own_key_per_setting():
-    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
+    cpu = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
     job = script.load(script.default_script("statx-loop"))
 
     def key(simpoint):

@@ -21,10 +21,11 @@ import pytest
 
 from analysis import roi_trace
 from buildroot import assemble
-from configs import runs
+from configs import runs, smap_models
 from configs.gem5 import process as gem5_process
-from configs.gem5 import locate, spec
+from configs.gem5 import cache_presets, locate, spec
 from kernels import build as kbuild
+from lab import cpu_presets
 from lab.errors import UserError
 from lab.symbols import SymbolMap
 from workloads import script
@@ -70,7 +71,7 @@ def assert_violator_faults_on_gem5(g, cpu, cache, label: str, monkeypatch) -> No
     monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
     job = script.from_dict({"workload": "statx-loop", "run": {"iterations": 20, "warmup": 0}},
                            f"<{label} smap test>")
-    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", VIOLATOR, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
     console = _failed_console(lambda: gem5_runs.run(
         kernel, image, job, g, cpu, cache, "smap", timeout=3 * 3600, force=True))
@@ -117,14 +118,15 @@ def _gem5_with_series_or_skip(why: str = "smap_model smap"):
 
 
 def _gem5_point(g, variant, job):
-    kernel = kbuild.build_kernel("x86_64", variant, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", variant, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
-    cache = spec.load_cache("classic-l1l2")
+    cpu = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
+    cache = cache_presets.load_cache("classic-l1l2")
     return kernel, image, cache, lambda: gem5_runs.run(
         kernel, image, job, g, cpu, cache, "smap", timeout=3 * 3600)
 
 
+@pytest.mark.gem5
 def test_gem5_with_the_series_stops_the_stray_store(job):
     g = _gem5_with_series_or_skip()
     _, _, _, run = _gem5_point(g, VIOLATOR, job)
@@ -136,6 +138,7 @@ def test_gem5_with_the_series_stops_the_stray_store(job):
         assert line in console
 
 
+@pytest.mark.gem5
 def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     g = _gem5_with_series_or_skip()
     kernel, image, cache, run = _gem5_point(g, "stock", job)
@@ -151,7 +154,7 @@ def test_gem5_stock_with_smap_matches_its_qemu_twin(job):
     # Stock opens a window before every user access: SMAP never refuses
     # a translation it makes (wrong-path ones included).
     assert rec["gem5"]["summary"]["smap_faults"] == 0
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"),
+    twin = qemu_runs.run(kernel, image, job, smap_models.twin_profile("x86_64", "smap"),
                           300, plugin=True)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]
     # Function by function, the same kernel paths (stac/clac included).
@@ -178,11 +181,11 @@ def roi_job(monkeypatch):
 
 
 def _commit_point(g, variant, job):
-    kernel = kbuild.build_kernel("x86_64", variant, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", variant, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cpu = spec.with_params(spec.load_cpu("x86_64-o3-default", "x86_64"),
-                           {"stac_clac": "commit"})
-    cache = spec.load_cache("classic-l1l2")
+    cpu = cpu_presets.with_params(cpu_presets.load_cpu("x86_64-o3-default", "x86_64"),
+                                  {"stac_clac": "commit"})
+    cache = cache_presets.load_cache("classic-l1l2")
     return kernel, image, lambda: gem5_runs.run(kernel, image, job, g, cpu, cache, "smap",
                                                 timeout=3 * 3600)
 
@@ -193,6 +196,7 @@ def test_qemu_with_smap_lets_a_store_right_behind_stac_through(job):
     assert after_stac["result"]["checksum"] == stock["result"]["checksum"]
 
 
+@pytest.mark.gem5
 @pytest.mark.parametrize("variant", [VIOLATOR, AFTER_CLAC])
 def test_gem5_commit_stac_clac_faults_in_the_roi(roi_job, variant):
     g = _gem5_with_series_or_skip("stac_clac commit")
@@ -202,6 +206,7 @@ def test_gem5_commit_stac_clac_faults_in_the_roi(roi_job, variant):
         assert line in console
 
 
+@pytest.mark.gem5
 def test_gem5_commit_stac_clac_lets_a_store_behind_stac_through(roi_job):
     g = _gem5_with_series_or_skip("stac_clac commit")
     kernel, image, run = _commit_point(g, AFTER_STAC, roi_job)
@@ -213,5 +218,5 @@ def test_gem5_commit_stac_clac_lets_a_store_behind_stac_through(roi_job):
     stac = rec["gem5"]["stac_clac"]
     assert (stac["mode"], stac["serialize_after"], stac["smap_check"]) == \
         ("commit", False, "commit")
-    twin = qemu_runs.run(kernel, image, roi_job, spec.twin_profile("x86_64", "smap"), 300)
+    twin = qemu_runs.run(kernel, image, roi_job, smap_models.twin_profile("x86_64", "smap"), 300)
     assert twin["result"]["checksum"] == rec["result"]["checksum"]

@@ -109,15 +109,15 @@ def _gem5_sweep(path, fixed: str, axes: str = ""):
 
 
 def test_cpu_parameter_axes_make_derived_presets(tmp_path):
-    from configs.gem5 import spec as gem5_spec
+    from lab import cpu_presets
     f = _gem5_sweep(tmp_path / "rob.toml", "cross_check = false",
                     '"cpu.numROBEntries" = [64, 128, 256, 512]\n')
     points = sweep.load(f).points
     assert [p.run.cpu_params for p in points] == [(("numROBEntries", n),)
                                                   for n in (64, 128, 256, 512)]
     cpu = points[0].run.cpu  # the preset loaded once, its axes applied
-    assert cpu == gem5_spec.with_params(gem5_spec.load_cpu(points[0].run.preset, "x86_64"),
-                                        points[0].run.cpu_params)
+    assert cpu == cpu_presets.with_params(cpu_presets.load_cpu(points[0].run.preset, "x86_64"),
+                                          points[0].run.cpu_params)
     assert cpu.name == "x86_64-o3-default+numROBEntries=64"
     assert cpu.params["numROBEntries"] == 64 and cpu.as_record()["params"]["numROBEntries"] == 64
     assert "numROBEntries=64" in points[0].label()

@@ -29,8 +29,10 @@ import shutil
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import spec
+from configs import smap_models
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
+from lab import cpu_presets
 from workloads import script
 import gem5_runs
 import qemu_runs
@@ -69,15 +71,15 @@ def test_qemu_the_flag_checks_pass_and_compute_stocks_checksum(job):
 
 def test_gem5_flag_writers_next_to_stac_and_clac_keep_every_reader_exact(job):
     g = _gem5_with_series_or_skip("sys_flags sdm")
-    kernel = kbuild.build_kernel("x86_64", VARIANT, layers=spec.layers_for("x86_64"))
+    kernel = kbuild.build_kernel("x86_64", VARIANT, layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
-    cache = spec.load_cache("classic-l1l2")
+    cache = cache_presets.load_cache("classic-l1l2")
     recs = {}
     for name, knobs in (("sdm", SDM), ("serialize", SERIALIZE)):
-        cpu = spec.with_params(spec.load_cpu("x86_64-o3-default", "x86_64"), knobs)
+        cpu = cpu_presets.with_params(cpu_presets.load_cpu("x86_64-o3-default", "x86_64"), knobs)
         recs[name] = gem5_runs.run(kernel, image, job, g, cpu, cache, "smap",
                                    timeout=3 * 3600)
-    twin = qemu_runs.run(kernel, image, job, spec.twin_profile("x86_64", "smap"), 300)
+    twin = qemu_runs.run(kernel, image, job, smap_models.twin_profile("x86_64", "smap"), 300)
     sdm, ser = (recs[n]["gem5"]["summary"] for n in ("sdm", "serialize"))
     for name, rec in recs.items():
         assert rec["result"]["ops"] == CALLS and rec["result"]["errors"] == 0, name

@@ -13,8 +13,10 @@ is found: the copy's cycles on the threads' core (arm64-neoverse-v2).
 import pytest
 
 from buildroot import assemble
-from configs.gem5 import locate, spec
+from configs import smap_models
+from configs.gem5 import cache_presets, locate
 from kernels import build as kbuild
+from lab import cpu_presets
 from lab.errors import UserError
 from workloads import script
 from test_variant_claims import JOBS, USERCOPY_SIZES, own, profile
@@ -101,6 +103,7 @@ def test_usercopy_jobs_are_the_threads_sizes():
             assert dict(job.params)["direction"] == way
 
 
+@pytest.mark.gem5
 def test_usercopy_ldp_is_faster_on_the_neoverse_v2_preset():
     """gem5 with ARM: stock and usercopy-ldp, 4 KiB pread()s, on the
     threads' core. The LDP/STP copy must take fewer cycles per call; the
@@ -113,11 +116,11 @@ def test_usercopy_ldp_is_faster_on_the_neoverse_v2_preset():
                             "run": {"iterations": 200, "warmup": 50, "size": PAGE,
                                     "direction": "to"}}, "<gem5 test>")
     image = assemble.build_image("arm64", job)
-    cpu = spec.load_cpu("arm64-neoverse-v2", "arm64")
-    cache = spec.load_cache("arm64-neoverse-v2")
+    cpu = cpu_presets.load_cpu("arm64-neoverse-v2", "arm64")
+    cache = cache_presets.load_cache("arm64-neoverse-v2")
     cycles = {}
     for variant in ("stock", "usercopy-ldp"):
-        kernel = kbuild.build_kernel("arm64", variant, layers=spec.layers_for("arm64"))
+        kernel = kbuild.build_kernel("arm64", variant, layers=smap_models.layers_for("arm64"))
         rec = gem5_runs.run(kernel, image, job, gem5, cpu, cache, "none", timeout=3 * 3600)
         assert rec["result"]["ops"] == 200 and rec["result"]["errors"] == 0
         cycles[variant] = rec["gem5"]["summary"]["cycles"] / rec["result"]["ops"]

@@ -8,12 +8,14 @@ PAN writes): the ROI runs the same ops on every boot. What differs from
 boot to boot is the interrupts QEMU delivers by host time (about one per
 thousand ops here), each with its own clac, lfence and rep movs at x86
 kernel entry and in timekeeping; the plugin counts what they ran
-("interrupts" in its output), and `own()` takes it out, which leaves the
-calls' own counts exact (seen: the same to the instruction on x86 over
-boots that took one to three interrupts), but LFENCE's: an interrupt that
-ends in a reschedule leaves a clock read outside that window, so two runs'
-LFENCEs agree within two per interrupt (assert_same_user_access). Instruction counts of whole
-functions are asserted with margins, as they move with the compiler.
+("interrupts" in its output, with the other tasks a reschedule switched
+to), and `own()` takes it out, which leaves the calls' own counts exact
+(seen: the same to the instruction on x86 over boots that took one to
+three interrupts), but where the ROI reads the clock (stat-namelen): the
+vDSO's read retries, LFENCE; RDTSC again, when an interrupt updates the
+timekeeper under it, so two runs' LFENCEs agree within one per interrupt
+(assert_same_user_access). Instruction counts of whole functions are
+asserted with margins, as they move with the compiler.
 Boots are forced: a warm cache never turns a claim into a lookup.
 """
 
@@ -91,18 +93,21 @@ def own(rec: dict, *path) -> int:
 
 
 def assert_same_user_access(a: dict, b: dict, key: str) -> None:
-    """Every user-access count of two runs equal, exactly, but LFENCE: an
-    interrupt that ends in a reschedule leaves its clock read (LFENCE;
-    RDTSC) after the plugin's interrupt window, so it stays in the calls'
-    count. Seen on a loaded host: stock-namelen 5,026 and dcache-bytecmp
-    5,028 own LFENCEs in 5,000 ops, 9 and 13 interrupts taken (the same
-    5,026 on three quiet boots of each). Bound: two per interrupt taken."""
+    """Every user-access count of two runs equal, exactly, but LFENCE where
+    the ROI reads the clock (script.roi_clock_reads): a read the
+    timekeeper's update made retry runs its LFENCE; RDTSC again, at most
+    once per interrupt taken (analysis/compare.py, CLOCK_RETRY). Seen on a
+    loaded host: stock-namelen 5,026 and dcache-bytecmp 5,028 own LFENCEs
+    in 5,000 ops (5,000 calls and 26 reads), 9 and 13 interrupts taken:
+    the two were a kernel thread's clock reads after a reschedule at a
+    call's return, which the plugin now takes out (issue 67)."""
+    reads = script.roi_clock_reads(a["result"]["workload"], a["result"])
     for name, value in a["counts"][key].items():
         if isinstance(value, dict):
             continue
-        if name == "lfence":
-            taken = a["counts"]["interrupts"]["taken"] + b["counts"]["interrupts"]["taken"]
-            assert abs(own(a, key, name) - own(b, key, name)) <= 2 * taken, name
+        if name == "lfence" and reads:
+            taken = max(a["counts"]["interrupts"]["taken"], b["counts"]["interrupts"]["taken"])
+            assert abs(own(a, key, name) - own(b, key, name)) <= taken, name
         else:
             assert own(a, key, name) == own(b, key, name), name
 

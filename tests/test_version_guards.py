@@ -74,7 +74,7 @@ GUARDS = (
     Guard("configs.gem5.cache_presets.THREE_LEVEL_VERSION", 1,
           ("configs/gem5/three_level_caches.py",), "41cdffe64b1e5519c1e5"),
     Guard("configs.gem5.sampling.FLOW_VERSION", 1,
-          ("configs/gem5/sampling.py", "configs/gem5/fs_simpoint.py"), "070762cf2b9630069b19"),
+          ("configs/gem5/sampling.py", "configs/gem5/fs_simpoint.py"), "5e3bd9d9a7ebc95048f5"),
 )
 COVERED = [p for g in GUARDS for p in g.covers]
 

@@ -12,6 +12,7 @@ from configs import sweep
 from configs.gem5 import backend as gem5_backend
 from configs.gem5 import spec
 from configs.gem5 import stats as gem5_stats
+from lab import cpu_presets
 from lab.errors import UserError
 from workloads import script
 
@@ -35,7 +36,7 @@ def test_a_handoff_image_is_one_image_for_every_job():
 
 def test_the_boot_stops_for_the_handoff_and_its_key_has_no_job():
     boot = spec.boot_spec(WARM)
-    roi = spec.roi_spec(WARM, spec.load_cpu("x86_64-o3-small", "x86_64"))
+    roi = spec.roi_spec(WARM, cpu_presets.load_cpu("x86_64-o3-small", "x86_64"))
     assert boot["kernel_args"][-1] == spec.HANDOFF_ARG == "uaccess.job=readfile"
     assert boot["kernel_args"] == roi["kernel_args"]
     assert boot["warming"] == roi["warming"] == "functional"
@@ -48,7 +49,7 @@ def test_the_boot_stops_for_the_handoff_and_its_key_has_no_job():
 
 
 def test_two_jobs_share_the_boot_but_not_the_run():
-    cpu = spec.load_cpu("x86_64-o3-default", "x86_64")
+    cpu = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
     keys = {gem5_backend.gem5_key(WARM, cpu, False, _job(w)) for w in ("statx-loop", "fstat-loop")}
     assert len(keys) == 2
 

@@ -27,7 +27,7 @@ from buildroot import release  # noqa: E402
 from configs.gem5 import cache_presets  # noqa: E402
 from configs.qemu import profile  # noqa: E402
 from kernels import variants  # noqa: E402
-from lab import cpu_presets  # noqa: E402
+from lab import cpu_presets, text  # noqa: E402
 from workloads import script  # noqa: E402
 
 DATA = REPO / "docs" / "data"
@@ -41,7 +41,7 @@ def _names() -> dict:
     return {"run --help": kernels + machines,
             "list": kernels + list(script.workload_names()) + machines,
             "reproduce --dry-run": sorted(published.by_sweep(DATA)),
-            "buildroot setup --help": [release.URL]}
+            "buildroot setup --help": [release.REPOSITORY, release.COMMIT]}
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +97,13 @@ def test_lines_fit_columns_and_keep_names_whole(places, command, columns):
     for name in _names().get(command, ()):
         whole = re.compile(rf"(?<![\w./-]){re.escape(name)}(?![\w-])")
         assert any(whole.search(l) for l in lines), f"{name} is not whole in {command}"
+
+
+def test_a_percentage_stays_with_its_number():
+    # predict's line "... 1,562 -> 1,429, -133 (-8.5 %)" broke between
+    # "-8.5" and "%" at 80 columns: a number without its unit reads wrong.
+    line = "x86_64-westmere (x86_64-westmere, x86_64-westmere): 1,562 -> 1,429, -133 (-8.5 %)"
+    assert text.wrap(line, 80, "  ") == [
+        "  x86_64-westmere (x86_64-westmere, x86_64-westmere): 1,562 -> 1,429, -133",
+        "  (-8.5 %)"]
+    assert text.wrap("a b -8.5 %", 8) == ["a b", "-8.5 %"]

@@ -10,8 +10,8 @@ kernels as well as two machines).
 from dataclasses import dataclass
 
 from analysis import causes, claims, seed_calls
-from analysis.judging import (MISS, Judged, cycles_per_op, era_machine, gem5_runs, machine,
-                              model_of, on_generic, preset_label, verdict)
+from analysis.judging import (EARLIER, MISS, Judged, cycles_per_op, era_machine, gem5_runs,
+                              machine, model_of, on_generic, preset_label, verdict)
 from analysis.kinds.line import cycles_by_length, fit_line
 
 SECTION = "Base costs"
@@ -54,7 +54,7 @@ def _base_order(c, run) -> tuple:
     then the generic core, then machines that have since changed (kept:
     they are what docs/machines.md's splits ran on)."""
     label, era = preset_label(run), claims.SETTINGS.era_preset.get(c.seed)
-    return ("(an earlier version)" in label, machine(c.seed, run.point.machine) != "era",
+    return (EARLIER in label, machine(c.seed, run.point.machine) != "era",
             bool(run.point.machine.overrides), run.get("cache") != era,
             not label.endswith("-calibrated"),
             label, run.get("cache") or "")

@@ -2,16 +2,20 @@
 
 gem5 full system boots each boot group (kernel, image, smap model, caches,
 warming) once to a checkpoint, then simulates the point's ROI from it on
-the point's CPU preset, whole or sampled by SimPoint. The gem5 processes
+the point's CPU preset, whole or sampled by SimPoint. A run is planned
+once (Gem5Plan: its boot group, settings, key, and the ROI's spec or its
+SimPoint steps' specs), then executed from the plan, then recorded from
+it: nothing the plan holds is computed again. The gem5 processes
 themselves are configs/gem5/process.py's; SimPoint's steps are
 configs/gem5/sampling.py's; parsing stats.txt is configs/gem5/stats.py's.
 """
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs import runs, simpoint_method
+from configs import runs, simpoint_method, smap_models
 from configs.gem5 import commit_profile as commit_profile_mod
 from configs.gem5 import inventory
 from configs.gem5 import point as gem5_point
@@ -22,8 +26,7 @@ from configs.gem5 import spec as gem5_spec
 from configs.gem5 import stats as gem5_stats
 from configs.gem5 import sweep_axes
 from configs.gem5 import uop_profile as uop_profile_mod
-from configs.qemu import process as qemu_process
-from lab import arches, cache
+from lab import arches, cache, cpu_presets
 from lab import cpuid as cpuid_mod
 from lab.progress import Progress
 from lab.symbols import SymbolMap
@@ -47,6 +50,24 @@ class Gem5Result:
                    g.get("sampling"), g.get("commit_profile"))
 
 
+@dataclass(frozen=True)
+class Gem5Plan:
+    """A gem5 point's run, planned once before anything runs: its boot
+    group (on the build it runs on, held to the point's memory limit), its
+    settings, its key (gem5_key: what finds the run again) and, for a
+    whole ROI, the spec fs_roi.py is told (spec.roi_spec), or where
+    SimPoint samples the ROI, its sampled plan (configs/gem5/sampling.py:
+    the specs of its steps, spec {}). Executing reads these; it computes
+    none."""
+    point: object            # configs.point.Point
+    group: gem5_spec.BootGroup
+    settings: object         # point.run: configs.gem5.point.Gem5Settings
+    key: str
+    spec: dict
+    label: str               # the run as its failure names it
+    sampled: object = None   # sampling.SampledPlan where SimPoint samples the ROI
+
+
 class Gem5Backend:
     """gem5 full system: the boot checkpoint once per boot group, then the
     ROI on the point's CPU preset (whole, or sampled by SimPoint)."""
@@ -59,6 +80,7 @@ class Gem5Backend:
     points = staticmethod(sweep_axes.points)
     # Its part of the command line (configs/gem5/run_flags.py).
     TIMEOUT_HELP = flags_mod.TIMEOUT_HELP
+    GEM5_HELP = flags_mod.GEM5_HELP  # the commands' --gem5 (the build)
     FLAGS_TITLE, FLAGS_OWNER = flags_mod.FLAGS_TITLE, flags_mod.FLAGS_OWNER
     run_flags = staticmethod(flags_mod.run_flags)
     build_flags = staticmethod(flags_mod.build_flags)
@@ -72,9 +94,10 @@ class Gem5Backend:
 
     @staticmethod
     def twin(point):
-        """The QEMU twin crosscheck runs beside a gem5 point (unlabelled:
-        not a sweep's, so no boot group in the store's twin_of)."""
-        return gem5_point.qemu_twin(point, qemu_process.DEFAULT_TIMEOUT, labelled=False)
+        """The QEMU twin crosscheck runs beside a gem5 point, as a Twin the
+        QEMU backend makes (backends.twin_point; unlabelled: not a sweep's,
+        so no boot group in the store's twin_of; QEMU's default timeout)."""
+        return gem5_point.qemu_twin(point, labelled=False)
 
     def trace_roi(self, point, kernel, image) -> Path:
         """The point's ROI replayed with gem5's instruction trace."""
@@ -85,28 +108,37 @@ class Gem5Backend:
 
     def require(self, point) -> None:
         """The build has what the point needs (our series, commit stamps)."""
-        why = gem5_spec.needs_series(point.arch, point.smap_model, point.run.cpu)
+        why = smap_models.needs_series(point.arch, point.smap_model, point.run.cpu)
         if why:
             self.gem5.require_series(point.arch, why)
         if point.run.commit_profile:
             self.gem5.require_commit_ticks(point.arch)
 
     def key(self, point, kernel, image) -> str:
+        return _key(point.boot_group(self.gem5, kernel, image), point)
+
+    def plan(self, point, kernel, image) -> Gem5Plan:
+        """The point's run planned: its boot group, settings, key and spec."""
         s = point.run
-        return gem5_key(point.boot_group(self.gem5, kernel, image), s.cpu, s.commit_profile,
-                        point.job, s.simpoint, s.uop_profile)
+        # Each of the point's gem5 processes held to its memory limit (not
+        # in any key: the build's identity is its binary's).
+        group = point.boot_group(dataclasses.replace(self.gem5, memory_limit=s.memory_limit),
+                                 kernel, image)
+        label = (f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
+                 + (" (SimPoint)" if s.simpoint else ""))
+        if s.simpoint:
+            return Gem5Plan(point, group, s, _key(group, point), {}, label,
+                            sampling_mod.plan(group, s.cpu, point.job, s.simpoint,
+                                              point.timeout))
+        return Gem5Plan(point, group, s, _key(group, point), gem5_spec.roi_spec(group, s.cpu),
+                        label)
 
     def run(self, point, kernel, image, force: bool = False) -> dict:
         self.require(point)
-        group = point.boot_group(self.gem5, kernel, image)
-        s = point.run
-        key = self.key(point, kernel, image)
-        label = f"{kernel.arch}/{kernel.variant}/{point.workload} on gem5 {s.cpu.name}"
-        if s.simpoint:
-            return runs.in_run_dir(key, force, label + " (SimPoint)",
-                                   lambda work: _execute_simpoint(point, group, work), self)
-        return runs.in_run_dir(key, force, label,
-                               lambda work: _execute_gem5(point, group, key, work), self)
+        plan = self.plan(point, kernel, image)
+        execute = _execute_simpoint if plan.settings.simpoint else _execute_gem5
+        return runs.in_run_dir(plan.key, force, plan.label, lambda work: execute(plan, work),
+                               self)
 
     def result(self, record: dict) -> Gem5Result:
         return Gem5Result.of(record)
@@ -158,6 +190,11 @@ def _text(result: Gem5Result, point) -> str:
     return "\n".join(out) + "\n"
 
 
+def _key(group: gem5_spec.BootGroup, point) -> str:
+    s = point.run
+    return gem5_key(group, s.cpu, s.commit_profile, point.job, s.simpoint, s.uop_profile)
+
+
 def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=None,
              simpoint=None, uop_profile: bool = False) -> str:
     """A gem5 run's key: its boot group's checkpoint, the CPU preset and
@@ -186,13 +223,13 @@ def gem5_key(group: gem5_spec.BootGroup, cpu, commit_profile: bool = False, job=
     return cache.content_key(inputs)
 
 
-def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> dict:
-    """The ROI of `point`, whole, from its boot group's checkpoint."""
-    s, kernel = point.run, group.kernel
+def _execute_gem5(plan: Gem5Plan, work: Path) -> dict:
+    """The planned point's ROI, whole, from its boot group's checkpoint."""
+    point, group, s, kernel = plan.point, plan.group, plan.settings, plan.group.kernel
     trace = process.MICRO_TRACE_FLAGS if s.uop_profile else s.commit_profile
-    run, report, boot = process.roi(group, s.cpu, work, point.timeout,
-                                         trace=trace, job=point.job)
-    final = runs.run_dir(key)
+    run, report, boot = process.roi(group, plan.spec, work, point.timeout,
+                                    trace=trace, job=point.job)
+    final = runs.run_dir(plan.key)
     summary = gem5_stats.roi_summary(work)
     # The ROI starts at the restore (cold) or at workbegin (warm).
     warm = s.warming != "none"
@@ -211,7 +248,7 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
         extra["uop_profile"] = dict(
             uop_profile_mod.profile(work / process.TRACE_FILE,
                                     macro_fusion=s.cpu.uops == "fused",
-                                    fusible=s.cpu.macro_fusible or gem5_spec.MACRO_FUSIBLE),
+                                    fusible=s.cpu.macro_fusible or cpu_presets.MACRO_FUSIBLE),
             trace=str(final / process.TRACE_FILE))
     return runs.record(
         point.record(), report.result,
@@ -232,11 +269,13 @@ def _execute_gem5(point, group: gem5_spec.BootGroup, key: str, work: Path) -> di
               "summary": summary, **extra})
 
 
-def _execute_simpoint(point, group: gem5_spec.BootGroup, work: Path) -> dict:
+def _execute_simpoint(plan: Gem5Plan, work: Path) -> dict:
+    """The planned point's ROI, sampled: SimPoint's steps on its boot group."""
+    point, group = plan.point, plan.group
     kernel, image, gem5, smap_model = group.kernel, group.image, group.gem5, group.smap_model
-    job, cpu, timeout, settings = point.job, point.run.cpu, point.timeout, point.run.simpoint
+    job, cpu, settings = point.job, plan.settings.cpu, plan.settings.simpoint
     progress = Progress(f"SimPoint {kernel.arch}/{kernel.variant}/{job.workload}")
-    sampled = sampling_mod.sampled_roi(group, cpu, job, settings, timeout,
+    sampled = sampling_mod.sampled_roi(plan.sampled,
                                        say=lambda what: progress.update(what, force=True))
     (work / "sampling.json").write_text(json.dumps(sampled["sampling"], indent=1))
     # What the estimate cost: its steps' gem5 processes, whether they ran
@@ -338,9 +377,9 @@ def _stac_clac(arch: str, smap_model: str, latency: dict, cpu) -> dict:
     cpu_preset's stac_clac is what ran.)"""
     if not arches.get(arch).gem5_series:
         return {}
-    if not gem5_spec.executes_smap(arch, smap_model):
+    if not smap_models.executes_smap(arch, smap_model):
         return {"executed": False, "stand_in": smap_model}
-    op, mode = gem5_spec.SMAP_OP_CLASS, cpu.stac_clac
+    op, mode = cpu_presets.SMAP_OP_CLASS, cpu.stac_clac
     return {"executed": True, "op_class": op,
             "latency_cycles": latency.get(op), "mode": mode,
             "serialize_after": mode == "serialize",

@@ -5,23 +5,23 @@ inventory.py asks each backend (Gem5Backend.list_lines, host_tools,
 doctor_checks).
 """
 
-from configs.gem5 import build_profile
+from configs import smap_models
+from configs.gem5 import build_profile, cache_presets
 from configs.gem5 import locate as gem5_locate
-from configs.gem5 import spec as gem5_spec
-from lab import arches
+from lab import arches, cpu_presets
 from lab.errors import UserError
 
 
 def list_lines() -> list:
-    every = sorted(gem5_spec.preset_files("cpu"))
-    roi = set(gem5_spec.cpu_preset_names())
+    every = sorted(cpu_presets.preset_files("cpu"))
+    roi = set(cpu_presets.cpu_preset_names())
     return [
         "presets:   " + ", ".join(p if p in roi else f"{p} (the boot's functional CPU)"
                                   for p in every)
         + "  (gem5 CPU models: configs/gem5-presets/cpu; --cpu-preset takes any)",
-        "caches:    " + ", ".join(gem5_spec.cache_preset_names())
+        "caches:    " + ", ".join(cache_presets.cache_preset_names())
         + "  (gem5 cache presets: configs/gem5-presets/cache)",
-        "smap models (x86 gem5): " + ", ".join(gem5_spec.SMAP_MODELS)]
+        "smap models (x86 gem5): " + ", ".join(smap_models.SMAP_MODELS)]
 
 
 def host_tools(arch: str) -> list:

@@ -141,6 +141,10 @@ class Gem5:
     # Untraced gem5 processes run gem5.fast where it is usable (False: every
     # process runs gem5.opt, as a side-by-side measurement of the two needs).
     prefer_fast: bool = True
+    # MiB of resident memory each of its processes may hold (0: no limit):
+    # the point's gem5_memory, which the backend sets for the point's run.
+    # Neither setting is in identity(): neither changes a simulated number.
+    memory_limit: int = 0
 
     def binary(self, arch: str) -> Path:
         """gem5.opt: the build every run is keyed on, and every traced run uses
@@ -230,9 +234,28 @@ class Gem5:
             series = ", ".join(a.name for a in arches.ARCHES.values() if a.gem5_series)
             raise UserError(f"{why} is {series}-only: our series models no guard of "
                             f"{arch}'s (arm64 has PAN, which gem5 models)")
-        inputs.needs(not self.built_with_series(arch), why,
-                     f"gem5 with uaccess-lab's patch series, which {self.binary(arch)} lacks: "
-                     f"{APPLY_SERIES}")
+        if not self.built_with_series(arch):
+            raise UserError(f"{why} needs gem5 with uaccess-lab's patch series: "
+                            f"{self.series_missing(arch)}")
+
+    def series_missing(self, arch: str) -> str:
+        """Why the `arch` binary does not count as built with the series
+        (built without it, or before its sources last changed), and the
+        command that rebuilds it with it."""
+        b = self.binary(arch)
+        st = b.stat()
+        isa = arches.get(arch).gem5_isa
+        if _binary_has_mark(str(b), st.st_size, st.st_mtime_ns):
+            why = (f"{b} is older than the series' sources in {self.home} (built before "
+                   f"this edition of the series was applied)")
+            by_hand = f"rebuild it with 'scons build/{isa}/gem5.opt -j$(nproc)' in {self.home}"
+        else:
+            why = f"{b} was built without it"
+            by_hand = (f"apply it with 'git -C {self.home} am {PATCHES}/*.patch' and rebuild "
+                       f"with 'scons build/{isa}/gem5.opt -j$(nproc)' in {self.home}")
+        if self.home == default_home():  # set-up applies what is missing and rebuilds
+            return f"{why}: './run.py gem5 setup --isa {isa.lower()}' rebuilds it with the series"
+        return f"{why}: {by_hand}"
 
     def missing(self, arch: str) -> list:
         """What this arch's gem5 runs need that is not there, with the fix."""

@@ -1,29 +1,32 @@
 """A gem5 point's settings (Gem5Settings: its CPU and cache presets, its
 cpu.* overrides, warming, sampling and profiles), its constructor,
 gem5_point, where every rule that ties them together is checked once,
-and its QEMU twin (qemu_twin). configs/point.py's Point holds them as
+and what its QEMU twin is (qemu_twin: a configs/point.py Twin, which the
+QEMU backend makes into its point). configs/point.py's Point holds them as
 its `run`; a caller gives the rules its user's words (point.Spelling).
 """
 
 from dataclasses import dataclass
 
+from configs import smap_models
+from configs.gem5 import cache_presets
 from configs.gem5 import spec as gem5_spec
-from configs.point import SWEEP_KEYS, Point, Spelling, with_job_layers
-from configs.qemu.point import qemu_point
-from lab import arches, inputs
+from configs.point import SWEEP_KEYS, Point, Spelling, Twin, with_job_layers
+from lab import arches, cpu_presets, inputs
 from lab.errors import UserError
 
 
 @dataclass(frozen=True)
 class Gem5Settings:
     preset: str              # the CPU preset as the user named it
-    cpu: object              # configs.gem5.spec.CpuPreset: the preset with cpu_params applied
-    cache: object            # configs.gem5.spec.CachePreset
+    cpu: object              # lab.cpu_presets.CpuPreset: the preset with cpu_params applied
+    cache: object            # configs.gem5.cache_presets.CachePreset
     cpu_params: tuple = ()   # (O3 parameter or kernel_entry, value) set on top of the preset
     commit_profile: bool = False  # charge the ROI's cycles to kernel functions
     warming: str = "none"    # none: the ROI checkpoint, cold; functional: boot once
     simpoint: object = None  # configs.gem5.sampling.Settings when sampled
     uop_profile: bool = False  # count the ROI's micro-ops form by form (x86)
+    memory_limit: int = gem5_spec.DEFAULT_MEMORY_LIMIT  # MiB per gem5 process
 
     backend = "gem5"
     needs_gem5 = True        # a gem5 build of the point's arch
@@ -46,7 +49,7 @@ class Gem5Settings:
     @staticmethod
     def extra_args(arch: str, smap_model: str) -> tuple:
         """The kernel command line the smap model adds."""
-        return gem5_spec.model_args(arch, smap_model)
+        return smap_models.model_args(arch, smap_model)
 
     def label(self, smap_model: str) -> str:
         return (f" {self.preset}" + "".join(f" {k}={v}" for k, v in self.cpu_params)
@@ -60,23 +63,25 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
                smap_model: str = "none", timeout: float = gem5_spec.DEFAULT_TIMEOUT,
                cpu_params: tuple = (), commit_profile: bool = False, warming: str = "none",
                simpoint=None, params: tuple = (), spelling: Spelling = SWEEP_KEYS, made=None,
-               uop_profile: bool = False) -> Point:
+               uop_profile: bool = False,
+               memory_limit: int = gem5_spec.DEFAULT_MEMORY_LIMIT) -> Point:
     """A gem5 point, every rule checked once, here: its presets read whole,
     its settings' combinations, its job's needs. A broken rule is said in
     `spelling` (the command line's flags, or a sweep file's keys) and names
     its setting (inputs.SettingError: cache or sampling). `made`
     is a CPU preset the caller made instead of one named in the folder
     (calibrate's steps: a preset with one latency set), checked for the
-    arch the same."""
+    arch the same. `timeout` (seconds) and `memory_limit` (MiB) bound each
+    of its gem5 processes."""
     arch = arches.check(arch)
     if made is not None:
         preset = made.name
         inputs.for_arch(f"CPU preset '{made.name}'", made.arch, arch)
     else:
         preset = arches.get(arch).default_cpu_preset if preset == "default" else preset
-    cpu = gem5_spec.with_params(made or gem5_spec.load_cpu(preset, arch), cpu_params)
+    cpu = cpu_presets.with_params(made or cpu_presets.load_cpu(preset, arch), cpu_params)
     with inputs.setting("cache"):
-        cache_preset = gem5_spec.load_cache(cache)
+        cache_preset = cache_presets.load_cache(cache)
     gem5_spec.check_warming(warming)
     if uop_profile and not arches.get(arch).gem5_series:
         raise UserError(f"{spelling.uop_profile} is x86's (gem5's x86 micro-op forms); {arch} "
@@ -86,12 +91,13 @@ def gem5_point(arch: str, variant: str, job, preset: str = "default", cache: str
     inputs.needs(job.needs_ext4() and warming != "none", f'{job.origin}: run.fs "ext4"',
                  f"{spelling.cold}: the boot-once image serves every job and carries no ext4 "
                  f"filesystem")
-    model = gem5_spec.model_for(arch, smap_model)
+    model = smap_models.model_for(arch, smap_model)
     gem5_spec.kernel_args(arch, model)  # the model is one gem5 can boot
     return Point(arch, variant, job, float(timeout),
                  Gem5Settings(preset, cpu, cache_preset, tuple(cpu_params),
-                              bool(commit_profile), warming, simpoint, bool(uop_profile)),
-                 model, with_job_layers(gem5_spec.layers_for(arch), job), tuple(params))
+                              bool(commit_profile), warming, simpoint, bool(uop_profile),
+                              int(memory_limit)),
+                 model, with_job_layers(smap_models.layers_for(arch), job), tuple(params))
 
 
 def has_twin(smap_model: str) -> bool:
@@ -100,20 +106,20 @@ def has_twin(smap_model: str) -> bool:
     return smap_model != "serialize"
 
 
-def qemu_twin(point: Point, timeout: float, bbv_interval: int = 0,
-              labelled: bool = True) -> Point:
-    """The QEMU twin of gem5 `point`: the same kernel, image and model, on
-    the twin profile of its model, counted by the plugin. `labelled` names
-    its boot group (cache/model) in the store's twin_of column."""
+def qemu_twin(point: Point, timeout: float = None, bbv_interval: int = 0,
+              labelled: bool = True) -> Twin:
+    """The QEMU twin of gem5 `point`, as the QEMU backend is asked for it
+    (configs/backends.py twin_point makes the point): the same kernel,
+    image and model, on the twin profile of its model, counted by the
+    plugin. `labelled` names its boot group (cache/model) in the store's
+    twin_of column; `timeout` None is QEMU's default."""
     if not has_twin(point.smap_model):
         raise UserError(f"smap_model {point.smap_model} has no QEMU twin: QEMU 7.2 TCG does "
                         f"not implement SERIALIZE")
     label = f"{point.run.cache.name}/{point.smap_model or '-'}" if labelled else ""
-    return qemu_point(point.arch, point.variant, point.job,
-                      gem5_spec.twin_profile(point.arch, point.smap_model, point.run.cpu.cpuid),
-                      timeout,
-                      plugin=True, bbv_interval=bbv_interval, smap_model=point.smap_model,
-                      layers=point.layers, twin_of=label, params=point.params)
+    return Twin(point, "qemu",
+                smap_models.twin_profile(point.arch, point.smap_model, point.run.cpu.cpuid),
+                label, timeout, bbv_interval)
 
 
 def _check_gem5_rules(warming: str, simpoint, commit_profile: bool, spelling: Spelling,

@@ -2,24 +2,29 @@
 
 Checkpoints live in cache/gem5-checkpoints/<key>/ (key: spec.checkpoint_key)
 and appear by atomic rename, under a lock, so concurrent points that share
-a boot wait for one boot instead of running two. A ROI run writes its
+a boot wait for one boot instead of running two. Each is sealed with its
+files' digests as written (lab/sealed.py) and checked before every
+restore: a damaged one is said in one line and booted again, never
+restored. A ROI run writes its
 gem5 output (console, stats.txt, config.ini) into the run's directory;
 parsing stats.txt is configs/gem5/stats.py's job.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from configs import console, runs
+from configs import console, runs, smap_models
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from kernels import variants
-from lab import arches, cache, child, tools
+from lab import arches, cache, child, cpu_presets, sealed, tools
 from lab import cpuid as cpuid_mod
 from lab.errors import UserError
 
@@ -85,10 +90,13 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
         # gem5 dies with run.py, and at once on Ctrl-C (lab/child.py).
-        rc, timed_out = child.run(cmd, timeout, stdout=f, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL)
-        if timed_out:
-            raise Gem5Failed(f"gem5 timed out after {timeout:.0f}s", str(log))
+        rc, stopped = child.run(cmd, timeout, memory_limit=gem5.memory_limit << 20, stdout=f,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if stopped:
+            why = (f"gem5 timed out after {timeout:.0f}s" if stopped == "timeout" else
+                   f"gem5 held more than its memory limit of {gem5.memory_limit:,} MiB")
+            f.write(f"uaccess-lab: {why}: stopped\n")  # the log says it too
+            raise Gem5Failed(why, str(log))
     seconds = time.monotonic() - start
     text = log.read_text(errors="replace")
     markers = {}
@@ -109,16 +117,17 @@ def run(gem5, arch: str, spec: dict, outdir: Path, timeout: float, options=(),
 
 
 def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
-    """The boot group's checkpoint: reused, or made once."""
+    """The boot group's checkpoint: reused where its files are those it
+    was written with, else made (again). Under its lock, so a point that
+    needs it waits for the worker booting it, and never reads one that a
+    worker is setting aside as damaged."""
     gem5, arch, warming = boot.gem5, boot.arch, boot.warming
     key = gspec.checkpoint_key(boot)
     final = gspec.checkpoint_dir(key)
-    record = final / "boot.json"
-    if record.is_file():
-        return json.loads(record.read_text())
     with cache.locked(final.parent / f"{key}.lock"):
-        if record.is_file():  # another worker booted it while we waited
-            return json.loads(record.read_text())
+        info = _reusable(final)
+        if info is not None:
+            return info
         with cache.staging_dir(final) as tmp:
             spec = gspec.boot_spec(boot)
             spec["checkpoint_dir"] = str(tmp / "cpt")
@@ -147,7 +156,36 @@ def checkpoint(boot: gspec.BootGroup, timeout: float) -> dict:
                     "guest": {"boot": guest.boot, "cpu_flags": guest.cpu_flags},
                     "boot_log": _boot_lines(booted.console_text)}
             cache.write_json_atomic(tmp / "boot.json", info)
+            sealed.seal(tmp, "cpt")
         return info
+
+
+def _reusable(final: Path):
+    """A finished checkpoint's boot record, where its files are whole; None
+    where there is none, or it was damaged (said, and set aside)."""
+    record = final / "boot.json"
+    if not record.is_file():
+        return None
+    if not sealed.sealed(final):
+        # Made before checkpoints were sealed (2026-11-29): trusted as it
+        # was then, and sealed now, so that damage from here on is seen.
+        sealed.seal(final, "cpt")
+    else:
+        wrong = sealed.broken(final, "cpt")
+        if wrong:
+            sys.stderr.write(f"gem5 checkpoint {final}: {wrong}: booting it again (a damaged "
+                             f"checkpoint is never restored)\n")
+            _set_aside(final)
+            return None
+    return json.loads(record.read_text())
+
+
+def _set_aside(final: Path) -> None:
+    """Remove a finished folder: renamed first, as a killed run's staging
+    folder is named (so if this is killed too, the next run clears it)."""
+    aside = cache.temp_dir(final)
+    os.rename(final, aside)  # onto the empty folder temp_dir made
+    shutil.rmtree(aside)
 
 
 def _check_cpuid(boot: gspec.BootGroup, console_text: str, log: str) -> None:
@@ -159,7 +197,7 @@ def _check_cpuid(boot: gspec.BootGroup, console_text: str, log: str) -> None:
     if boot.cpuid == cpuid_mod.GEM5 or not flags:
         return
     wrong = cpuid_mod.load(boot.cpuid).disagreements(
-        flags.split(), smap=gspec.executes_smap(boot.arch, boot.smap_model),
+        flags.split(), smap=smap_models.executes_smap(boot.arch, boot.smap_model),
         cleared=variants.load(boot.kernel.variant).clears_cpu_flags)
     if wrong:
         raise Gem5Failed(f"the guest's CPU is not the {boot.cpuid} description's: "
@@ -213,16 +251,18 @@ def _boot_lines(text: str) -> list:
     return [l for l in text.splitlines() if any(k in l for k in keep)][:20]
 
 
-def roi(group: gspec.BootGroup, cpu, outdir: Path, timeout: float, trace=False,
+def roi(group: gspec.BootGroup, spec: dict, outdir: Path, timeout: float, trace=False,
         job=None) -> tuple:
-    """Simulate the ROI on an O3 preset: (Gem5Run, console report, boot
+    """Simulate the ROI `spec` (spec.roi_spec of the group and an O3 preset,
+    as the run's plan made it: configs/gem5/backend.py Gem5Plan) from the
+    group's checkpoint: (Gem5Run, console report, boot
     record). With `trace` (True: TRACE_FLAGS; or the flags, such as
     MICRO_TRACE_FLAGS), gem5 also writes its Exec trace (TRACE_FILE) of the
     run, which changes no simulated cycle. With warming "functional", the
     group's image is the job-less handoff image and `job` is handed over."""
     gem5, arch, warming = group.gem5, group.arch, group.warming
     boot = checkpoint(group, timeout)
-    spec = gspec.roi_spec(group, cpu)
+    spec = dict(spec)  # the plan's stays as planned: the job's file and trace go in a copy
     flags = TRACE_FLAGS if trace is True else (trace or "")
     options = (f"--debug-flags={flags}", f"--debug-file={TRACE_FILE}") if flags else ()
     if warming != "none":
@@ -257,7 +297,7 @@ def trace_roi(group: gspec.BootGroup, timeout: float) -> Path:
     final = cache.area("gem5-traces") / boot["key"]
     if (final / TRACE_FILE).is_file():
         return final / TRACE_FILE
-    spec = gspec.roi_spec(group, gspec.load_cpu("atomic", arch))
+    spec = gspec.roi_spec(group, cpu_presets.load_cpu("atomic", arch))
     with cache.staging_dir(final) as tmp:
         run(gem5, arch, spec, tmp, timeout, TRACE_OPTIONS)
         if not (tmp / TRACE_FILE).is_file():

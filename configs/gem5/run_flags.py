@@ -9,11 +9,12 @@ backend, they are refused in one line (lab/cli.py refuse_others).
 """
 
 from configs import point as run_point
+from configs import smap_models
 from configs.gem5 import point as gem5_point_mod
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
 from lab import gem5_knobs as knobs
-from lab import inputs
+from lab import cpu_presets, inputs
 from lab.cli import refuse_others, switches
 
 # The --timeout default, as its help says it.
@@ -33,7 +34,7 @@ def build_flags(sp) -> None:
     command line is: a malformed file is a choice, so that its loader
     says what is wrong with it)."""
     sp.add_argument("--gem5", help=GEM5_HELP)
-    caches = sorted(gem5_spec.preset_files("cache"))
+    caches = sorted(cpu_presets.preset_files("cache"))
     sp.add_argument("--cache", default="classic-l1l2", choices=caches, metavar="CACHE",
                     help="gem5 cache preset (configs/gem5-presets/cache): "
                          + ", ".join(caches))
@@ -42,12 +43,12 @@ def build_flags(sp) -> None:
 def run_flags(sp) -> None:
     """A gem5 point's flags of `./run.py run` (`sp`: its argument group)."""
     build_flags(sp)
-    cpu_presets = sorted(gem5_spec.preset_files("cpu"))
-    sp.add_argument("--cpu-preset", default="default", choices=["default"] + cpu_presets,
+    cpus = sorted(cpu_presets.preset_files("cpu"))
+    sp.add_argument("--cpu-preset", default="default", choices=["default"] + cpus,
                     metavar="PRESET", help="gem5 CPU preset (configs/gem5-presets/cpu; default: "
-                    "<arch>-o3-default): " + ", ".join(cpu_presets))
+                    "<arch>-o3-default): " + ", ".join(cpus))
     knob_flags(sp)  # one per choice knob of lab/gem5_knobs.py
-    sp.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
+    sp.add_argument("--smap-model", default="none", choices=smap_models.SMAP_MODELS,
                     help="x86 gem5: none | lfence | serialize at stac/clac sites, or smap "
                          "(SMAP executed by gem5; needs configs/gem5-patches). gem5 only: "
                          "a QEMU run of a model's kernel is its gem5 point's twin "
@@ -59,6 +60,9 @@ def run_flags(sp) -> None:
                                       "(needs patch 0007 of configs/gem5-patches)"),
              ("--uop-profile", "x86 gem5: count the ROI's instructions and micro-ops form by "
                                "form (configs/gem5/uop_profile.py)"))
+    sp.add_argument("--gem5-memory", type=int, default=gem5_spec.DEFAULT_MEMORY_LIMIT,
+                    metavar="MIB", help=f"gem5: MiB of resident memory each gem5 process may "
+                    f"hold before it is stopped (default {gem5_spec.DEFAULT_MEMORY_LIMIT})")
     sp.add_argument("--sampling", default="none", choices=gem5_sampling.SAMPLING,
                     help="gem5: none (the whole ROI in detail) or simpoint (SimPoint's "
                          "simulation points, weighted; needs --warming functional)")
@@ -96,7 +100,7 @@ def knob_values(args) -> tuple:
 def crosscheck_flags(sp) -> None:
     """`./run.py crosscheck`'s gem5 flags: the build and the model."""
     build_flags(sp)
-    sp.add_argument("--smap-model", default="none", choices=gem5_spec.SMAP_MODELS,
+    sp.add_argument("--smap-model", default="none", choices=smap_models.SMAP_MODELS,
                     help="x86: none, lfence or smap (serialize has no QEMU twin)")
 
 
@@ -119,4 +123,6 @@ def point_from_flags(args, job):
         commit_profile=bool(getattr(args, "commit_profile", False)),
         uop_profile=bool(getattr(args, "uop_profile", False)),
         warming=getattr(args, "warming", "none"), simpoint=simpoint,
-        spelling=run_point.FLAGS)
+        spelling=run_point.FLAGS,
+        memory_limit=inputs.number(getattr(args, "gem5_memory", gem5_spec.DEFAULT_MEMORY_LIMIT),
+                                   "--gem5-memory (MiB)", integer=True, positive=True))

@@ -41,7 +41,7 @@ from configs import console, simpoint_method
 from configs.gem5 import process as gem5_process
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
-from lab import cache, gem5_statistics, inputs
+from lab import cache, cpu_presets, gem5_statistics, inputs
 from lab.errors import UserError
 
 SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
@@ -120,31 +120,55 @@ def root_key(boot_key: str, job, gem5, arch: str) -> str:
                               "script": FLOW_VERSION})
 
 
+@dataclass(frozen=True)
+class SampledPlan:
+    """A sampled ROI planned once, before any gem5 process runs: its boot
+    group on the boot-once timeline, the steps' cache folder, and the two
+    specs its gem5 processes are told, the atomic steps' and the detailed
+    intervals'. Executing (sampled_roi) reads these; it computes none."""
+    group: gspec.BootGroup
+    cpu: object               # the point's CPU preset (the intervals run on it)
+    job: object
+    settings: Settings
+    timeout: float
+    root: Path                # cache/gem5-simpoint/<root key>
+    atomic_spec: dict
+    detailed_spec: dict
+
+    @property
+    def job_file(self) -> Path:
+        return self.root / gem5_process.JOB_FILE
+
+
+def plan(group: gspec.BootGroup, cpu, job, settings: Settings, timeout: float) -> SampledPlan:
+    """One point's sampled ROI, planned: what every step will be told."""
+    # SimPoint's checkpoints lie on the boot-once timeline (point.py's rules).
+    group = dataclasses.replace(group, warming="functional")
+    # The boot checkpoint's key is what gem5_process.checkpoint finds or
+    # makes it under; the root hangs from it.
+    root = cache.cache_root() / "gem5-simpoint" / root_key(
+        gspec.checkpoint_key(group), job, group.gem5, group.arch)
+
+    def spec(cpu_preset):
+        s = gspec.roi_spec(group, cpu_preset)
+        s["job_file"] = str(root / gem5_process.JOB_FILE)
+        return s
+    # The atomic steps' board carries the arch's default O3 preset as its
+    # switched-out core, so they serve every preset; only "measure" runs
+    # on the point's own.
+    return SampledPlan(group, cpu, job, settings, timeout, root,
+                       spec(cpu_presets.load_cpu(f"{group.arch}-o3-default", group.arch)),
+                       spec(cpu))
+
+
 class _Steps:
-    """One sampled ROI's steps, sharing its specs and cache folder."""
+    """One sampled ROI's steps, on its plan's specs and cache folder."""
 
-    def __init__(self, group: gspec.BootGroup, cpu, job, settings: Settings, timeout: float):
-        # SimPoint's checkpoints lie on the boot-once timeline (point.py's rules).
-        group = dataclasses.replace(group, warming="functional")
-        gem5, arch = group.gem5, group.arch
-        self.gem5, self.arch, self.timeout, self.settings = gem5, arch, timeout, settings
-        self.boot = gem5_process.checkpoint(group, timeout)
-        self.root = cache.cache_root() / "gem5-simpoint" / root_key(
-            self.boot["key"], job, gem5, arch)
-        self.job_file = self.root / gem5_process.JOB_FILE
-        if not self.job_file.is_file():
-            cache.write_atomic(self.job_file, job.job_conf())
-
-        def spec(cpu_preset):
-            s = gspec.roi_spec(group, cpu_preset)
-            s["job_file"] = str(self.job_file)
-            return s
-        # The atomic steps' board carries the arch's default O3 preset as its
-        # switched-out core, so they serve every preset; only "measure"
-        # runs on the point's own.
-        self.atomic_spec = spec(gspec.load_cpu(f"{arch}-o3-default", arch))
-        self.detailed_spec = spec(cpu)
-        self.cpu = cpu
+    def __init__(self, planned: SampledPlan, boot: dict):
+        self.gem5, self.arch, self.timeout = planned.group.gem5, planned.group.arch, planned.timeout
+        self.settings, self.cpu, self.boot, self.root = (planned.settings, planned.cpu, boot,
+                                                         planned.root)
+        self.atomic_spec, self.detailed_spec = planned.atomic_spec, planned.detailed_spec
 
     # One step: a gem5 process in a staging dir renamed to `final` whole.
     def _step(self, final: Path, name: str, spec: dict, check) -> dict:
@@ -317,10 +341,12 @@ class _Steps:
         return dict(info, summary=gem5_stats.roi_summary(final / "gem5"))
 
 
-def sampled_roi(group: gspec.BootGroup, cpu, job, settings: Settings, timeout: float,
-                workers: int = 0, say=lambda what: None) -> dict:
-    """The SimPoint estimate of one point's ROI, and how it was made."""
-    steps = _Steps(group, cpu, job, settings, timeout)
+def sampled_roi(planned: SampledPlan, workers: int = 0, say=lambda what: None) -> dict:
+    """The SimPoint estimate of one planned point's ROI, and how it was made."""
+    boot = gem5_process.checkpoint(planned.group, planned.timeout)
+    if not planned.job_file.is_file():
+        cache.write_atomic(planned.job_file, planned.job.job_conf())
+    steps, settings = _Steps(planned, boot), planned.settings
     start = time.monotonic()
     say("set-up to the ROI")
     roi_start = steps.roi_start()

@@ -21,22 +21,16 @@ recorded in the result, so presets and parameters are in every record.
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lab import arches, cache, inputs
+# What a spec is made of is each its own module's, and its callers name
+# it there: the cache presets (configs/gem5/cache_presets.py), the CPU
+# presets and the board's clock (lab/cpu_presets.py, below the run stage
+# and analysis, which both read them) and the smap models
+# (configs/gem5/smap_models.py).
+from configs import smap_models
+from configs.gem5 import cache_presets
+from lab import arches, cache, cpu_presets, inputs
 from lab import cpuid as cpuid_mod
 from lab.errors import UserError
-
-# The split modules' names, for the callers that build a point's spec
-# from them (configs/point.py, sweep.py, the commands, the tests).
-from configs.gem5.cache_presets import (THREE_LEVEL_VERSION, CachePreset,  # noqa: F401
-                                        cache_preset_names, load_cache, own_latencies)
-# The CPU presets are lab/cpu_presets.py's (below the run stage and
-# analysis, which both read them), the board's clock with them.
-from lab.cpu_presets import (CLOCK, MACRO_FUSIBLE, MAX_LATENCY,  # noqa: F401
-                             O3_RENAME_WIDTH_DEFAULT, REP_STARTUP_OP_CLASS, SMAP_OP_CLASS,
-                             CpuPreset, cpu_preset_names, load_cpu, preset_files, with_params)
-from configs.gem5.smap_models import (MODEL_PARAM, SMAP_MODELS, executes_smap,  # noqa: F401
-                                      layers_for, model_args, model_for, needs_series,
-                                      twin_profile)
 
 # What fs_roi.py (the gem5 side: it builds the board from the spec and
 # runs the boot or the ROI) does with a spec, in every key of a gem5 boot
@@ -54,6 +48,12 @@ SCRIPT = Path(__file__).resolve().parent / "fs_roi.py"  # what gem5 runs
 
 MEMORY = "1GiB"
 DEFAULT_TIMEOUT = 6 * 3600  # seconds per gem5 process: boots take minutes, ROIs more
+# MiB of resident memory a gem5 process may hold before it is stopped
+# (lab/child.py). The study's full-system gem5 holds under 0.5 GiB (a
+# boot and an O3 ROI, 1 GiB of guest memory, measured 2026-11-29), so a
+# process past 8 GiB is a runaway, stopped before it takes a machine's
+# memory from its neighbours (a sweep runs one per core).
+DEFAULT_MEMORY_LIMIT = 8192
 WARMING = ("none", "functional")
 HANDOFF_ARG = "uaccess.job=readfile"  # init: stop at a checkpoint, then m5 readfile
 
@@ -66,11 +66,11 @@ def kernel_args(arch: str, smap_model: str) -> list:
             f"root={b.gem5_disk}", "rw", "init=/init", "uaccess.backend=gem5",
             *b.gem5_boot_args]  # the board's own (lab/arches.py says why, per arch)
     if b.gem5_series:
-        inputs.name_in(smap_model, SMAP_MODELS, "smap_model")
+        inputs.name_in(smap_model, smap_models.SMAP_MODELS, "smap_model")
     elif smap_model not in ("", "none"):
         raise UserError(f"smap_model is x86-only (arm64 has PAN, which gem5 models); "
                         f"got '{smap_model}' for {arch}")
-    return args + list(model_args(arch, smap_model))
+    return args + list(smap_models.model_args(arch, smap_model))
 
 
 def check_warming(warming: str) -> str:
@@ -97,7 +97,7 @@ class BootGroup:
     kernel: object       # kernels/build.py's built kernel
     image: object        # buildroot/assemble.py's image
     smap_model: str
-    cache: "CachePreset"
+    cache: "cache_presets.CachePreset"
     gem5: object         # configs/gem5/locate.py Gem5
     warming: str = "none"
     cpuid: str = cpuid_mod.GEM5
@@ -114,9 +114,10 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
         "kernel": str(boot.kernel.vmlinux), "disk": str(boot.image.ext2),
         "disk_device": arches.get(arch).gem5_disk,
         "kernel_args": boot_args(arch, boot.smap_model, warming),
-        "memory": MEMORY, "clock": CLOCK,
-        "cache": dict(boot.cache.sizes, **({"own_latencies": own_latencies(boot.cache.sizes)}
-                                           if "l3_size" in boot.cache.sizes else {})),
+        "memory": MEMORY, "clock": cpu_presets.CLOCK,
+        "cache": dict(boot.cache.sizes,
+                      **({"own_latencies": cache_presets.own_latencies(boot.cache.sizes)}
+                         if "l3_size" in boot.cache.sizes else {})),
         "cpu": {"type": cpu.type, "fu_latency": dict(cpu.fu_latency),
                 "set": simobject_settings(arch, boot.smap_model, cpu, boot.cpuid)},
         "checkpoint_dir": str(ckpt),
@@ -140,7 +141,7 @@ def simobject_settings(arch: str, smap_model: str, cpu, cpuid: str = cpuid_mod.G
     out = cpu.settings()
     if cpuid != cpuid_mod.GEM5:
         out["isa"] = dict(out.get("isa", {}), **cpuid_mod.load(cpuid).x86isa())
-    if executes_smap(arch, smap_model):
+    if smap_models.executes_smap(arch, smap_model):
         out["isa"] = dict(out.get("isa", {}), smap=True)
     return out
 
@@ -161,17 +162,18 @@ def checkpoint_key(boot: BootGroup) -> str:
     inputs = {
         "arch": arch, "kernel": boot.kernel.key, "image": boot.image.key,
         "kernel_args": boot_args(arch, boot.smap_model, warming), "memory": MEMORY,
-        "clock": CLOCK, "cache": cache_preset.as_record(), "gem5": boot.gem5.identity(arch),
+        "clock": cpu_presets.CLOCK, "cache": cache_preset.as_record(),
+        "gem5": boot.gem5.identity(arch),
         "script": FS_ROI_VERSION}
-    if executes_smap(arch, boot.smap_model):  # only then, so older keys stay valid
+    if smap_models.executes_smap(arch, boot.smap_model):  # only then, so older keys stay valid
         inputs["smap"] = True
     if boot.cpuid != cpuid_mod.GEM5:  # likewise: a part's CPUID, by the values gem5 gets
         inputs["cpuid"] = cpuid_mod.load(boot.cpuid).as_record()
     if warming != "none":
         inputs["warming"] = warming
     if "l3_size" in cache_preset.sizes:  # only then: two-level keys stay as they were
-        inputs["hierarchy"] = THREE_LEVEL_VERSION
-        inputs["own_latencies"] = own_latencies(cache_preset.sizes)
+        inputs["hierarchy"] = cache_presets.THREE_LEVEL_VERSION
+        inputs["own_latencies"] = cache_presets.own_latencies(cache_preset.sizes)
     return cache.content_key(inputs)
 
 
@@ -183,7 +185,8 @@ def boot_spec(boot: BootGroup) -> dict:
     # The cold scheme boots on the atomic CPU alone; the boot-once scheme on
     # the switchable processor the ROI restores into, whose detailed core
     # (switched out, so not in the checkpoint) is the arch's default preset.
-    cpu = load_cpu("atomic" if boot.warming == "none" else arches.get(boot.arch).default_cpu_preset, boot.arch)
+    cpu = cpu_presets.load_cpu("atomic" if boot.warming == "none"
+                   else arches.get(boot.arch).default_cpu_preset, boot.arch)
     # The boot writes its checkpoint into a staging dir; the backend renames.
     return _board(boot, "boot", cpu, checkpoint_dir(checkpoint_key(boot)))
 

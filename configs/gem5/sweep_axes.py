@@ -11,16 +11,19 @@ import itertools
 import math
 from dataclasses import dataclass
 
+from configs import smap_models
+from configs.gem5 import cache_presets
 from configs.gem5 import point as gem5_point_mod
 from configs.gem5 import sampling as gem5_sampling
 from configs.gem5 import spec as gem5_spec
-from lab import arches, inputs
+from lab import arches, cpu_presets, inputs
 from lab import gem5_knobs as knobs
 from lab.errors import UserError
 
 # Its [fixed] settings and their defaults, as a sweep file names them.
 FIXED = {"cpu_preset": "default", "cache": "classic-l1l2", "smap_model": "none",
          "cross_check": True, "gem5_timeout": gem5_spec.DEFAULT_TIMEOUT,
+         "gem5_memory": gem5_spec.DEFAULT_MEMORY_LIMIT,
          "commit_profile": False, "uop_profile": False,
          "warming": "functional", "sampling": "none",
          **{f"simpoint_{k}": v for k, v in gem5_sampling.Settings().as_record().items()}}
@@ -59,6 +62,8 @@ def _axis(path, where, value, valid=None) -> list:
 
 def check_fixed(path, fixed: dict) -> None:
     inputs.timeout(fixed["gem5_timeout"], f"{path}: fixed.gem5_timeout (seconds)")
+    inputs.number(fixed["gem5_memory"], f"{path}: fixed.gem5_memory (MiB)", integer=True,
+                  positive=True)
     for key in ("cross_check", "commit_profile", "uop_profile"):
         inputs.flag(fixed[key], f"{path}: fixed.{key}")
     _simpoint(fixed).check(f"{path}: fixed.")
@@ -70,9 +75,9 @@ def read_axes(path, where, axes: dict, fixed: dict) -> Axes:
     # Each gem5 point reads its presets whole and checks its settings'
     # combinations when it is made (configs/gem5/point.py), before any work.
     caches = _axis(path, f"{where}.cache", axes.get("cache", fixed["cache"]),
-                   gem5_spec.cache_preset_names())
+                   cache_presets.cache_preset_names())
     models = _axis(path, f"{where}.smap_model", axes.get("smap_model", fixed["smap_model"]),
-                   gem5_spec.SMAP_MODELS)
+                   smap_models.SMAP_MODELS)
     warmings = _axis(path, f"{where}.warming", axes.get("warming", fixed["warming"]),
                      gem5_spec.WARMING)
     samplings = _axis(path, f"{where}.sampling", axes.get("sampling", fixed["sampling"]),
@@ -118,19 +123,19 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
     arch = common["arch"]
     arch_models = models if arches.get(arch).gem5_series else [""]
     out = []
-    every = ["default"] + gem5_spec.cpu_preset_names()
+    every = ["default"] + cpu_presets.cpu_preset_names()
     for i, preset in enumerate(presets):
-        if preset not in every and preset in gem5_spec.preset_files("cpu"):
+        if preset not in every and preset in cpu_presets.preset_files("cpu"):
             # In the folder but left out of the list: say what is wrong with it.
             with inputs.located(f"{path}: axes.cpu_preset[{i}]"):
-                gem5_spec.load_cpu(preset, arch)
+                cpu_presets.load_cpu(preset, arch)
     inputs.each_in(presets, every, f"{path}: axes.cpu_preset")
     # A preset names its arch; each arch takes its own from the list.
     mine = [arches.get(arch).default_cpu_preset if p == "default" else p for p in presets
-            if p == "default" or p in gem5_spec.cpu_preset_names(arch)]
+            if p == "default" or p in cpu_presets.cpu_preset_names(arch)]
     if not mine:
         raise _err(path, "axes.cpu_preset", f"no preset for {arch} (valid: default, "
-                   f"{', '.join(gem5_spec.cpu_preset_names(arch))})")
+                   f"{', '.join(cpu_presets.cpu_preset_names(arch))})")
     combos = [tuple(zip([n for n, _ in cpu_axes], vals))
               for vals in itertools.product(*[v for _, v in cpu_axes])] if cpu_axes else [()]
     if not arches.get(arch).gem5_series:  # the series' knobs are x86's: other
@@ -138,7 +143,7 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
             tuple(kv for kv in o if not (kv[0] in knobs.BY_NAME and knobs.BY_NAME[kv[0]].series))
             for o in combos))
     # cpu.<param> axes are O3 parameters: other models run once.
-    o3 = {n: gem5_spec.load_cpu(n, arch).type == "o3" for n in mine}
+    o3 = {n: cpu_presets.load_cpu(n, arch).type == "o3" for n in mine}
     for cache_name, model in itertools.product(caches, arch_models):
         start = len(out)
         for name, over, warming, sampled in [
@@ -148,7 +153,8 @@ def points(path, where, common: dict, axes: Axes, fixed: dict, skipped: list) ->
             try:  # the preset and its axes together (a delay against its buffers)
                 out.append(gem5_point_mod.gem5_point(
                     preset=name, cache=cache_name, smap_model=model,
-                    timeout=fixed["gem5_timeout"], cpu_params=over,
+                    timeout=fixed["gem5_timeout"], memory_limit=fixed["gem5_memory"],
+                    cpu_params=over,
                     commit_profile=bool(fixed["commit_profile"]), warming=warming,
                     uop_profile=bool(fixed["uop_profile"]),
                     simpoint=_simpoint(fixed) if sampled == "simpoint" else None, **common))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from configs import console, runs
 from configs.qemu import inventory, plugin_build, process, sweep_axes
+from configs.qemu import point as point_mod
 from configs.qemu import run_flags as flags_mod
 from kernels import variants
 from lab import cache
@@ -51,6 +52,8 @@ class QemuBackend:
     host_tools = staticmethod(inventory.host_tools)
     doctor_checks = staticmethod(inventory.doctor_checks)
     needed_by_make_run = True  # doctor: the QEMU study is what `make run` runs
+    # The point another backend's point asks for as its twin (configs/point.py Twin).
+    twin_point = staticmethod(point_mod.twin_point)
 
     def require(self, point) -> None:
         """What the point needs of the simulator, before any work: nothing

@@ -5,8 +5,8 @@ configs/point.py's Point holds them as its `run`.
 
 from dataclasses import dataclass
 
-from configs.gem5 import spec as gem5_spec
-from configs.point import Point, with_job_layers
+from configs import smap_models
+from configs.point import Point, Twin, with_job_layers
 from configs.qemu import process as qemu_process
 from configs.qemu import profile as qemu_profile
 from lab import arches, inputs
@@ -31,7 +31,7 @@ class QemuSettings:
     def extra_args(arch: str, smap_model: str) -> tuple:
         """The kernel command line the smap model adds: a gem5 point's twin
         boots with its model's (configs/gem5/spec.py's smap-model layer)."""
-        return gem5_spec.model_args(arch, smap_model)
+        return smap_models.model_args(arch, smap_model)
 
     def label(self, smap_model: str) -> str:
         if not self.twin_of:
@@ -54,3 +54,14 @@ def qemu_point(arch: str, variant: str, job, profile: str = "",
                  QemuSettings(prof, bool(plugin), int(bbv_interval), twin_of),
                  smap_model or prof.twin_of_smap_model, with_job_layers(layers, job),
                  tuple(params))
+
+
+def twin_point(twin: Twin) -> Point:
+    """The QEMU point `twin` asks for (configs/point.py Twin: a gem5
+    point's twin): the kernel, job, model and parameters of the point it
+    is the twin of, on its profile, counted by the plugin."""
+    p = twin.of
+    timeout = qemu_process.DEFAULT_TIMEOUT if twin.timeout is None else twin.timeout
+    return qemu_point(p.arch, p.variant, p.job, twin.profile, timeout, plugin=True,
+                      bbv_interval=twin.bbv_interval, smap_model=p.smap_model, layers=p.layers,
+                      twin_of=twin.label, params=p.params)

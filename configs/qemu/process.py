@@ -68,9 +68,9 @@ def boot(cmd: list, timeout: float, qemu_log: Path) -> Boot:
     start = time.monotonic()
     with open(qemu_log, "w") as f:
         # QEMU dies with run.py, and at once on Ctrl-C (lab/child.py).
-        returncode, timed_out = child.run(cmd, timeout, stdin=subprocess.DEVNULL, stdout=f,
-                                          stderr=subprocess.STDOUT)
-    return Boot(cmd, round(time.monotonic() - start, 3), returncode, timed_out,
+        returncode, stopped = child.run(cmd, timeout, stdin=subprocess.DEVNULL, stdout=f,
+                                        stderr=subprocess.STDOUT)
+    return Boot(cmd, round(time.monotonic() - start, 3), returncode, stopped == "timeout",
                 tools.last_lines(qemu_log.read_text(errors="replace")))
 
 

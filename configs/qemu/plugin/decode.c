@@ -142,3 +142,35 @@ bool is_entry_return(const uint8_t *b, size_t len)
 	       b[3] == 0xd6;
 }
 
+
+/*
+ * In the task switch (a symbol with .switcher set), the instruction that
+ * saves the outgoing task's context into its task_struct (SWITCH_PREV) or
+ * loads the incoming one's (SWITCH_NEXT), else -1. Each makes one access,
+ * at the same offset into either task's struct, so its address names the
+ * task (interrupts.c, switch_mem):
+ *   x86_64 __switch_to_asm  mov %rsp, off(%rdi)  48 89 a7 <disp32>
+ *                           mov off(%rsi), %rsp  48 8b a6 <disp32>
+ *   arm64 cpu_switch_to     str x30, [x8]        f900011e  (x8: prev's
+ *                           ldr x30, [x8]        f940011e   or next's
+ *                                                 cpu_context.pc)
+ */
+int switch_access(const uint8_t *b, size_t len)
+{
+	uint32_t w;
+
+	if (arch == ARCH_X86_64) {
+		if (len != 7 || b[0] != 0x48)
+			return -1;
+		if (b[1] == 0x89 && b[2] == 0xa7)
+			return SWITCH_PREV;
+		if (b[1] == 0x8b && b[2] == 0xa6)
+			return SWITCH_NEXT;
+		return -1;
+	}
+	if (len != 4)
+		return -1;
+	w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	    (uint32_t)b[3] << 24;
+	return w == 0xf900011eu ? SWITCH_PREV : w == 0xf940011eu ? SWITCH_NEXT : -1;
+}

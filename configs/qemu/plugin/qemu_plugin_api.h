@@ -76,6 +76,11 @@ typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
 					    void *userdata);
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 					       struct qemu_plugin_tb *tb);
+/* A memory access: its (opaque) size and sign, and its virtual address. */
+typedef uint32_t qemu_plugin_meminfo_t;
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index,
+					  qemu_plugin_meminfo_t info,
+					  uint64_t vaddr, void *userdata);
 
 /* Entry point the plugin exports; non-zero return makes QEMU refuse it. */
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -99,6 +104,11 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
 						enum qemu_plugin_op op,
 						void *ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
+				      qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags,
+				      enum qemu_plugin_mem_rw rw,
+				      void *userdata);
 void qemu_plugin_register_vcpu_mem_inline(struct qemu_plugin_insn *insn,
 					  enum qemu_plugin_mem_rw rw,
 					  enum qemu_plugin_op op, void *ptr,

@@ -63,6 +63,7 @@ void collect(struct results *r)
 		r->facts[f] = dyn.facts[f] - dyn_begin.facts[f];
 	r->irq_taken = irq_taken;
 	r->irq_insns = irq_sum.insns;
+	r->irq_switches = switches;
 	memcpy(r->irq_facts, irq_sum.facts, sizeof(r->irq_facts));
 }
 
@@ -204,8 +205,9 @@ void write_json(const struct results *r, bool begun, bool ended)
 
 	fputs(",\n ", f);
 	write_facts(f, r->facts, r->rep_exec, r->rep_iter);
-	fprintf(f, ",\n \"interrupts\":{\"taken\":%" PRIu64 ",\"insns\":%"
-		PRIu64 ",", r->irq_taken, r->irq_insns);
+	fprintf(f, ",\n \"interrupts\":{\"taken\":%" PRIu64 ",\"switches\":%"
+		PRIu64 ",\"insns\":%" PRIu64 ",", r->irq_taken, r->irq_switches,
+		r->irq_insns);
 	write_facts(f, r->irq_facts, r->irq_rep_exec, r->irq_rep_iter);
 	fputc('}', f);
 	if (bbv_path) {

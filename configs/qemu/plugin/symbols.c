@@ -119,6 +119,9 @@ int load_map(const char *path)
 			.addr = addr, .name = (uint32_t)names_len,
 			.order = lineno, .rank = rank,
 			.entry = (uint8_t)entry_kind_of(sym_names + names_len),
+			.switcher = !strcmp(sym_names + names_len,
+					    arch == ARCH_X86_64 ? "__switch_to_asm"
+								: "cpu_switch_to"),
 		};
 		names_len += len + 1;
 		continue;

@@ -90,9 +90,25 @@
  * interrupt does not end it, and the calls' own exceptions stay theirs.
  * Everything the CPU runs in between is the interrupt's, including a task
  * the exit path switches to. The depth restarts at zero at ROI begin (a
- * user instruction: no entry of this task is open); another task's return
- * from an entry opened before the ROI is ignored at depth zero, but inside
- * an interrupt it ends the interrupt early (counted as the calls' own).
+ * user instruction: no entry of this task is open); a return from an entry
+ * opened before the ROI is ignored at depth zero.
+ *
+ * Task switches. A reschedule an interrupt asks for may come after its
+ * window has closed: a tick inside a system call sets need_resched, its
+ * IRETQ returns into the call, and the call's return to user switches to
+ * another task (seen on x86: a kernel thread's 15,600 instructions and two
+ * clock reads, LFENCE; RDTSC, in the calls' counts). So the plugin follows
+ * the ROI's task: a memory callback on the task switch's store into the
+ * outgoing task's struct and load from the incoming one's (x86
+ * __switch_to_asm, arm64 cpu_switch_to; decode.c, switch_access) names
+ * both by address. The first task switched away from in the ROI is the
+ * ROI's (the ROI begins in it). From a switch to another task to the switch
+ * back, the other tasks' entries and returns leave the depth alone (one's
+ * IRETQ would otherwise end the ROI task's interrupt early), and what runs
+ * is added to the interrupts' part, unless an interrupt's window, open at
+ * the switch away, counts it already; "switches" says how many times. The
+ * ROI task's own path into and out of schedule() stays the calls': kernel
+ * instructions, a few hundred a round trip, no user-access fact.
  *
  * Arguments: out=<json> (required), map=<System.map>, bbv=<file>,
  * interval=<instructions> (with bbv only; default 10000000). Anything else
@@ -249,6 +265,16 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				qemu_plugin_register_vcpu_insn_exec_cb(
 					insn, entry_return_exec,
 					QEMU_PLUGIN_CB_NO_REGS, NULL);
+			if (n_syms && cur_sym < n_syms && syms[cur_sym].switcher) {
+				int side = switch_access(b, len);
+
+				if (side >= 0)
+					qemu_plugin_register_vcpu_mem_cb(
+						insn, switch_mem,
+						QEMU_PLUGIN_CB_NO_REGS,
+						QEMU_PLUGIN_MEM_RW,
+						(void *)(uintptr_t)side);
+			}
 		}
 		if (arch == ARCH_X86_64)
 			x86_classify(b, len, &marker, &fact, &rep);

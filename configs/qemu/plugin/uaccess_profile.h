@@ -7,7 +7,8 @@
  *   uaccess_profile.c  arguments, translation, the ROI markers, exit
  *   symbols.c          System.map: load, look up, kernel entry points
  *   decode.c           instruction bytes -> marker, fact or REP kind
- *   interrupts.c       the part of the counts that interrupts ran
+ *   interrupts.c       the part of the counts that interrupts ran, and
+ *                      the tasks the ROI's task was switched away to
  *   bbv.c              SimPoint basic-block vectors (bbv=)
  *   report.c           counters -> results -> the JSON file (out=)
  *   util.c             messages and allocation
@@ -95,6 +96,10 @@ struct dyn_counters {
 /* Kernel entry points (see "Interrupts" above). */
 enum entry_kind { ENTRY_NONE, ENTRY_EXCEPTION, ENTRY_INTERRUPT };
 
+/* The task switch's accesses to the two tasks' structs (decode.c,
+ * switch_access): the outgoing task's, the incoming task's. */
+enum switch_side { SWITCH_PREV, SWITCH_NEXT };
+
 /* An entry instruction, and how many of its TB's instructions (counted at
  * TB entry, before its callback runs) lie at or after it. */
 struct entry_site {
@@ -108,6 +113,7 @@ struct symbol {
 	uint32_t order;		/* line number, for a stable sort */
 	uint8_t rank;		/* 0..3 text (T, W, t, w), 4 anything else */
 	uint8_t entry;		/* enum entry_kind */
+	bool switcher;		/* the task switch (__switch_to_asm, cpu_switch_to) */
 };
 
 struct results {
@@ -116,8 +122,9 @@ struct results {
 	uint64_t rep_exec[N_REP], rep_iter[N_REP];
 	uint64_t *sym;		/* n_syms + 1 entries, last is "[unknown]" */
 	uint64_t *sym_pairs;	/* N_PAIRS per entry of sym (aarch64) */
-	/* The part of the above that interrupts ran (all kernel mode). */
-	uint64_t irq_taken, irq_insns;
+	/* The part of the above that interrupts ran (all kernel mode), and
+	 * the tasks the ROI's task was switched away to (irq_switches times). */
+	uint64_t irq_taken, irq_insns, irq_switches;
 	uint64_t irq_facts[N_FACTS];
 	uint64_t irq_rep_exec[N_REP], irq_rep_iter[N_REP];
 };
@@ -147,13 +154,16 @@ void x86_classify(const uint8_t *b, size_t len, int *marker, int *fact, int *rep
 void a64_classify(const uint8_t *b, size_t len, int *marker, int *fact);
 int a64_pair(const uint8_t *b, size_t len);
 bool is_entry_return(const uint8_t *b, size_t len);
+int switch_access(const uint8_t *b, size_t len);
 
 /* interrupts.c: interrupts taken in the ROI and what they ran. */
 extern struct dyn_counters irq_sum;
-extern uint64_t irq_taken;
+extern uint64_t irq_taken, switches;
 void interrupts_roi_begin(void);
 void entry_exec(unsigned int vcpu, void *udata);
 void entry_return_exec(unsigned int vcpu, void *udata);
+void switch_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		void *udata);
 
 /* bbv.c */
 extern FILE *bbv_fp;

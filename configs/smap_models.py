@@ -7,7 +7,8 @@ advertises it, Linux patches stac/clac in, the TLB faults on a forbidden
 access, and STAC/CLAC cost what the CPU preset's fu_latency gives their
 op class (and run as its stac_clac knob says). A model is the kernel's
 (a layer and a boot parameter) as much as gem5's: a gem5 point's QEMU
-twin boots the same kernel with the same command line.
+twin boots the same kernel with the same command line. So it lives here,
+below both backends, which import nothing of each other.
 """
 
 from lab import arches, cpu_presets
