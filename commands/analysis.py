@@ -173,15 +173,18 @@ def cmd_compare(args) -> int:
 
 def _refuse_dirty(name: str, rows: list) -> None:
     """Published records come from clean commits only: a row made from a
-    tree with uncommitted changes (its provenance "<commit>-dirty"; the run
-    cache may hand one to a later, clean sweep) names no source to rerun."""
+    tree with uncommitted changes (its provenance "<commit>-dirty") names no
+    source to rerun. A sweep from a clean commit runs such a run again
+    (configs/runs.finished), so the fix is that sweep."""
     dirty = []
     for r in rows:
-        made = str(results.from_row(r).provenance.lab_version or "")
-        if made.endswith("-dirty"):
-            dirty.append(f"{r['arch']}/{r['variant']}/{r['workload']} ({made}, run {r['key']})")
+        prov = results.from_row(r).provenance
+        if prov.dirty:
+            dirty.append(f"{r['arch']}/{r['variant']}/{r['workload']} "
+                         f"({prov.lab_version}, run {r['key']})")
     if dirty:
         raise UserError(f"sweep '{name}': {len(dirty)} row(s) ran from a tree with uncommitted "
                         f"changes, never published: {'; '.join(dirty[:3])}"
-                        f"{' ...' if len(dirty) > 3 else ''}: move each run's folder out of the "
-                        f"run cache and run the sweep again from a clean commit")
+                        f"{' ...' if len(dirty) > 3 else ''}: commit, and run the sweep again "
+                        f"from the clean commit (a clean checkout runs again what an "
+                        f"uncommitted one made)")
