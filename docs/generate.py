@@ -20,7 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import (boot_once, claims, figures, findings, kernel_entry,  # noqa: E402
+from analysis import (boot_once, call_profile, claims, figures, findings,  # noqa: E402
+                      kernel_entry,
                       make_build, metrics, probe, published, render, results, scorecard,
                       seed_calls,
                       simpoint_vs_full, store, uop_table, warmup, x86_core)
@@ -185,6 +186,8 @@ SECTIONS = {
     ("machines.md", "uop-forms"): lambda by_sweep: _uop_table(by_sweep, uop_table.table),
     ("machines.md", "uop-totals"): lambda by_sweep: _uop_table(by_sweep, uop_table.totals),
     ("machines.md", "x86-core"): lambda by_sweep: _x86_core(by_sweep),
+    # Issue 62: the era machine's statx(fd, NULL) against fstat, by function.
+    ("machines.md", "statx-fstat-profile"): lambda by_sweep: _statx_fstat(by_sweep),
     # Issue 58: what "exact" covers, and the one count it does not.
     ("index.md", "qemu-exact"): lambda by_sweep: page_numbers.qemu_exact(by_sweep),
     # Issue 53: what each seed's thread ran against what the workload runs.
@@ -361,6 +364,12 @@ def _x86_core(by_sweep: dict) -> list:
     header, body = x86_core.table(by_sweep.get("x86-core", []))
     return render.md_table(header, body).splitlines() if body else \
         _not_published("x86_64", ("x86-core",))
+
+
+def _statx_fstat(by_sweep: dict) -> list:
+    header, body = call_profile.table(by_sweep.get(call_profile.SWEEP, []))
+    return render.md_table(header, body).splitlines() if body else \
+        _not_published("x86_64", (call_profile.SWEEP,))
 
 
 def _machines(by_sweep: dict) -> list:
