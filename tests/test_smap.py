@@ -46,15 +46,23 @@ SMAP_OOPS = ("#PF: supervisor write access in kernel mode",
              "#PF: error_code(0x0003) - permissions violation",
              "RIP: 0010:cp_statx")
 
-pytestmark = pytest.mark.skipif(
+# Every test here boots QEMU (the gem5 ones its twin); test_sys_flags shares it.
+NEEDS_QEMU = pytest.mark.skipif(
     not shutil.which("qemu-system-x86_64"),
     reason="qemu-system-x86_64 is missing: run 'make deps'")
+pytestmark = NEEDS_QEMU
+
+
+def variant_job(monkeypatch, job: dict, label: str):
+    """`job` as a script, with the test-only kernel variants (tests/data/
+    variants) findable: what the fixtures of the SMAP-model tests give."""
+    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
+    return script.from_dict(job, label)
 
 
 @pytest.fixture
 def job(monkeypatch):
-    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
-    return script.from_dict(JOB, "<smap test>")
+    return variant_job(monkeypatch, JOB, "<smap test>")
 
 
 def _failed_console(call) -> str:

@@ -24,7 +24,6 @@ would oops. Real boots, forced where a cached record would stand in:
 Skipped, saying why, without gem5 built with the series.
 """
 
-import shutil
 
 import pytest
 
@@ -33,10 +32,9 @@ from configs import smap_models
 from configs.gem5 import cache_presets
 from kernels import build as kbuild
 from lab import cpu_presets
-from workloads import script
 import gem5_runs
 import qemu_runs
-from test_smap import DATA, _gem5_with_series_or_skip
+from test_smap import NEEDS_QEMU, _gem5_with_series_or_skip, variant_job
 
 VARIANT = "test-statx-flags-around-stac"
 CALLS = 50
@@ -49,15 +47,12 @@ BASE = {"kernel_entry": "sdm", "stac_clac": "commit"}
 SDM = dict(BASE, sys_flags="sdm", lfence="sdm")
 SERIALIZE = dict(BASE, sys_flags="serialize", lfence="serialize")
 
-pytestmark = pytest.mark.skipif(
-    not shutil.which("qemu-system-x86_64"),
-    reason="qemu-system-x86_64 is missing: run 'make deps'")
+pytestmark = NEEDS_QEMU
 
 
 @pytest.fixture
 def job(monkeypatch):
-    monkeypatch.setenv("UACCESS_EXTRA_VARIANTS", str(DATA / "variants"))
-    return script.from_dict(JOB, "<flag-ordering test>")
+    return variant_job(monkeypatch, JOB, "<flag-ordering test>")
 
 
 def test_qemu_the_flag_checks_pass_and_compute_stocks_checksum(job):
