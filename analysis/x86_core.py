@@ -38,8 +38,8 @@ STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueu
          ("part 1: fused, 64-entry queue, fetch/decode 6", PART1),
          ("+ STAC/CLAC settled at commit, no drain", {"fetchAheadLines": 0, **ISSUE64}),
          ("+ fetch ahead", ISSUE64),
-         ("+ fast strings (rep movs/stos a line at a time)", ORDER),
-         ("+ PUSHF/POPF/CLI/STI and LFENCE as the SDM orders them", ENTRY),
+         ("+ fast strings: rep movs/stos a line at a time", ORDER),
+         ("+ no drain on PUSHF, POPF, CLI, STI or LFENCE (the SDM's order)", ENTRY),
          ("+ kernel entry's writes hold only their readers (the preset)", {}))
 # What a call waits on serializing and ordering instructions (issue 64):
 # rename's serialize stall, the ROB head held by an RFLAGS reader, and
