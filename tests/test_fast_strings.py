@@ -280,6 +280,7 @@ def _by_pc(reps: list) -> dict:
     return out
 
 
+@pytest.mark.gem5
 def test_a_page_copy_takes_the_models_micro_ops():
     """pread() of 4 KiB, page-aligned on both sides (usercopy-loop): one
     copy_user_* rep a call, rep movsq of 512 or, where the guest has
@@ -309,6 +310,7 @@ def test_a_page_copy_takes_the_models_micro_ops():
     assert all(m.count("ldsplitplain") == m.count("stsplit") == 4 * 64 for _, m in whole)
 
 
+@pytest.mark.gem5
 def test_statx_with_fast_strings_is_the_loops_statx():
     kernel, recs = _both_with_twin({"workload": "statx-loop",
                                     "run": {"iterations": 200, "warmup": 20}})
@@ -342,6 +344,7 @@ def test_statx_with_fast_strings_is_the_loops_statx():
     assert sum(p1[f][1] for f in forms if f in p1) < sum(p0[f][1] for f in forms if f in p0)
 
 
+@pytest.mark.gem5
 def test_smap_still_faults_with_fast_strings(monkeypatch):
     from test_smap import assert_violator_faults_on_gem5
     assert_violator_faults_on_gem5(_gem5_or_skip(), _cpu("chunked"),
@@ -364,6 +367,7 @@ def _oops_registers(console: str) -> dict:
     return regs
 
 
+@pytest.mark.gem5
 def test_a_fault_inside_a_fast_string_leaves_the_loops_registers(monkeypatch):
     """cp_statx copies with a bare rep movsb of 256 bytes and no stac: its
     first store faults (SMAP) on the copy's first byte, with RCX 0x100.

@@ -64,6 +64,7 @@ def test_qemu_the_flag_checks_pass_and_compute_stocks_checksum(job):
     assert flags["result"]["checksum"] == stock["result"]["checksum"]
 
 
+@pytest.mark.gem5
 def test_gem5_flag_writers_next_to_stac_and_clac_keep_every_reader_exact(job):
     g = _gem5_with_series_or_skip("sys_flags sdm")
     kernel = kbuild.build_kernel("x86_64", VARIANT, layers=smap_models.layers_for("x86_64"))
