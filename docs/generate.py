@@ -183,11 +183,15 @@ SECTIONS = {
     # The finding of issue 26 (docs/machines.md): what the machine model moves.
     ("machines.md", "machines"): lambda by_sweep: _machines(by_sweep),
     # Issue 44: the x86 core's micro-ops, form by form, and each step.
-    ("machines.md", "uop-forms"): lambda by_sweep: _uop_table(by_sweep, uop_table.table),
-    ("machines.md", "uop-totals"): lambda by_sweep: _uop_table(by_sweep, uop_table.totals),
-    ("machines.md", "x86-core"): lambda by_sweep: _x86_core(by_sweep),
+    ("machines.md", "uop-forms"): lambda by_sweep: _x86_table(by_sweep, "uop-profile",
+                                                              uop_table.table),
+    ("machines.md", "uop-totals"): lambda by_sweep: _x86_table(by_sweep, "uop-profile",
+                                                               uop_table.totals),
+    ("machines.md", "x86-core"): lambda by_sweep: _x86_table(by_sweep, "x86-core",
+                                                             x86_core.table),
     # Issue 62: the era machine's statx(fd, NULL) against fstat, by function.
-    ("machines.md", "statx-fstat-profile"): lambda by_sweep: _statx_fstat(by_sweep),
+    ("machines.md", "statx-fstat-profile"): lambda by_sweep: _x86_table(
+        by_sweep, call_profile.SWEEP, call_profile.table),
     # Issue 58: what "exact" covers, and the one count it does not.
     ("index.md", "qemu-exact"): lambda by_sweep: page_numbers.qemu_exact(by_sweep),
     # Issue 53: what each seed's thread ran against what the workload runs.
@@ -353,23 +357,12 @@ def _boot_once(by_sweep: dict) -> list:
             + [f"- {line}" for line in boot_once.falls(by_arch)])
 
 
-def _uop_table(by_sweep: dict, make) -> list:
-    rows = by_sweep.get("uop-profile", [])
-    header, body = make(rows)
+def _x86_table(by_sweep: dict, sweep: str, make) -> list:
+    """`make`'s (header, body) of one x86 sweep's published rows as a
+    markdown table, or what the section says until they are exported."""
+    header, body = make(by_sweep.get(sweep, []))
     return render.md_table(header, body).splitlines() if body else \
-        _not_published("x86_64", ("uop-profile",))
-
-
-def _x86_core(by_sweep: dict) -> list:
-    header, body = x86_core.table(by_sweep.get("x86-core", []))
-    return render.md_table(header, body).splitlines() if body else \
-        _not_published("x86_64", ("x86-core",))
-
-
-def _statx_fstat(by_sweep: dict) -> list:
-    header, body = call_profile.table(by_sweep.get(call_profile.SWEEP, []))
-    return render.md_table(header, body).splitlines() if body else \
-        _not_published("x86_64", (call_profile.SWEEP,))
+        _not_published("x86_64", (sweep,))
 
 
 def _machines(by_sweep: dict) -> list:
