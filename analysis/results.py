@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from lab import checkout
 from lab import gem5_knobs as knobs
 from workloads import script
 
@@ -219,7 +220,7 @@ class Provenance:
     def dirty(self) -> bool:
         """Made from a checkout with uncommitted changes (`git describe
         --dirty`): no commit says what code made it, so it is never published."""
-        return (self.lab_version or "").endswith("-dirty")
+        return checkout.is_dirty(self.lab_version)
 
     @property
     def patches(self) -> list:

@@ -23,7 +23,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from lab import cache
+from lab import cache, checkout
 from lab.errors import UserError
 
 RUNNER_VERSION = 1
@@ -66,13 +66,13 @@ def finished(key: str, backend):
 
 
 def _dirty(record: dict) -> bool:
-    return str((record.get("provenance") or {}).get("uaccess_lab", "")).endswith("-dirty")
+    return checkout.is_dirty((record.get("provenance") or {}).get("uaccess_lab"))
 
 
 @functools.lru_cache(maxsize=None)
 def _dirty_checkout() -> bool:
     """This process's checkout had uncommitted changes when first asked."""
-    return _checkout_version().endswith("-dirty")
+    return checkout.is_dirty(_checkout_version())
 
 
 def _kept_aside(key: str) -> Path:
@@ -91,7 +91,8 @@ def in_run_dir(key: str, force: bool, label: str, execute, backend) -> dict:
     done = finished(key, backend)
     if done is not None:
         return done
-    if final.is_dir():  # a run finished() refuses (a lost guest clock): kept aside
+    if final.is_dir():  # a run finished() refuses (a lost guest clock, or made
+        # by an uncommitted checkout and asked for by a clean one): kept aside
         os.rename(final, _kept_aside(key))
     work = cache.temp_dir(final)  # after cleaning what killed runs left
     try:
