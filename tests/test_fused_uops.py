@@ -34,14 +34,17 @@ PRESET, CACHE = "x86_64-skylake", "x86_64-skylake"
 
 # Micro-ops per instruction of each form, exactly, on gem5's decoding and
 # on fused decoding (micro-ops, slots): what the series' rules make of
-# gem5's microcode (src/arch/x86/isa/fused.isa), counted on a statx.
+# gem5's microcode (src/arch/x86/isa/fused.isa), counted on a statx. No
+# RIP-relative LEA (LEA_R_P, 2 and (1, 1)) is on this statx's path since the
+# Skylake preset gives the guest its part's CPUID (make test-gem5 of
+# 2026-11-29 found none in either profile), so the table no longer names it.
 GEM5_UOPS = {"JZ_I": 3, "JNZ_I": 3, "JMP_I": 3, "CALL_NEAR_I": 5, "RET_NEAR": 3,
              "PUSH_R": 2, "POP_R": 3, "CMP_R_I": 2, "TEST_R_R": 1, "MOV_R_M": 1,
-             "MOV_M_R": 1, "MOV_R_P": 2, "LEA_R_M": 1, "LEA_R_P": 2, "ADD_R_I": 2}
+             "MOV_M_R": 1, "MOV_R_P": 2, "LEA_R_M": 1, "ADD_R_I": 2}
 FUSED = {"JZ_I": (1, 1), "JNZ_I": (1, 1), "JMP_I": (1, 1), "CALL_NEAR_I": (3, 2),
          "RET_NEAR": (3, 2), "PUSH_R": (2, 1), "POP_R": (3, 1), "CMP_R_I": (1, 1),
          "TEST_R_R": (1, 1), "MOV_R_M": (1, 1), "MOV_M_R": (1, 1), "MOV_R_P": (1, 1),
-         "LEA_R_M": (1, 1), "LEA_R_P": (1, 1), "ADD_R_I": (1, 1)}
+         "LEA_R_M": (1, 1), "ADD_R_I": (1, 1)}
 
 
 # The profile runs up to and including the m5 workend that ends the ROI

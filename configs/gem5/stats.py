@@ -161,7 +161,8 @@ def json_stats(data: dict, prefix: str = "board") -> dict:
 
 # What gem5 v24's JSON statistics hold, measured on a boot-once ROI: 201
 # scalars against stats.txt's 1,610 numbers, and of the summary's 17
-# numbers only cycles, branch mispredicts and SMAP faults. The JSON
+# numbers only cycles, branch mispredicts, SMAP faults and (our series'
+# patch 0032) LFENCE's hold on issue. The JSON
 # (m5.stats.gem5stats) walks SimObjects and their own scalars, so it
 # drops statistics groups that are not SimObjects (O3's commit and rename
 # stats: committed instructions and ops, serialization), every formula
