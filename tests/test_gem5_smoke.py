@@ -77,8 +77,8 @@ PUBLISHED_ARM_ROW = ["cycles/op", "1,029.1", "1,031.9", "+0.28%", "within 1%"]
 # x86's ROI, form by form, on fused decoding (the cold scheme, as
 # configs/sweeps/uop-profile.toml runs it): [instructions, micro-ops,
 # slots] exactly, pinned as the cycles are. The forms of the table in
-# tests/test_fused_uops.py, and the user
-# access's own: STAC, CLAC and the rep strings that copy and clear.
+# tests/test_fused_uops.py, and the user access's own: STAC, CLAC and the
+# rep strings that copy and clear.
 UOP_FORMS = {
     "JZ_I": [15251, 15251, 2500], "JNZ_I": [15000, 15000, 1250], "JMP_I": [3001, 3001, 3001],
     "CALL_NEAR_I": [8501, 25503, 17002], "RET_NEAR": [8501, 25503, 17002],
