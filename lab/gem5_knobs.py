@@ -151,6 +151,13 @@ KNOBS = (
     # store port (Skylake: port 4).
     Knob("cacheStorePorts", "stores written back to the L1D per cycle (gem5's 200: no limit)",
          default=200),
+    # Under TSO (x86), how many stores the LSQ may have written back and
+    # not yet completed at once (our series, patch 0037): gem5 v24 writes a
+    # store back only once the one before has completed (1), about five
+    # cycles a store on a 4-cycle L1D; 0 leaves the limit to cacheStorePorts.
+    Knob("tsoStoresInFlight", "under TSO, stores written back and not yet completed at once "
+         "(1: gem5's, each once the one before completed; 0: as many as cacheStorePorts "
+         "sends; patch 0037)", least=0, series=True, default=1),
     Knob("numPhysIntRegs", "physical integer registers", default=256),
     Knob("numPhysFloatRegs", "physical floating-point registers", default=256),
     Knob("numPhysVecRegs", "physical vector registers", default=256),
@@ -177,6 +184,13 @@ KNOBS = (
          least=0, series=True, sets={"o3": {"branchPred.requiresBTBHit": True}}, default=0),
     Knob("fetchAheadLinesPerCycle", "lines the fetch-ahead walk predicts a cycle",
          series=True, default=1),
+    # The walk's conditional branches (patch 0035; 0: patch 0023's walk,
+    # which takes every branch the BTB holds): a table of this many
+    # entries of the direction fetch's predictor last gave each, which the
+    # walk follows; a taken jump inside its line keeps the walk there.
+    Knob("fetchAheadDirections", "entries of the fetch-ahead walk's table of the directions "
+         "fetch last predicted (0: none, every branch the BTB holds taken; patch 0035)",
+         least=0, series=True, default=0),
     # Choices. How SYSCALL, SYSRET and SWAPGS run (x86, patches 0008-0009):
     # "serialize", gem5 v24's way (each of their segment, RFLAGS and MSR
     # micro-ops drains O3's pipeline), or "sdm", as the SDM describes them
@@ -267,6 +281,16 @@ KNOBS = (
          "iteration) or chunked (fast strings: 64-byte lines as 16-byte micro-ops; patch 0030)",
          ("loop", "chunked"), series=True, what="x86 fast strings",
          sets={"chunked": {"isa": {"fast_strings": True}}}),
+    # How a branch inside a macro-op's microcode is predicted (x86, patch
+    # 0036, BranchPredictor.microBranchKeys): "shared", gem5 v24's, under
+    # the macro-op's address, so a fast string's several micro-branches
+    # share one BTB entry and one direction entry and overwrite each
+    # other's outcomes; or "own", each under a key of its own (the
+    # address with its micro PC hashed in).
+    Knob("micro_branches", "how branches inside a macro-op's microcode are predicted: shared "
+         "(gem5's, under the macro-op's address) or own (each under a key of its own; patch "
+         "0036)", ("shared", "own"), series=True, what="micro-branch prediction keys",
+         sets={"own": {"o3": {"branchPred.microBranchKeys": True}}}),
     # The O3 branch predictor ("": gem5's default, TournamentBP).
     Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
          + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,
