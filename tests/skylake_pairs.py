@@ -6,38 +6,27 @@ knob at each of two values on one gem5 binary, each call made without
 error, the same checksum as each other and as the twin. Only tests use
 it, so it lives here."""
 
-import pytest
-
 from buildroot import assemble
 from configs import smap_models
-from configs.gem5 import cache_presets, locate
+from configs.gem5 import cache_presets
 from kernels import build as kbuild
 from lab import cpu_presets
-from lab.errors import UserError
 from workloads import script
 
 import gem5_runs
 import qemu_runs
+from test_smap import _gem5_with_series_or_skip
 
 PRESET = CACHE = "x86_64-skylake"
-
-
-def gem5_or_skip(why: str):
-    """gem5 built with the whole series, or the test skips saying what is
-    missing (a patch of the series adds the parameter the test sets)."""
-    try:
-        g = locate.require("x86_64")
-        g.require_series("x86_64", why)
-    except UserError as e:
-        pytest.skip(f"needs gem5 with the series ({why}): {e}")
-    return g
 
 
 def pair(job_dict: dict, knob: str, values: tuple, smap_model: str = "smap",
          base: dict = None, commit_profile: bool = False) -> dict:
     """{value: record} for the job on the Skylake preset (with `base` over
     it) with `knob` at each of `values`, checked as the module says."""
-    g = gem5_or_skip(knob)
+    # gem5 built with the whole series, or the test skips saying what is
+    # missing (a patch of the series adds the parameter the test sets).
+    g = _gem5_with_series_or_skip(knob)
     job = script.from_dict(job_dict, f"<{knob} test {job_dict['workload']}>")
     kernel = kbuild.build_kernel("x86_64", "stock", layers=smap_models.layers_for("x86_64"))
     image = assemble.build_image("x86_64", job)
