@@ -186,8 +186,10 @@ KNOBS = (
          series=True, default=1),
     # The walk's conditional branches (patch 0035; 0: patch 0023's walk,
     # which takes every branch the BTB holds): a table of this many
-    # entries of the direction fetch's predictor last gave each, which the
-    # walk follows; a taken jump inside its line keeps the walk there.
+    # entries of the direction fetch's predictor last gave each (and the
+    # way a mispredicted one went), which the walk follows; a taken jump
+    # forward inside its line keeps the walk there, and an unconditional
+    # one back inside it stops the walk until fetch restarts it.
     Knob("fetchAheadDirections", "entries of the fetch-ahead walk's table of the directions "
          "fetch last predicted (0: none, every branch the BTB holds taken; patch 0035)",
          least=0, series=True, default=0),
