@@ -33,6 +33,7 @@ def test_the_knob_is_declared_once():
     assert k.settings("shared") == {}
     assert b"microBranchKeys" in locate.SERIES_MARKS
     sky = cpu_presets.load_cpu("x86_64-skylake", "x86_64")
+    assert sky.choices["micro_branches"] == "own"   # the era presets' (issue 62)
     own = cpu_presets.with_params(sky, {"micro_branches": "own"})
     # Set after the preset's LTAGE replaces O3's predictor (knobs.SCOPES).
     assert own.settings()["o3"]["branchPred.microBranchKeys"] is True
