@@ -14,6 +14,8 @@ check, not a fit.
 Analysis reads the store; it runs nothing.
 """
 
+from analysis.judging import preset_label
+
 TOLERANCE = 0.10  # issue 44's bound: a probe figure within 10 % of the documented one
 
 # (probe metric, what it is, where the documented figure comes from)
@@ -64,7 +66,9 @@ def table(rows: list) -> tuple:
             if value is None:
                 continue
             d = doc.get(metric)
-            body.append([r["profile"], r["cache"], what, f"{value:,.2f}",
+            # A preset changed since the run says so (judging.preset_label),
+            # as every other scorecard table does.
+            body.append([preset_label(r), r["cache"], what, f"{value:,.2f}",
                          "-" if d is None else f"{d:g}",
                          "-" if d is None else f"{value / d:.2f}",
                          "no documented figure" if d is None else verdict(value, d)])
