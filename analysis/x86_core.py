@@ -7,8 +7,10 @@ end the preset had before (fetch and decode at rename's 4, no micro-op
 queue), fused decoding on that front end, the micro-op queue with the
 documented 6-wide front end (part 1), STAC/CLAC settled at commit without
 a drain, fetch running ahead of itself, fast strings, PUSHF/POPF/CLI/STI
-and LFENCE as the SDM orders them, and kernel entry's writes held only to
-the readers they reach (the preset as it is). One row per step: what a
+and LFENCE as the SDM orders them, kernel entry's writes held only to
+the readers they reach, the fetch-ahead walk after fetch's directions,
+micro-branches under keys of their own, and stores one a cycle (the
+preset as it is). One row per step: what a
 statx costs and why (rename's slots per instruction, its unblocking and
 serialize-stall cycles, what it waits on ordering, fetch's stall on the
 L1I), fstat, and the probe's empty system call, caches and mispredict.
@@ -27,7 +29,13 @@ STATX = "statx-null"
 # Issue 64's changes (fast strings, the SDM's order for RFLAGS' system bits
 # and LFENCE, kernel entry's writes held to their readers) come last, so
 # every step before them sets them back.
-ENTRY = {"entry_readers": "all"}
+# Issue 62's three (patches 0035-0037: the walk after fetch's
+# directions, micro-branches under keys of their own, stores one a cycle)
+# come after them, so every step before sets those back too.
+STORES = {"tsoStoresInFlight": 1}
+MICRO = {"micro_branches": "shared", **STORES}
+SERIES35 = {"fetchAheadDirections": 0, **MICRO}
+ENTRY = {"entry_readers": "all", **SERIES35}
 ORDER = {"sys_flags": "serialize", "lfence": "serialize", **ENTRY}
 ISSUE64 = {"fast_strings": "loop", **ORDER}
 PART1 = {"stac_clac": "serialize", "fetchAheadLines": 0, **ISSUE64}
@@ -40,7 +48,10 @@ STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueu
          ("+ fetch ahead", ISSUE64),
          ("+ fast strings: rep movs/stos a line at a time", ORDER),
          ("+ no drain on PUSHF, POPF, CLI, STI or LFENCE (the SDM's order)", ENTRY),
-         ("+ kernel entry's writes hold only their readers (the preset)", {}))
+         ("+ kernel entry's writes hold only their readers", SERIES35),
+         ("+ the fetch-ahead walk after fetch's directions", MICRO),
+         ("+ micro-branches under keys of their own", STORES),
+         ("+ stores one a cycle through the one store port (the preset)", {}))
 # What a call waits on serializing and ordering instructions (issue 64):
 # rename's serialize stall, the ROB head held by an RFLAGS reader, and
 # LFENCE's hold on younger instructions' issue (lab/gem5_statistics.py).
