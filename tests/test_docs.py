@@ -473,15 +473,16 @@ def test_the_machines_pages_rename_figures_are_the_x86_core_records():
     # Re-published 2026-11-29: the thread's fd-only statx (statx-null) on
     # the part's CPUID, fetch-ahead with requiresBTBHit kept; then on the
     # 34-patch series (issue 64: fast strings, the SDM's order, kernel
-    # entry's readers, IMUL in one slot).
+    # entry's readers, IMUL in one slot); then 2026-11-30 with the era
+    # presets setting patches 0035-0037 (issue 62).
     names = ("x86-core-rename-run", "x86-core-statx-cycles", "x86-core-slots",
              "x86-core-slot-floor", "x86-core-slots-per-insn", "x86-core-rename-width",
              "x86-core-icache-stall")
     made = {n: numbers.NUMBERS[n](by_sweep) for n in names}
-    assert made == {"x86-core-rename-run": "482.7", "x86-core-statx-cycles": "748.9",
-                    "x86-core-slots": "987.0", "x86-core-slot-floor": "246.8",
-                    "x86-core-slots-per-insn": "1.46", "x86-core-rename-width": "4",
-                    "x86-core-icache-stall": "84.8"}
+    assert made == {"x86-core-rename-run": "312.5", "x86-core-statx-cycles": "456.9",
+                    "x86-core-slots": "922.0", "x86-core-slot-floor": "230.5",
+                    "x86-core-slots-per-insn": "1.56", "x86-core-rename-width": "4",
+                    "x86-core-icache-stall": "27.5"}
     for name, value in made.items():
         assert f"<!-- n:{name} -->{value}<!-- /n -->" in page, name
     assert numbers.NUMBERS["x86-core-slots"]({}) == "(x86-core not published)"

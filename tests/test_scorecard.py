@@ -498,13 +498,13 @@ def test_the_machine_table_sets_each_claim_on_both_machines_from_the_published_d
     cells = {r[1]: r[3:] for r in body}
     # The era machines re-published 2026-11-30 with patches 0035-0037 set
     # in their presets and statx-loop hashing fstat-loop's ten fields
-    # (issue 62): x86-core's rows ran an earlier x86_64-skylake, so the
-    # era row is seeds-era's on today's calibrated preset: statx(fd, NULL)
-    # 456.9 cycles, fstat 451.5, +5.4 against the hardware's +48 (2.80x
-    # before, +175 cycles, 56 of them the loops' unequal hashing).
+    # (issue 62), x86-core's last step (the preset) among them: statx(fd,
+    # NULL) 456.9 cycles, fstat 451.5, +5.4 against the hardware's +48
+    # (2.80x before, +175 cycles, 56 of them the loops' unequal hashing);
+    # seeds-era's calibrated row says the same.
     # The generic machine's seeds sweep has not run statx-null yet: "-".
     assert cells["statx (one copy) against fstat"] == [
-        "-", "0.11x, too small", "x86_64-skylake-calibrated"]
+        "-", "0.11x, too small", "x86_64-skylake"]
     # The statx seed is what STAC/CLAC's latency was fitted on: a check,
     # marked so, and left out of the count of predictions.
     statx = cells["statx: one copy_to_user instead of a __put_user (stac/clac) per field"]
