@@ -268,7 +268,8 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
         return
     base = next(b for b in registry.CLAIMS.of("base") if b.id == "statx-base-2017")
     hw = base.hw_cycles or base.hw_ns * float(cpu_presets.CLOCK.removesuffix("GHz"))
-    fig, ax = plt.subplots(figsize=(10, 4.8))
+    # Wide enough that each step's wrapped label stays under its own bar.
+    fig, ax = plt.subplots(figsize=(max(10, 1.15 * len(drawn)), 4.8))
     bottoms = [0.0] * len(drawn)
     # Rename's states (analysis/accounting.py), whose cycles add up to
     # nearly all of a call's.
@@ -284,8 +285,8 @@ def x86_core_figure(plt, data: Path, docs: Path = DOCS) -> None:
                 va="bottom", fontsize=8, color="#aa3333",
                 bbox=dict(facecolor="white", edgecolor="none", pad=1))
     ax.set_xticks(range(len(drawn)))
-    # Eight steps under each other's labels: each label wrapped to its bar.
-    ax.set_xticklabels([textwrap.fill(label, 15) for label, _ in drawn], fontsize=7)
+    # The steps under each other's labels: each label wrapped to its bar.
+    ax.set_xticklabels([textwrap.fill(label, 14) for label, _ in drawn], fontsize=7)
     ax.set_ylabel("cycles per statx (rename's states)")
     ax.set_title("gem5 O3, Skylake preset: a statx at each step of the series", fontsize=10)
     ax.set_ylim(0, max(bottoms) * 1.3)
