@@ -40,6 +40,10 @@ class Band:
     preset: str
     cache: str
     ratios: tuple
+    # Claims whose simulated effect has the wrong sign (ratio <= 0): they
+    # bound nothing (a hardware range from a negative ratio flips the
+    # prediction's sign), so they are counted apart, not in the band.
+    wrong: tuple = ()
 
     @property
     def count(self) -> int:
@@ -60,6 +64,8 @@ class Band:
     def text(self) -> str:
         """The band as a table cell: "0.38x-2.93x (4 claims)", or why none."""
         n = f"{self.count} claim{'' if self.count == 1 else 's'}"
+        if self.wrong:
+            n += f"; {len(self.wrong)} in the wrong direction left out"
         if not self.enough:
             return f"no band: {n} (fewer than {MIN_CLAIMS})"
         return f"{self.low:.2f}x-{self.high:.2f}x ({n})"
@@ -86,6 +92,7 @@ def bands(rows: list) -> dict:
     s = claims.SETTINGS
     by_id = {c.id: c for c in registry.CLAIMS.every()}
     found = {m: [] for m in machines()}
+    wrong = {m: [] for m in machines()}
     presets = {m: Counter() for m in machines()}
     for (kind, _), entry in scorecard.glance(rows).items():
         claim = by_id.get(entry["id"])
@@ -97,10 +104,11 @@ def bands(rows: list) -> dict:
                 continue
             m = GENERIC if side == "generic" else s.era_preset.get(claim.seed)
             if m in found:
-                found[m].append((claim.id, cell.ratio))
+                (found[m].append((claim.id, cell.ratio)) if cell.ratio > 0
+                 else wrong[m].append(claim.id))
                 presets[m][s.generic_preset if side == "generic" else entry["era preset"]] += 1
     return {m: Band(m, (presets[m].most_common(1) or [(_default_preset(m), 0)])[0][0],
-                    s.generic_cache if m == GENERIC else m, tuple(found[m]))
+                    s.generic_cache if m == GENERIC else m, tuple(found[m]), tuple(wrong[m]))
             for m in machines()}
 
 

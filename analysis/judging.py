@@ -64,6 +64,13 @@ def setup(run) -> str:
     return run["profile"] + ("" if w == "none" else f" (warming {w})")
 
 
+def setup_label(run) -> str:
+    """setup() as the tables show it: the preset as preset_label says it
+    (what it ran with that today's preset does not, where it has changed)."""
+    w = run.scheme
+    return preset_label(run) + ("" if w == "none" else f" (warming {w})")
+
+
 def _value(v) -> str:
     return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
 

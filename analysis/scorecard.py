@@ -19,7 +19,7 @@ nothing, and reads each run's machine from its record.
 
 from dataclasses import dataclass
 
-from analysis import claims, metrics, probe, scorecard_markdown, store
+from analysis import claims, judging, metrics, probe, scorecard_markdown, store
 from analysis.judging import MISS, cycles_per_op, gem5_runs, model_of
 from analysis.kinds import registry
 from analysis.kinds.line import slopes_by_model
@@ -154,7 +154,10 @@ def _machine_entries(judged: dict) -> dict:
             if side and side not in entry:
                 entry[side] = Cell(j.ratio, j.verdict, j.fitted)
                 if side == "era":
+                    # A run of a preset changed since (each kind lists
+                    # those last, so only where no run of today's is) says so.
                     entry["era preset"] = j.preset
+                    entry["era earlier"] = any(judging.EARLIER in str(cell) for cell in j.cells)
     return found
 
 
@@ -163,7 +166,8 @@ def _machine_table(entries: dict) -> tuple:
               f"{GENERIC_CACHE})", "era machine", "era preset"]
     body = [[kind, what, e["hardware"],
              e["generic"].text() if "generic" in e else "-",
-             e["era"].text() if "era" in e else "-", e.get("era preset", "-")]
+             e["era"].text() if "era" in e else "-",
+             e.get("era preset", "-") + (f" ({judging.EARLIER})" if e.get("era earlier") else "")]
             for (kind, what), e in entries.items()]
     return header, body
 

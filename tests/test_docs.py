@@ -526,7 +526,9 @@ def test_machines_names_every_era_preset_the_machine_table_ran():
     page = (REPO / "docs" / "machines.md").read_text()
     presets = page.split("| machine | CPU preset |", 1)[1].split("\n\n", 1)[0]
     table = page.split("<!-- generated: machines -->", 1)[1].split("<!-- end generated", 1)[0]
-    era = {row.split("|")[-2].strip() for row in table.splitlines()
+    # A preset's run from before it changed says so after its name.
+    era = {row.split("|")[-2].strip().removesuffix(" (an earlier version)")
+           for row in table.splitlines()
            if row.startswith("| ") and not row.startswith("| kind")} - {"-", "era preset"}
     assert era and all(f"`{p}`" in presets for p in era), (era, presets)
     assert re.search(r"`x86_64-skylake-calibrated`", presets)

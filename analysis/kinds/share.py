@@ -9,7 +9,8 @@ both models), beside the kernel after the seed's change
 from dataclasses import dataclass
 
 from analysis import claims
-from analysis.judging import Judged, era_machine, gem5_runs, on_generic, setup, verdict
+from analysis.judging import (Judged, era_machine, gem5_runs, on_generic, setup, setup_label,
+                              verdict)
 
 SECTION = "SMAP's share"
 ABOUT = "Where a thread gave a share of a workload, not an effect."
@@ -86,7 +87,7 @@ def judged(scored, shares: tuple) -> list:
                 out.append(row(c, on, m, v, hw, [
                     label, c.seed, hw, f"{share:.0%}", f"{direct:.0%}",
                     f"{part:.1%} of {c.workload}", f"{with_smap:,.0f} -> {without:,.0f}",
-                    f"{m:.2f}x" if hw else "-", v, setup(on)]))
+                    f"{m:.2f}x" if hw else "-", v, setup_label(on)]))
             if not found and hw:
                 out.append(Judged(MEASURES, c, "-", None, "not simulated", False, False, False,
                                   [label, c.seed, hw, "-", "-", "-", "-", "-", "not simulated",

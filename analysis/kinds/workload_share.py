@@ -8,7 +8,7 @@ twin's share of instructions.
 from dataclasses import dataclass
 
 from analysis import claims, store
-from analysis.judging import Judged, setup, verdict
+from analysis.judging import Judged, setup, setup_label, verdict
 from analysis.kinds import share as share_kind
 from analysis.kinds.share import Share, profiled, row
 
@@ -58,7 +58,7 @@ def judged(scored, shares: tuple) -> list:
                 v = verdict(m) if hw else "no hardware number"
                 out.append(row(c, r, m, v, hw, [
                     label, c.seed, hw, f"{share:.2%}", f"{m:.2f}x" if hw else "-", v,
-                    "-" if fn is None else f"{fn:.2%} / {kernel:.1%}", setup(r)]))
+                    "-" if fn is None else f"{fn:.2%} / {kernel:.1%}", setup_label(r)]))
             if not found and hw:
                 out.append(Judged(MEASURES, c, "-", None, "not simulated", False, False, False,
                                   [label, c.seed, hw, "-", "-", "not simulated", "-", "-"]))
