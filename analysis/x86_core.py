@@ -49,9 +49,9 @@ STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueu
          ("+ fast strings: rep movs/stos a line at a time", ORDER),
          ("+ no drain on PUSHF, POPF, CLI, STI or LFENCE (the SDM's order)", ENTRY),
          ("+ kernel entry's writes hold only their readers", SERIES35),
-         ("+ the fetch-ahead walk after fetch's directions", MICRO),
-         ("+ micro-branches under keys of their own", STORES),
-         ("+ stores one a cycle through the one store port (the preset)", {}))
+         ("+ the walk after fetch's directions", MICRO),
+         ("+ each micro branch its own key", STORES),
+         ("+ stores one a cycle (the preset)", {}))
 # What a call waits on serializing and ordering instructions (issue 64):
 # rename's serialize stall, the ROB head held by an RFLAGS reader, and
 # LFENCE's hold on younger instructions' issue (lab/gem5_statistics.py).
