@@ -182,7 +182,9 @@ def test_x86_uop_profile_counts_each_forms_micro_ops_exactly():
     assert {form: p["forms"].get(form) for form in UOP_FORMS} == UOP_FORMS
     for form in set(UOP_FORMS) & set(FUSED):
         assert each(p, form) == FUSED[form], form
-    assert fused_jumps(p) == p["macro_fused"] == 32_752
+    # 27,502 since 2026-11-30 (32,752 before): statx-loop's ten-field hash
+    # makes 5,250 fewer fused compare-and-jump pairs in the ROI (21 a call).
+    assert fused_jumps(p) == p["macro_fused"] == 27_502
     assert s["macro_fused"] >= p["macro_fused"]  # fetch.macroFused: wrong path too
 
 
