@@ -5,7 +5,7 @@ ones) and report (a sweep's report, written again)."""
 
 from pathlib import Path
 
-from analysis import (compare, compare_text, published, report, results, scorecard,
+from analysis import (compare, compare_text, published, report, scorecard,
                       scorecard_text, store)
 from configs import backends, calibrate, sweep
 from commands import flags
@@ -177,8 +177,8 @@ def _refuse_dirty(name: str, rows: list) -> None:
     source to rerun. A sweep from a clean commit runs such a run again
     (configs/runs.finished), so the fix is that sweep."""
     dirty = []
-    for r in rows:
-        prov = results.from_row(r).provenance
+    for r in rows:  # the store's Runs: their provenance is the record's
+        prov = r.provenance
         if prov.dirty:
             dirty.append(f"{r['arch']}/{r['variant']}/{r['workload']} "
                          f"({prov.lab_version}, run {r['key']})")

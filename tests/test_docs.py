@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import compare, published, scorecard, store
+from analysis import compare, published, results, scorecard, store
 from lab.errors import UserError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -593,14 +593,18 @@ def test_pages_state_no_test_counts_that_go_stale():
 def test_a_run_from_a_dirty_tree_is_never_published():
     # The run cache handed a clean sweep four runs a helper had made from an
     # edited tree (2026-11-29, "c88bb6b-dirty"); export to docs/data names
-    # them and writes nothing.
+    # them and writes nothing. Its rows are the store's Runs, as export
+    # reads them (store.rows): on 2026-11-30 a refusal that re-read each
+    # Run as a row lost its record, saw no "-dirty" and let 17 through
+    # (seed-calls, make-build-size).
     import json as json_
     from commands.analysis import _refuse_dirty
     from lab.errors import UserError
 
     def row(made, key):
-        return {"arch": "x86_64", "variant": "stock", "workload": "fstat-loop", "key": key,
-                "record": json_.dumps({"provenance": {"uaccess_lab": made}})}
+        return results.from_row({
+            "arch": "x86_64", "variant": "stock", "workload": "fstat-loop", "key": key,
+            "record": json_.dumps({"provenance": {"uaccess_lab": made}})})
     _refuse_dirty("default", [row("a2c8560", "k1")])
     with pytest.raises(UserError, match=r"1 row\(s\) ran from a tree with uncommitted changes.*"
                                         r"c88bb6b-dirty, run k2"):
