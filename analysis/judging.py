@@ -58,17 +58,19 @@ def machine(seed: str, m, variants: tuple = None) -> str:
     return out + (", fitted here" if here else "")
 
 
+def _warming(run) -> str:
+    return "" if run.scheme == "none" else f" (warming {run.scheme})"
+
+
 def setup(run) -> str:
     """A gem5 run's CPU preset, and its warming scheme where it warmed."""
-    w = run.scheme
-    return run["profile"] + ("" if w == "none" else f" (warming {w})")
+    return run["profile"] + _warming(run)
 
 
 def setup_label(run) -> str:
     """setup() as the tables show it: the preset as preset_label says it
     (what it ran with that today's preset does not, where it has changed)."""
-    w = run.scheme
-    return preset_label(run) + ("" if w == "none" else f" (warming {w})")
+    return preset_label(run) + _warming(run)
 
 
 def _value(v) -> str:

@@ -193,8 +193,9 @@ def test_the_bound_covers_every_rerun_in_the_published_records():
     assert compare.measured_text(measured) in " ".join(" ".join(compare.rules(measured)).split())
 
 
-def _rerun(n: int) -> results.Run:
-    path = REPO / "tests" / "data" / "reruns" / f"x86_64-stock-statx-loop-{n}.json.gz"
+def _rerun(name: str) -> results.Run:
+    """A run's record kept in tests/data/reruns, as the store reads it."""
+    path = REPO / "tests" / "data" / "reruns" / f"{name}.json.gz"
     return store.from_record(json.loads(gzip.decompress(path.read_bytes())))
 
 
@@ -202,7 +203,7 @@ def test_real_reruns_agree_on_every_exact_count_and_move_within_the_residue():
     # One point of the default study run three times (./run.py run --force)
     # on a loaded host: 119 to 153 interrupts each. Every exact count is
     # equal; kernel instructions less interrupts moved 2 per interrupt.
-    runs = [_rerun(n) for n in (1, 2, 3)]
+    runs = [_rerun(f"x86_64-stock-statx-loop-{n}") for n in (1, 2, 3)]
     assert len({r.key for r in runs}) == 1 and len({r["interrupts_taken"] for r in runs}) == 3
     for r in runs[1:]:
         header, body = compare.table([runs[0]], [r])
@@ -472,9 +473,7 @@ def test_a_roi_that_reads_the_clock_moves_by_whole_retries_and_carried_seconds()
 
 
 def _reruns(arch: str) -> list:
-    return [store.from_record(json.loads(gzip.decompress(
-        (REPO / "tests" / "data" / "reruns" / f"{arch}-stock-stat-namelen-{n}.json.gz")
-        .read_bytes()))) for n in (1, 2)]
+    return [_rerun(f"{arch}-stock-stat-namelen-{n}") for n in (1, 2)]
 
 
 def test_real_reruns_of_a_roi_that_reads_the_clock_agree():
@@ -506,9 +505,7 @@ def test_the_published_namelen_run_and_a_fresh_rerun_agree():
     # (statx-loop's ten-field hash): the rerun is a third, of that image
     # (`./run.py run --arch x86_64 --variant stock --workload stat-namelen
     # --profile default --plugin --force --json`, gzipped).
-    fresh = store.from_record(json.loads(gzip.decompress(
-        (REPO / "tests" / "data" / "reruns" / "x86_64-stock-stat-namelen-3.json.gz")
-        .read_bytes())))
+    fresh = _rerun("x86_64-stock-stat-namelen-3")
     pub = results.from_row(_row("x86_64", "stock", "stat-namelen"))
     assert pub.experiment == fresh.experiment
     assert pub.provenance.image_key == fresh.provenance.image_key
