@@ -102,11 +102,15 @@ def kernels(c, rows: list) -> str:
 
 
 def judged(scored, bases: tuple) -> list:
-    """Each base on each run of its kernel, its seed's own machine first."""
+    """Each base on each run of its kernel that made the thread's call,
+    its seed's own machine first. A run whose job made another call under
+    the workload's name (a fstat-loop before run.call, glibc's fstatat:
+    kernel-entry's of 2026-11-25) is not the base's, whatever it cost."""
     rows, settings, out = scored.rows, claims.SETTINGS, []
     for c in bases:
         found = [r for r in gem5_runs(rows)
                  if (r.point.variant, r.point.job_name) == (c.variant, c.workload)
+                 and r.point.made_name == c.workload
                  and model_of(r) == c.smap_model]
         hw, hw_text = _hardware_cycles(c)
         kernel = kernels(c, rows)
