@@ -293,6 +293,16 @@ KNOBS = (
          "(gem5's, under the macro-op's address) or own (each under a key of its own; patch "
          "0036)", ("shared", "own"), series=True, what="micro-branch prediction keys",
          sets={"own": {"o3": {"branchPred.microBranchKeys": True}}}),
+    # How a 1- or 2-byte load into a micro-code temporary writes it (x86,
+    # patch 0038, X86ISA.whole_temp_loads): "merge", gem5 v24's, into the
+    # temporary's old value, so the load waits for the last micro-op that
+    # wrote it (MOVZX r, m8 and CMP r8, m8 both load into t1: each byte
+    # load waits for the one before); or "whole", zero-extended as a 4- or
+    # 8-byte load is, with no read of the old value.
+    Knob("temp_loads", "how a byte or word load into a micro-code temporary writes it: merge "
+         "(gem5's, waiting for the temporary's last writer) or whole (zero-extended; patch "
+         "0038)", ("merge", "whole"), series=True, what="micro-code temporary loads",
+         sets={"whole": {"isa": {"whole_temp_loads": True}}}),
     # The O3 branch predictor ("": gem5's default, TournamentBP).
     Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
          + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,

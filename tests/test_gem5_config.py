@@ -286,7 +286,7 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 37
+    assert len(patches) == 38
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")
@@ -488,6 +488,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                 "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
                                 "fast_strings": True,
                                 "serialize_sys_flags": False, "serialize_lfence": False,
+                                "whole_temp_loads": True,
                                 # The i7-6700's CPUID as its guest gets it
                                 # (lab/cpuid.py; EAX, EBX, EDX, ECX).
                                 "vendor_string": "GenuineIntel",
