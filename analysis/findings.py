@@ -58,6 +58,8 @@ RULES = (
          ("rep iters", "lfence"), "fields stored in place, no copy"),
     Rule("stat-unsafe", "arm64", ("fstat-loop", "lstat-storm"), ("STTR",),
          "every member stored in place, padding included"),
+    Rule("stat-direct", "x86_64", ("fstat-loop", "lstat-storm"), ("rep iters",),
+         "fields stored in place, no copy, no lfence (2013's window)"),
     Rule("strncpy-unbatched", "x86_64", ("lstat-storm", "stat-namelen"),
          ("stac/clac", "lfence"), "a window per word read"),
     Rule("strncpy-unbatched", "arm64", ("lstat-storm", "stat-namelen"),

@@ -152,6 +152,7 @@ def test_stat_putuser_pays_per_field_and_stat_unsafe_one_window():
     stock = profile("x86_64", "stock", "fstat-loop")
     putuser = profile("x86_64", "stat-putuser", "fstat-loop")
     unsafe = profile("x86_64", "stat-unsafe", "fstat-loop")
+    direct = profile("x86_64", "stat-direct", "fstat-loop")
     ops = stock["result"]["ops"]
     # fstat-loop makes the fstat system call (issue 62): no path, so the
     # copy out is stock's one window. stat-putuser: the clear of the
@@ -160,21 +161,26 @@ def test_stat_putuser_pays_per_field_and_stat_unsafe_one_window():
     for insn in ("stac", "clac"):
         assert own(stock, "x86", insn) == ops
         assert own(putuser, "x86", insn) == 17 * ops
-        # stat-unsafe: one window around all the stores, as many as stock.
-        assert own(unsafe, "x86", insn) == ops
+        # stat-unsafe and stat-direct: one window around all the stores,
+        # as many as stock.
+        assert own(unsafe, "x86", insn) == own(direct, "x86", insn) == ops
     # ...but user_access_begin() adds a speculation barrier that
     # copy_to_user() has not: one lfence per call, where stock has none
     # (the path copy's was its one, and the fstat system call copies no
     # path). __put_user has none (stat-putuser).
     assert own(stock, "x86", "lfence") == own(putuser, "x86", "lfence") == 0
     assert own(unsafe, "x86", "lfence") == ops
+    # stat-direct opens its window as 2013's put_user_try() did, stac
+    # alone: no lfence, as the thread's kernel had none.
+    assert own(direct, "x86", "lfence") == 0
     # stock copies with two rep movs per call (cp_new_stat's struct onto
     # the stack and copy_to_user() out of it, REP_GOOD); stat-unsafe
     # stores the fields in place and stat-putuser one by one: none.
     assert own(stock, "x86", "rep", "movs", "executions") == 2 * ops
     assert own(unsafe, "x86", "rep", "movs", "executions") == 0
+    assert own(direct, "x86", "rep", "movs", "executions") == 0
     assert own(putuser, "x86", "rep", "movs", "executions") == 0
-    for rec in (putuser, unsafe):
+    for rec in (putuser, unsafe, direct):
         assert rec["result"]["checksum"] == stock["result"]["checksum"]
 
 
