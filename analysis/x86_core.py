@@ -9,8 +9,9 @@ documented 6-wide front end (part 1), STAC/CLAC settled at commit without
 a drain, fetch running ahead of itself, fast strings, PUSHF/POPF/CLI/STI
 and LFENCE as the SDM orders them, kernel entry's writes held only to
 the readers they reach, the fetch-ahead walk after fetch's directions,
-micro-branches under keys of their own, stores one a cycle, and byte
-loads into a micro-code temporary written whole (the preset as it is). One row per step: what a
+micro-branches under keys of their own, stores one a cycle, byte loads
+into a micro-code temporary written whole, and a 4-way BTB (the preset
+as it is). One row per step: what a
 statx costs and why (rename's slots per instruction, its unblocking and
 serialize-stall cycles, what it waits on ordering, fetch's stall on the
 L1I), fstat, and the probe's empty system call, caches and mispredict.
@@ -31,9 +32,11 @@ STATX = "statx-null"
 # every step before them sets them back.
 # Issue 62's three (patches 0035-0037: the walk after fetch's
 # directions, micro-branches under keys of their own, stores one a cycle)
-# and issue 64's byte loads into a temporary written whole (0038) come
-# after them, so every step before sets those back too.
-TEMP = {"temp_loads": "merge"}
+# and issue 64's byte loads into a temporary written whole (0038) and
+# 4-way BTB (0039) come after them, so every step before sets those back
+# too.
+BTB = {"btb": "direct"}
+TEMP = {"temp_loads": "merge", **BTB}
 STORES = {"tsoStoresInFlight": 1, **TEMP}
 MICRO = {"micro_branches": "shared", **STORES}
 SERIES35 = {"fetchAheadDirections": 0, **MICRO}
@@ -54,7 +57,8 @@ STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueu
          ("+ the walk after fetch's directions", MICRO),
          ("+ each micro branch its own key", STORES),
          ("+ stores one a cycle", TEMP),
-         ("+ byte loads into a temporary written whole (the preset)", {}))
+         ("+ byte loads into a temporary written whole", BTB),
+         ("+ a 4-way BTB (the preset)", {}))
 # What a call waits on serializing and ordering instructions (issue 64):
 # rename's serialize stall, the ROB head held by an RFLAGS reader, and
 # LFENCE's hold on younger instructions' issue (lab/gem5_statistics.py).

@@ -303,6 +303,16 @@ KNOBS = (
          "(gem5's, waiting for the temporary's last writer) or whole (zero-extended; patch "
          "0038)", ("merge", "whole"), series=True, what="micro-code temporary loads",
          sets={"whole": {"isa": {"whole_temp_loads": True}}}),
+    # How the branch target buffer is organised (patch 0039,
+    # SimpleBTB.associativity): "direct", gem5 v24's direct-mapped table,
+    # where two branches whose index bits agree evict each other; or
+    # "4-way", sets of four ways with the least recently used replaced (the
+    # same 4,096 entries). Set on the detailed core's predictor after a
+    # preset's own predictor replaces it ("o3" after "o3_new").
+    Knob("btb", "how the BTB is organised: direct (gem5's direct-mapped table) or 4-way "
+         "(sets of four ways, least recently used replaced; patch 0039)", ("direct", "4-way"),
+         series=True, what="a set-associative BTB",
+         sets={"4-way": {"o3": {"branchPred.btb.associativity": 4}}}),
     # The O3 branch predictor ("": gem5's default, TournamentBP).
     Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
          + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,

@@ -286,7 +286,7 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 38
+    assert len(patches) == 39
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")
@@ -517,7 +517,8 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                                "miscRegReadersWait": True, "macroFusion": True,
                                "miscRegReadersAtHead": True, "miscRegWriteReach": True,
                                "mmu.dtb.smap_at_commit": True,
-                               "branchPred.microBranchKeys": True},
+                               "branchPred.microBranchKeys": True,
+                               "branchPred.btb.associativity": 4},
                         "o3_new": {"branchPred": "LTAGE"}},
                 "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
                              "RdWrPort": 0}},
@@ -540,8 +541,10 @@ def test_the_o3_settings_land_on_the_branch_predictor_the_run_simulates():
     default = NS(kind="TournamentBP")
     cpu = NS(isa=[NS()], branchPred=default, mmu=NS(dtb=NS()))
     simobject_set.on_isa(cpu, settings)
-    simobject_set.on_o3(cpu, settings, lambda kind: NS(kind=kind))
+    # A predictor has its BTB as a child (BranchPredictor.btb, a SimpleBTB).
+    simobject_set.on_o3(cpu, settings, lambda kind: NS(kind=kind, btb=NS()))
     assert cpu.branchPred.kind == "LTAGE" and cpu.branchPred.requiresBTBHit is True
+    assert cpu.branchPred.btb.associativity == 4  # the LTAGE's, patch 0039
     assert not hasattr(default, "requiresBTBHit")
     assert cpu.fetchAheadLines == 8 and cpu.mmu.dtb.smap_at_commit is True
     assert cpu.isa[0].vendor_string == "GenuineIntel" and cpu.isa[0].smap is True

@@ -44,6 +44,31 @@ def test_the_fast_variant_is_a_step_per_isa_after_opt(tmp_path):
     assert "scons build/ARM/gem5.fast" in proc.stdout
 
 
+def test_a_step_is_judged_done_just_before_it_not_at_the_start(tmp_path, monkeypatch):
+    # A binary built before a new edition of the series carries every mark
+    # the series compiles in (patch 0039 adds none a binary lacks), so only
+    # its age says it is stale, and only once the series step has applied
+    # the new edition: judged at the start, X86 was "done" and gem5 was not
+    # rebuilt (2026-11-30).
+    setup = gem5_setup.Setup(source="/nonexistent", dest=tmp_path / "g5", isas=("x86",), jobs=1)
+    state = {"series applied": False}
+    ran = []
+
+    def steps(self):
+        applied = state["series applied"]
+        return [("source", "s", True), ("series", "git am", applied),
+                ("X86", "scons", not applied)]
+    monkeypatch.setattr(gem5_setup.Setup, "steps", steps)
+
+    def run_step(setup, name, say):
+        ran.append(name)
+        if name == "series":
+            state["series applied"] = True
+    monkeypatch.setattr(gem5_setup, "_run_step", run_step)
+    gem5_setup._run_steps(setup, lambda line: None, [])
+    assert ran == ["series", "X86"]
+
+
 def test_the_build_goes_through_ccache_where_it_is_installed(monkeypatch):
     # scons records its objects only when it exits; ccache keeps each one
     # as it is compiled, so a killed build resumes (configs/gem5/setup.py).

@@ -437,8 +437,12 @@ def run(setup: Setup, say=print) -> None:
 
 def _run_steps(setup: Setup, say, pending: list) -> None:
     """Each step not done, in order; `pending` holds log entries made before
-    the gem5 tree (where the log lives) exists."""
-    for name, what, done in setup.steps():
+    the gem5 tree (where the log lives) exists. Whether a step is done is
+    read again just before it: an earlier step changes it (applying a new
+    edition of the series makes a binary built before it stale, though
+    it carried every mark the series compiles in)."""
+    for name in [name for name, _, _ in setup.steps()]:
+        what, done = next((w, d) for n, w, d in setup.steps() if n == name)
         if done:
             say(f"[{name}] done: {what}")
             continue
