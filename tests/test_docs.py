@@ -34,9 +34,10 @@ def test_published_data_has_the_default_study_with_provenance():
     from configs import sweep
     header, rows = published.load_file(DATA / "default.jsonl.gz")
     # Every point the sweep file plans today (113 since usercopy-loop joined
-    # it on arm64), each from a clean commit on the pinned kernel source.
+    # it on arm64; 118 since stat-direct, x86_64 only, joined the variants),
+    # each from a clean commit on the pinned kernel source.
     planned = len(sweep.load(REPO / "configs" / "sweeps" / "default.toml").points)
-    assert header["sweep"] == "default" and header["rows"] == len(rows) == planned == 113
+    assert header["sweep"] == "default" and header["rows"] == len(rows) == planned == 118
     for r in rows:
         prov = r.provenance
         assert prov.kernel["source"]["package"] == "linux-source-6.1"
