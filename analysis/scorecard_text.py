@@ -121,7 +121,11 @@ def _blocks(header: list, body: list, key: int, width: int) -> list:
             lines.append("")
             continue
         cols = [max(len(header[i]), *(len(r[i]) for r in group)) for i in differ[:-1]]
-        if 4 + sum(c + 2 for c in cols) + 20 <= width:
+        # The last column wraps between pieces, never inside one: aligned
+        # only where its longest piece (a preset's "+knob=value") fits.
+        piece = max((len(p.strip()) for r in group for p in _BREAK.split(r[differ[-1]])
+                     if p.strip()), default=0)
+        if 4 + sum(c + 2 for c in cols) + max(20, piece) <= width:
             def line(cells: list, first: str) -> list:
                 head = first + "".join(c.ljust(n) + "  " for c, n in zip(cells, cols))
                 return wrap(cells[-1], width, head, " " * len(head))

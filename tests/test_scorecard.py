@@ -100,11 +100,11 @@ def test_a_matching_effect_agrees_and_a_small_one_is_a_miss():
 
 def test_the_wrong_model_or_a_missing_side_is_not_simulated():
     # cp_new_stat's hardware (2013) had no SMAP: smap-model rows do not count.
-    rows = [_row("stock", "fstat-loop", 100_000), _row("stat-unsafe", "fstat-loop", 90_000)]
+    rows = [_row("stock", "fstat-loop", 100_000), _row("stat-direct", "fstat-loop", 90_000)]
     assert _line(rows, "cp-new-stat").verdict == "not simulated"
     rows = [_row("stock", "fstat-loop", 100_000, "none")]
     assert _line(rows, "cp-new-stat").verdict == "not simulated"
-    rows.append(_row("stat-unsafe", "fstat-loop", 120_000, "none"))
+    rows.append(_row("stat-direct", "fstat-loop", 120_000, "none"))
     assert _line(rows, "cp-new-stat").verdict == "wrong direction"
 
 
@@ -401,57 +401,36 @@ def test_an_ext4_readlink_row_is_its_own_experiment():
 
 
 def test_a_measured_cause_is_made_from_the_runs_it_cites():
-    # The published readlink rows on the era machine: the tmpfs claim's
-    # cause, every figure computed from those runs (and the day's first
-    # run, kept in claims.toml), none typed.
+    # The published readlink rows on the era machine: the ext4 claim's
+    # cause, every figure computed from those runs (and the plugin run
+    # claims.toml names), none typed.
     rows = published.load(DATA)
     header, body = scorecard.kind_table("effect", store.newest_per_experiment(rows))
     cells = {(b[0], b[header.index("cpu preset")]): dict(zip(header, b)) for b in body}
-    tmpfs = cells[(_claim("symlink-cachedlen").what, "x86_64-skylake-calibrated")]
-    assert tmpfs["verdict"] == "wrong direction"
-    # The seeds-era records of 2026-11-30 (the 37-patch series, the era
-    # presets with patches 0035-0037 set).
-    assert tmpfs["limitation"].startswith(
-        "measured: the work differs (the QEMU twins count -4.6 % instructions per call, x3.1 "
-        "the hardware's effect)")
-    assert ("(2,026 -> 1,939 per call this time, 2,031 -> 1,944 the first; the second after "
-            "the workload binary was rebuilt and the boot shortened) gave -2.4 % and +1.0 %; "
-            "in the second, symlink-cachedlen mispredicts 7.0 more branches per call (15.2 "
-            "against stock's 8.2) and squashes 153 more instructions, where stock repeats "
-            "itself within 1334 cycles") in tmpfs["limitation"]
+    # The seeds-era records of 2026-11-30 on the 39-patch series (the era
+    # presets with 0035-0039 set): strlen's loads no longer wait on each
+    # other (0038), and the saved instructions run at the call's rate.
     ext4 = cells[(_claim("symlink-cachedlen-ext4").what, "x86_64-skylake-calibrated")]
     assert ext4["limitation"].startswith(
         "measured (QEMU plugin, readlink of the 30-byte ext4 /initrd.img): the cached length "
         "saves 102 of 1,789 instructions per call (5.7 %): strlen's 95 and readlink_copy's "
         "26, less the 21 of the variant's ext4_fast_symlink_readlink; gem5 on the era machine "
-        "saves 71 of 950 cycles (7.5 %), running the saved instructions at 1.4 per cycle "
-        "against the call's 1.85. The thread's 1.5 % would be the same saving in a call 5.0x "
+        "saves 49 of 794 cycles (6.2 %), running the saved instructions at 2.1 per cycle "
+        "against the call's 2.22. The thread's 1.5 % would be the same saving in a call 4.1x "
         "gem5's")
+    # The tmpfs claim has no cause of its own since its mispredicts were
+    # found to be BTB conflicts (claims.toml): the engine's generic cause.
+    tmpfs = cells[(_claim("symlink-cachedlen").what, "x86_64-skylake-calibrated")]
+    assert tmpfs["verdict"] == "too large"
+    assert tmpfs["limitation"].startswith(
+        "measured: the work differs, not only its timing: the QEMU twins run -4.6 % "
+        "instructions per call")
     # A run the cause does not cite gives the generic causes instead.
-    rows = [_row("stock", "readlink-loop", 100_000), _row("symlink-cachedlen",
-                                                            "readlink-loop", 99_900)]
-    assert _line(rows, "symlink-cachedlen").verdict == "too small"
-    assert causes.measured(_claim("symlink-cachedlen").cause, rows,
-                           pair=_line(rows, "symlink-cachedlen"), q=0.96) is None
-
-
-def test_the_earlier_run_a_cause_cites_is_the_record_it_names():
-    # claims.toml keeps the figures of seeds-era's first readlink run,
-    # replaced in docs/data since: they are that file's records, as git
-    # still has them.
-    earlier = _claim("symlink-cachedlen").cause.data["earlier"]
-    commit, path = earlier["source"].split()[-1].split(":")
-    got = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=REPO, capture_output=True)
-    if got.returncode != 0:
-        pytest.skip(f"git has no {commit} here (a shallow clone?)")
-    import gzip
-    rows = {r["key"]: r for r in map(json.loads, gzip.decompress(got.stdout).splitlines()[1:])}
-    for side in ("before", "after"):
-        fig = earlier[side]
-        (row,) = [r for k, r in rows.items() if k.startswith(fig["key"])]
-        assert row["profile"] == earlier["preset"]
-        assert row["cycles"] / row["ops"] == pytest.approx(fig["cycles"], abs=5e-4)
-        assert row["gem5_insts"] / row["ops"] == pytest.approx(fig["insts"], abs=5e-4)
+    rows = [_row("stock", "readlink-ext4", 100_000), _row("symlink-cachedlen",
+                                                            "readlink-ext4", 99_900)]
+    assert _line(rows, "symlink-cachedlen-ext4").verdict == "too small"
+    assert causes.measured(_claim("symlink-cachedlen-ext4").cause, rows,
+                           pair=_line(rows, "symlink-cachedlen-ext4"), q=0.96) is None
 
 
 def _profiled(variant, name_len, insts, cycles, profile="x86_64-westmere", **fns):
@@ -496,45 +475,43 @@ def test_the_machine_table_sets_each_claim_on_both_machines_from_the_published_d
     rows = [r for rows in by_sweep.values() for r in rows]
     header, body = scorecard.machine_table(rows)
     cells = {r[1]: r[3:] for r in body}
-    # The era machines re-published 2026-11-30 with patches 0035-0037 set
-    # in their presets and statx-loop hashing fstat-loop's ten fields
-    # (issue 62), x86-core's last step (the preset) among them: statx(fd,
-    # NULL) 456.9 cycles, fstat 451.5, +5.4 against the hardware's +48
-    # (2.80x before, +175 cycles, 56 of them the loops' unequal hashing);
-    # seeds-era's calibrated row says the same.
+    # The era machines re-published 2026-11-30 on the 39-patch series, the
+    # presets setting 0035-0039 and statx-loop hashing fstat-loop's ten
+    # fields (issues 62 and 64), x86-core's last step (the preset) among
+    # them: statx(fd, NULL) 421.6 cycles, fstat 381.6, +40.0 against the
+    # hardware's +48 (0.11x on the series before: fstat's two mispredicts
+    # a call were a direct-mapped BTB's conflict, docs/machines.md).
     # The generic machine's seeds sweep re-published 2026-11-30 (the
     # 37-patch series, the fd-only statx and the fstat system call): the
-    # statx-fstat pair now runs there too, just over the line.
+    # statx-fstat pair runs there too, just over the line.
     assert cells["statx (one copy) against fstat"] == [
-        "1.52x, too large", "0.11x, too small", "x86_64-skylake"]
+        "1.52x, too large", "0.96x, agrees", "x86_64-skylake"]
     # The statx seed is what STAC/CLAC's latency was fitted on: a check,
     # marked so, and left out of the count of predictions (on the generic
     # machine 0.72x: its IprAccess 12 was fitted on statx with "", not the
     # thread's NULL path the claim now runs).
     statx = cells["statx: one copy_to_user instead of a __put_user (stac/clac) per field"]
-    assert statx[:2] == ["0.72x, agrees (fitted on it)", "1.01x, agrees (fitted on it)"]
-    # cp_new_stat (0.90x on the glibc fstatat call) and readlink (0.93x,
-    # 2 mispredicts a call: docs/reference/calibration.md) on the re-run.
-    assert cells["cp_new_stat fills the user struct directly (2013, no SMAP)"][0] == (
-        "1.32x, agrees")
+    assert statx[:2] == ["0.72x, agrees (fitted on it)", "1.03x, agrees (fitted on it)"]
+    # readlink on tmpfs (0.93x, 2 mispredicts a call: docs/reference/
+    # calibration.md) on the generic re-run.
     assert cells["readlink skips strlen with the cached symlink length (a tmpfs link, not the "
                  "thread's ext4 one)"][0] == "1.29x, agrees"
-    # 5 of 8, from 6 of 7: statx against fstat joins (1.52x) and the byte
-    # compare alone falls from 0.67x to 0.62x; issue 62's "7 of 8 kept" is
-    # not met, and the scorecard says so.
+    # cp_new_stat's "after" is stat-direct since 2026-11-30 (the 2013
+    # window, without 6.1's LFENCE), run on the era machine only so far:
+    # 0.30x (it was -0.18x behind the LFENCE, and 1.43x with stock's fstat
+    # carrying the BTB conflict's two mispredicts). The generic machine
+    # has no stat-direct run yet, so 4 of 7 there (5 of 8 before: its
+    # cp_new_stat row was stat-unsafe's); issue 62's "7 of 8 kept" is not
+    # met, and the scorecard says so.
+    assert cells["cp_new_stat fills the user struct directly (2013, no SMAP)"] == [
+        "-", "0.30x, too small", "x86_64-skylake-calibrated"]
     assert scorecard.machine_summary(rows).startswith(
         "Predicted effects and shares (rows not fitted on their own data) within 1.5x of the "
-        "hardware's: 5 of 8 on the generic machine, 3 of 10 on the era machines.")
+        "hardware's: 4 of 7 on the generic machine, 5 of 10 on the era machines.")
     # The fstat base is the run that made the fstat system call (2.20x),
     # not kernel-entry's of 2026-11-25, whose fstat-loop made glibc's
     # fstatat (3.44x).
     assert cells["fstat per call (2017)"][0] == "2.20x, too large"
-    # cp_new_stat: 0.38x on 29 patches, 1.44x on 34, and in the wrong
-    # direction with stores one a cycle (0037): the 2013 direct fill gains
-    # 6.1's user_access_begin LFENCE and exit work where stock's copy got
-    # cheap (docs/machines.md).
-    assert cells["cp_new_stat fills the user struct directly (2013, no SMAP)"][1] == (
-        "-0.18x, wrong direction")
     # The fifth on the generic machine: SMAP's share of strncpy_from_user
     # (strncpy-smap, published 2026-11-26), 67 % against "almost two thirds".
     share = cells["SMAP's share of strncpy_from_user, a stac/clac per word read (before "
@@ -572,13 +549,13 @@ def test_the_model_table_sets_each_claim_under_every_stac_clac_model():
     # statx against fstat has both sides under smap only; the per-field
     # statx claim has one side, so no row.
     rows = [_row("stock", "fstat-loop", 100_000, "none"),
-            _row("stat-unsafe", "fstat-loop", 88_000, "none"),
+            _row("stat-direct", "fstat-loop", 88_000, "none"),
             _row("stock", "fstat-loop", 110_000, "smap"),
-            _row("stat-unsafe", "fstat-loop", 99_000, "smap"),
+            _row("stat-direct", "fstat-loop", 99_000, "smap"),
             _row("stock", "statx-null", 150_000, "smap"),
             # Another preset's row, or another cache's, stays out of the table.
-            _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), profile="x86_64-skylake"),
-            _re(_row("stat-unsafe", "fstat-loop", 1, "smap"), cache="x86_64-skylake")]
+            _re(_row("stat-direct", "fstat-loop", 1, "smap"), profile="x86_64-skylake"),
+            _re(_row("stat-direct", "fstat-loop", 1, "smap"), cache="x86_64-skylake")]
     header, body = scorecard.model_table(rows, "x86_64-o3-default", "classic-l1l2")
     assert header == ["claim (hardware after/before)", "none", "smap"]
     assert body == [["statx (one copy) against fstat (1.109)", "-", "1.364 (its model)"],
@@ -811,11 +788,11 @@ what = "cp_new_stat under SMAP (not the thread's machine)"
 hardware = "10M fstat: 0.92 s -> 0.80 s"
 ratio = "ratio"
 before = ["stock", "fstat-loop"]
-after = ["stat-unsafe", "fstat-loop"]
+after = ["stat-direct", "fstat-loop"]
 smap_model = "smap"
 """)
     monkeypatch.setattr(registry, "CLAIMS", registry.load(path))
-    rows = [_row("stock", "fstat-loop", 100_000), _row("stat-unsafe", "fstat-loop", 87_000)]
+    rows = [_row("stock", "fstat-loop", 100_000), _row("stat-direct", "fstat-loop", 87_000)]
     header, body = scorecard.kind_table("effect", rows)
     cells = dict(zip(header, next(b for b in body if b[0].startswith("cp_new_stat under"))))
     assert (cells["hw after/before"], cells["gem5 after/before"]) == ("0.870", "0.870")
