@@ -11,7 +11,6 @@ where it came from. No measured figure is typed as prose: a cause whose
 runs are not in the rows is not said, and the next one is tried.
 """
 
-import math
 from dataclasses import dataclass
 
 from analysis import claims, store
@@ -280,32 +279,6 @@ def _saving_fields(rows: list, pair, data: dict) -> dict:
                 call_factor=100 * gem5_saved / gem5_before / hw_pct)
 
 
-def _timing_noise_fields(rows: list, pair, data: dict, q: float) -> dict:
-    """A small saving whose gem5 timing moved between two runs of the same
-    instructions: this run's pair beside the earlier one (the cause's
-    data: a run the published file has since replaced), on its preset."""
-    earlier = data["earlier"]
-    if q is None or pair.before is None or pair.before["profile"] != earlier["preset"]:
-        return None
-
-    def side(run):
-        return Side({"insts": run.per_op("gem5_insts"), "cycles": cycles_per_op(run),
-                      "mispredicts": run.per_op("branch_mispredicts"),
-                      "squashed": run.per_op("squashed_insts")})
-    b, a = side(pair.before), side(pair.after)
-    eb, ea = earlier["before"], earlier["after"]
-    same = (f"{eb['insts']:,.0f}", f"{ea['insts']:,.0f}") == (f"{b.insts:,.0f}", f"{a.insts:,.0f}")
-    return dict(twin_change=100 * (q - 1), twin_effect=(q - 1) / (pair.claim.hw_ratio - 1),
-                before=b, after=a,
-                same_insts="both times" if same else
-                f"this time, {eb['insts']:,.0f} -> {ea['insts']:,.0f} the first",
-                earlier_change=100 * (ea["cycles"] / eb["cycles"] - 1),
-                change=100 * (a.cycles / b.cycles - 1),
-                more_mispredicts=a.mispredicts - b.mispredicts,
-                more_squashed=a.squashed - b.squashed,
-                stock_spread=math.ceil(abs(eb["cycles"] - b.cycles)))
-
-
 # Each kind of measured cause: its fields from the rows and the claim's
 # context (claims.CAUSE_KINDS names them, so a claims file is checked on load).
 KINDS = {
@@ -313,8 +286,6 @@ KINDS = {
     "per-byte profile change": lambda rows, cause, ctx: _per_byte_change_fields(
         rows, ctx["change"]),
     "saving": lambda rows, cause, ctx: _saving_fields(rows, ctx["pair"], cause.data),
-    "timing-noise": lambda rows, cause, ctx: _timing_noise_fields(rows, ctx["pair"], cause.data,
-                                                                  ctx.get("q")),
 }
 
 

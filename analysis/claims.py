@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 CLAIMS_FILE = HERE / "claims.toml"
 SEEDS_FILE = HERE / "seeds.toml"
 # The kinds of measured cause analysis/causes.py computes (its KINDS).
-CAUSE_KINDS = ("per-byte profile", "per-byte profile change", "saving", "timing-noise")
+CAUSE_KINDS = ("per-byte profile", "per-byte profile change", "saving")
 
 
 def seed_numbers(seeds: dict) -> dict:

@@ -57,7 +57,7 @@ STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueu
          ("+ the walk after fetch's directions", MICRO),
          ("+ each micro branch its own key", STORES),
          ("+ stores one a cycle", TEMP),
-         ("+ byte loads into a temporary written whole", BTB),
+         ("+ byte loads without a merge", BTB),
          ("+ a 4-way BTB (the preset)", {}))
 # What a call waits on serializing and ordering instructions (issue 64):
 # rename's serialize stall, the ROB head held by an RFLAGS reader, and
