@@ -249,3 +249,30 @@ def test_the_gem5_build_packages_are_one_list_and_the_dry_run_names_what_is_miss
     missing = build_deps.missing(("x86",))
     assert line.startswith("[packages] " + ("to do: install " + ", ".join(missing)
                                             if missing else "done"))
+
+
+def test_an_isa_without_the_series_is_stale_when_older_than_the_series(tmp_path, monkeypatch):
+    # ARM needs no patch of the series, but compiles the O3 code it changes
+    # (patch 0007's commit tick): built before an edition of the series, it
+    # counted as built and an Arm commit profile failed its tick check
+    # (2026-11-30). Judged by its age against the series' sources.
+    dest = tmp_path / "g5"
+    binary = dest / "build" / "ARM" / "gem5.opt"
+    binary.parent.mkdir(parents=True)
+    binary.write_bytes(b"gem5")
+    monkeypatch.setattr(gem5_setup.build_profile, "read", lambda build_dir: "same")
+    setup = gem5_setup.Setup(source="/nonexistent", dest=dest, isas=("arm",), jobs=1,
+                             profile=_Profile())
+    monkeypatch.setattr(locate, "source_carries_series", lambda home: True)
+
+    def arm_step(series_mtime):
+        monkeypatch.setattr(locate, "series_sources_mtime", lambda home: series_mtime)
+        return dict((name, done) for name, _, done in setup.steps())["ARM"]
+    now = binary.stat().st_mtime
+    assert arm_step(now - 10)           # built after the series' sources: built
+    assert not arm_step(now + 10)       # before them: rebuilt
+
+
+class _Profile:
+    def as_record(self):
+        return "same"
