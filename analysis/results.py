@@ -196,6 +196,16 @@ class Gem5Stats:
     sampling: Mapping         # SimPoint's estimate and its steps ({} for a whole ROI)
     commit_profile: Mapping   # cycles per kernel function ({} where none was made)
     uop_profile: Mapping      # micro-ops form by form ({} where none was made)
+    clock: str = None         # the core's clock as the spec gave gem5 ("3GHz")
+
+    @property
+    def clock_ghz(self) -> float:
+        """The core's clock in GHz, or None where the record lacks it."""
+        text = (self.clock or "").strip()
+        for unit, scale in (("GHz", 1.0), ("MHz", 1e-3)):
+            if text.endswith(unit):
+                return float(text[:-len(unit)]) * scale
+        return None
 
     def describe(self, run) -> str:
         m = run.point.machine
@@ -318,7 +328,8 @@ def _gem5(record: dict, sim: dict) -> Gem5Stats:
                      MappingProxyType(g.get("warming") or {}),
                      MappingProxyType(g.get("sampling") or {}),
                      MappingProxyType(g.get("commit_profile") or {}),
-                     MappingProxyType(g.get("uop_profile") or {}))
+                     MappingProxyType(g.get("uop_profile") or {}),
+                     (sim.get("spec") or {}).get("clock"))
 
 
 # The one place a backend's name picks its result type.

@@ -54,8 +54,9 @@ PRESET_KEYS = ("arch", "type", "description", "params", "fu_latency", "fu_count"
 SEED_ID = re.compile(r"[0-9]{3}_[0-9a-f]{16}")
 # What the probe workload (workloads/src/probe.c) measures that a preset
 # may document, in core cycles: a mispredicted branch, a dependent add, a
-# load from memory (the cache levels' are the cache preset's latencies).
-DOCUMENTED = ("mispredict", "add", "mem", "syscall")
+# load from memory; a cache level's load-to-use where the cache preset
+# keeps gem5's own latencies (else its latencies are the documented ones).
+DOCUMENTED = ("mispredict", "add", "mem", "syscall", "l1d", "l2", "l3")
 
 
 @dataclass(frozen=True)

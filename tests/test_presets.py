@@ -94,7 +94,7 @@ def test_neoverse_v2_preset_parses_with_its_machine():
     # Three loads or two stores a cycle: one load-only pipe, two load/store.
     assert (cpu.fu_count["ReadPort"], cpu.fu_count["RdWrPort"],
             cpu.fu_count["WritePort"]) == (1, 2, 0)
-    assert cpu.documented == {"add": 1, "mispredict": 10}
+    assert cpu.documented == {"l1d": 4, "l2": 11, "add": 1, "mispredict": 10}
     assert smap_models.needs_series("arm64", "", cpu) == ""
     assert cache.sizes == {"l1i_size": "64KiB", "l1d_size": "64KiB", "l2_size": "1MiB"}
     roi = spec.roi_spec(spec.BootGroup("arm64", KERNEL, IMAGE, "", cache, GEM5), cpu)
