@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from configs.gem5 import locate
+from configs.gem5 import build_profile, locate
 from configs.gem5 import setup as gem5_setup
 from lab.errors import UserError
 
@@ -260,7 +260,7 @@ def test_an_isa_without_the_series_is_stale_when_older_than_the_series(tmp_path,
     binary = dest / "build" / "ARM" / "gem5.opt"
     binary.parent.mkdir(parents=True)
     binary.write_bytes(b"gem5")
-    monkeypatch.setattr(gem5_setup.build_profile, "read", lambda build_dir: "same")
+    monkeypatch.setattr(build_profile, "read", lambda build_dir: "same")
     setup = gem5_setup.Setup(source="/nonexistent", dest=dest, isas=("arm",), jobs=1,
                              profile=_Profile())
     monkeypatch.setattr(locate, "source_carries_series", lambda home: True)
