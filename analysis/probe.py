@@ -86,6 +86,15 @@ def table(rows: list) -> tuple:
             if value is None:
                 continue
             d = doc.get(metric)
+            if value == 0 and r.reported.get("probe_unit") == "ns":
+                # No time passed on the guest's clock over the figure's
+                # whole loop: a clock too coarse to measure it, not a
+                # figure of 0 (gem5 Arm's guest keeps jiffies, 4 ms:
+                # docs/machines.md, "The Arm machine").
+                body.append([preset_label(r), r["cache"], what, "-",
+                             "-" if d is None else f"{d:g}", "-",
+                             "not measured: the guest's clock did not advance"])
+                continue
             # A preset changed since the run says so (judging.preset_label),
             # as every other scorecard table does.
             body.append([preset_label(r), r["cache"], what, f"{value:,.2f}",

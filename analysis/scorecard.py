@@ -190,10 +190,19 @@ def _summary(entries: dict) -> str:
     def span(side: str) -> str:
         xs = sorted(c.ratio for c in cells(side, ("base",)))
         return f"{xs[0]:.2f}x to {xs[-1]:.2f}x" if xs else "none run"
+    # The Arm claims on a line of their own: the x86 counts are what the
+    # x86 issues' targets name, and an Arm row moves none of them.
+    arm = [c for c in cells("era", ("arm_effect",))]
+    arm_bases = sorted(c.ratio for c in cells("era", ("arm_base",)))
+    arm_line = (f" On Arm: {sum(c.verdict == 'agrees' for c in arm)} of {len(arm)} copy effects "
+                f"within {MISS:g}x of the Arm hardware's on the Neoverse V2 machine"
+                + (f", its copy bases {arm_bases[0]:.2f}x to {arm_bases[-1]:.2f}x"
+                   if arm_bases else "") + "." if arm or arm_bases else "")
     return (f"Predicted effects and shares (rows not fitted on their own data) within "
             f"{MISS:g}x of the hardware's: {count('generic')} on the generic machine, "
             f"{count('era')} on the era machines. Absolute bases over the hardware's: "
-            f"{span('generic')} on the generic machine, {span('era')} on the era machines.")
+            f"{span('generic')} on the generic machine, {span('era')} on the era machines."
+            + arm_line)
 
 
 def glance(rows: list) -> dict:

@@ -15,6 +15,8 @@ Each set is drawn from its sweeps' rows:
                  storm-roi}.jsonl.gz -> docs/warmup/figures/ (kept in git)
   verdicts       every published record -> docs/img/verdicts.png (kept in
                  git; --all): the scorecard at a glance, on its page
+  usercopy       usercopy-arm.jsonl.gz -> docs/img/usercopy-arm.png (kept in
+                 git; --all): the Arm copies' claims, size by size
 
 SOURCE says where the rows are: a folder of published records (default:
 docs/data, so every figure redraws on any machine, with no simulator and
@@ -42,6 +44,7 @@ OUT = Path("tutorial") / "figures"
 GEM5_OUT = Path("tutorial") / "gem5"
 WARMUP_OUT = Path("warmup")
 VERDICTS = Path("img") / "verdicts.png"  # the scorecard at a glance, on its page
+USERCOPY = Path("img") / "usercopy-arm.png"  # the Arm copies' claims, on the machines page
 SWEEP = "teaching"
 GEM5_SWEEP = "tutorial-gem5"
 GEM5_DATA = published.path_for(DATA, GEM5_SWEEP)
@@ -381,6 +384,65 @@ def verdict_figure(plt, data: Path, docs: Path = DOCS) -> None:
     print(f"figure: {_shown(path)}")
 
 
+def usercopy_figure(plt, data: Path, docs: Path = DOCS) -> None:
+    """The arm64 copies on the Neoverse V2 machine (usercopy-arm), size by
+    size and each way: gem5's copy routine after/before (its own cycles,
+    the commit profile) for the judged pair (the same PAN window on both
+    sides, the copy instructions alone) and for stock -> usercopy-ldp
+    (the window's toggles in it), against each thread's time ratio, as the
+    scorecard's [[arm_effect]] claims read them. Nothing drawn where the
+    records hold no usercopy-arm rows."""
+    from analysis.kinds import arm_effect, registry
+    from analysis.scorecard import Scored
+
+    source = data.parent if data.is_file() and not _is_store(data) else data
+    try:
+        rows = sweep_rows(source, "usercopy-arm")
+    except UserError:
+        return
+    runs = arm_effect.copy_runs(Scored.of(rows).rows)
+    if not runs:
+        return
+    claims = registry.CLAIMS.of("arm_effect")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for ax, direction in zip(axes, ("to", "from")):
+        mine = [c for c in claims if c.direction == direction]
+        if not mine:
+            continue
+        c = mine[0]
+        for pair, style, label in (((c.before, c.after), "o-", "gem5, the copy alone"),
+                                   (c.shown, "s:", "gem5, with the PAN toggles")):
+            points = []
+            for (variant, d, size, *setup), b in sorted(runs.items()):
+                if variant != pair[0] or d != direction:
+                    continue
+                a = runs.get((pair[1], d, size, *setup))
+                cb, ca = arm_effect.copy_cycles(b, c.function), \
+                    arm_effect.copy_cycles(a, c.function) if a else None
+                if cb and ca:
+                    points.append((size, ca / cb))
+            if points:
+                ax.plot(*zip(*sorted(points)), style, color="#1f77b4", ms=5,
+                        label=f"{label} ({pair[0]} -> {pair[1]})")
+        for claim, color in zip(mine, ("#d62728", "#2ca02c")):
+            ax.plot(*zip(*sorted(claim.ratios)), "^--", color=color, ms=5,
+                    label=f"hardware: {claim.what}")
+        ax.set_xscale("log", base=2)
+        ax.axhline(1, color="#777777", lw=0.8)
+        ax.set_xlabel(f"bytes per copy_{direction}_user")
+        ax.set_title(f"__arch_copy_{direction}_user", fontsize=10)
+        ax.legend(fontsize=6.5, loc="lower left")
+    axes[0].set_ylabel("time after / before (LDP/STP over LDTR/STTR)")
+    fig.suptitle("arm64 user copies on the Neoverse V2 machine: gem5 against the threads",
+                 fontsize=10)
+    fig.tight_layout()
+    path = docs / USERCOPY
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"figure: {_shown(path)}")
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(
         prog="docs/figures.py", description=__doc__.split("\n\n")[0],
@@ -426,6 +488,7 @@ def main(argv=None) -> int:
             gem5_figures(plt, source, args.docs)
             warmup_figures(source, args.docs, tables=False)
             verdict_figure(plt, source, args.docs)
+            usercopy_figure(plt, source, args.docs)
     return 0
 
 

@@ -194,6 +194,13 @@ SECTIONS = {
         by_sweep, call_profile.SWEEP, call_profile.table),
     # Issue 58: what "exact" covers, and the one count it does not.
     ("index.md", "qemu-exact"): lambda by_sweep: page_numbers.qemu_exact(by_sweep),
+    # Issue 65: the Neoverse V2 machine's probe, and the usercopy seeds on it.
+    ("machines.md", "probe-arm"): lambda by_sweep: _arm_table(
+        by_sweep, "probe-arm", lambda rows: probe.table(rows)),
+    ("machines.md", "usercopy-arm"): lambda by_sweep: _arm_table(
+        by_sweep, "usercopy-arm", lambda rows: scorecard.kind_table("arm_effect", rows)),
+    ("machines.md", "usercopy-arm-base"): lambda by_sweep: _arm_table(
+        by_sweep, "usercopy-arm", lambda rows: scorecard.kind_table("arm_base", rows)),
     # Issue 53: what each seed's thread ran against what the workload runs.
     ("seeds.md", "seed-calls"): lambda by_sweep: render.md_table(
         *seed_calls.table(by_sweep)).splitlines(),
@@ -363,6 +370,16 @@ def _x86_table(by_sweep: dict, sweep: str, make) -> list:
     header, body = make(by_sweep.get(sweep, []))
     return render.md_table(header, body).splitlines() if body else \
         _not_published("x86_64", (sweep,))
+
+
+def _arm_table(by_sweep: dict, sweep: str, make) -> list:
+    """`make`'s (header, body) of one Arm sweep's published rows as a
+    markdown table, or what the section says until they are exported."""
+    rows = by_sweep.get(sweep, [])
+    header, body = make(rows) if rows else ([], [])
+    body = [b for b in body if "not simulated" not in b]
+    return render.md_table(header, body).splitlines() if body else \
+        _not_published("arm64", (sweep,))
 
 
 def _machines(by_sweep: dict) -> list:

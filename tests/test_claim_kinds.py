@@ -139,7 +139,8 @@ def test_the_kinds_are_the_files_in_the_scorecards_order():
     assert set(registry.CLAIMS.kinds) == modules
     titles = [s.title for s in scorecard.sections([])]
     assert titles == ["At a glance", "The seeds' claims", "Base costs", "Per-byte lines",
-                      "SMAP's share", "A function's share of a workload", "On Arm",
+                      "SMAP's share", "A function's share of a workload",
+                      "The Arm copies' claims", "The Arm copies' bases", "On Arm",
                       "The machine probes"]
 
 
@@ -156,7 +157,8 @@ def test_a_sweeps_report_shows_every_kind_the_registry_has(toy_kind, monkeypatch
     sections = {t: body for t, _, body, *_ in report.scorecard_sections([_row(48_720)])}
     assert list(sections) == [f"Scorecard: {s}" for s in (
         "The seeds' claims", "Base costs", "Per-byte lines", "SMAP's share",
-        "A function's share of a workload", "On Arm", "Time per call")]
+        "A function's share of a workload", "The Arm copies' claims", "The Arm copies' bases",
+        "On Arm", "Time per call")]
     assert "a toy's pending number" in {row[0] for row in sections["Scorecard: The seeds' claims"]}
     [toy] = loaded.of("toy_time")
     assert sections["Scorecard: Time per call"] == [

@@ -76,6 +76,8 @@ def _cited() -> list:
     for claim in [x for x in c.every() if isinstance(x, claims.Cited)]:
         nums = _printed(claim.hardware)
         for f in fields(claim):
+            if f.name == "size":
+                continue  # a workload's size in bytes (arm_base), not a hardware number
             v = getattr(claim, f.name)
             for x in (v if isinstance(v, tuple) else (v,)):
                 if isinstance(x, (int, float)) and not isinstance(x, bool):
