@@ -410,8 +410,11 @@ def usercopy_figure(plt, data: Path, docs: Path = DOCS) -> None:
         if not mine:
             continue
         c = mine[0]
-        for pair, style, label in (((c.before, c.after), "o-", "gem5, the copy alone"),
-                                   (c.shown, "s:", "gem5, with the PAN toggles")):
+        styles = ("o-", "s:", "d:")
+        pairs = [((c.before, c.after), "gem5, the thread's copy (judged)")] + [
+            ((b, a), f"gem5, not judged: {why}") for b, a, why in c.shown]
+        for ((before, after), label), style in zip(pairs, styles):
+            pair = (before, after)
             points = []
             for (variant, d, size, *setup), b in sorted(runs.items()):
                 if variant != pair[0] or d != direction:
@@ -423,7 +426,7 @@ def usercopy_figure(plt, data: Path, docs: Path = DOCS) -> None:
                     points.append((size, ca / cb))
             if points:
                 ax.plot(*zip(*sorted(points)), style, color="#1f77b4", ms=5,
-                        label=f"{label} ({pair[0]} -> {pair[1]})")
+                        label=textwrap.fill(f"{label} ({pair[0]} -> {pair[1]})", 60))
         for claim, color in zip(mine, ("#d62728", "#2ca02c")):
             ax.plot(*zip(*sorted(claim.ratios)), "^--", color=color, ms=5,
                     label=f"hardware: {claim.what}")

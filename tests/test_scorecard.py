@@ -845,7 +845,7 @@ def _copy(variant, size, direction, copy_cycles, cycles, ops=200):
     """A gem5 Arm usercopy-loop run with its commit profile, on the
     Neoverse V2 machine: `copy_cycles` charged to the copy routine."""
     record = {"provenance": {"image": {"job": {"params": {
-                  "run.size": size, "run.direction": direction}}},
+                  "size": str(size), "direction": direction}}},
                              "simulator": {"cpu_preset": {"name": "arm64-neoverse-v2"},
                                            "spec": {"clock": "3GHz"}}},
               "gem5": {"commit_profile": {"cycles": cycles}}}
@@ -859,23 +859,28 @@ def _copy(variant, size, direction, copy_cycles, cycles, ops=200):
 
 def test_an_arm_copy_claim_scores_the_routines_own_cycles_on_the_pair_without_toggles():
     # Niu's 4K copy_to_user: 52.12 -> 78.19 bytes/ns, after/before 0.667.
-    # The judged pair differs in the copy instructions alone (the same PAN
-    # window on both sides); stock -> usercopy-ldp carries the window's two
-    # MSRs and is shown, not judged. The whole call is beside the copy.
+    # The judged pair differs in the copy routine alone (the same PAN
+    # window on both sides): the thread's 64-byte loop. Shown, not judged:
+    # LDP/STP in stock's post-indexed loop, and stock -> usercopy-loop64
+    # with the window's two MSRs. The whole call is beside the copy.
     rows = [_copy("usercopy-pan-window", 4096, "to", 120_000, 300_000),
-            _copy("usercopy-ldp", 4096, "to", 80_000, 260_000),
+            _copy("usercopy-loop64", 4096, "to", 80_000, 260_000),
+            _copy("usercopy-ldp", 4096, "to", 115_000, 295_000),
             _copy("stock", 4096, "to", 110_000, 290_000)]
     header, body = scorecard.kind_table("arm_effect", rows)
-    judged, shown = (dict(zip(header, b)) for b in body
-                     if b[0].startswith("copy_to_user with LDP/STP instead"))
-    assert judged["pair"] == "usercopy-pan-window -> usercopy-ldp"
+    judged, alone, shown = (dict(zip(header, b)) for b in body
+                            if b[0].startswith("copy_to_user with LDP/STP instead"))
+    assert judged["pair"] == "usercopy-pan-window -> usercopy-loop64"
+    assert alone["pair"] == "usercopy-pan-window -> usercopy-ldp"
+    assert alone["verdict"] == ("(too small; not judged: LDP/STP in stock's post-indexed "
+                                "loop, not the thread's)")
     assert judged["gem5 copy cycles/call"] == "600 -> 400"
     assert judged["gem5 after/before (copy)"] == "0.667"
     assert judged["hardware after/before"] == f"{52.12 / 78.19:.3f}"
     assert judged["whole call after/before"] == f"{260 / 300:.3f}"
     assert judged["verdict"] == "agrees" and judged["machine"] == "era"
-    assert shown["pair"] == "stock -> usercopy-ldp" and shown["verdict"].startswith(
-        "(agrees; not judged")
+    assert shown["pair"] == "stock -> usercopy-loop64" and shown["verdict"] == (
+        "(agrees; not judged: the PAN window's two MSRs are in it)")
     # The at-a-glance line counts the Arm rows on a line of their own and
     # leaves the x86 counts alone; Kunpeng's 4K (0.593) on the same run.
     summary = scorecard.machine_summary(rows)

@@ -126,3 +126,24 @@ def test_usercopy_ldp_is_faster_on_the_neoverse_v2_preset():
         cycles[variant] = rec["gem5"]["summary"]["cycles"] / rec["result"]["ops"]
     per_byte = {v: c / PAGE for v, c in cycles.items()}
     assert per_byte["usercopy-ldp"] < per_byte["stock"], per_byte
+
+
+@pytest.mark.parametrize("size", USERCOPY_SIZES)
+@pytest.mark.parametrize("way", ("to", "from"))
+def test_usercopy_loop64_moves_each_pointer_once_per_64_bytes(way, size):
+    # The threads' loop (usercopy-loop64): usercopy-ldp's LDP/STP at
+    # offsets, src and dst each moved by one ADD an iteration instead of
+    # post-indexed on every pair. Same pairs, same PAN window, same bytes;
+    # two ADDs an iteration more, and one before the loop: per copy call of
+    # N bytes (a multiple of 64, at least 128) the loop runs N/64 - 1
+    # times, so N/32 - 1 instructions more, exactly.
+    ldp = profile("arm64", "usercopy-ldp", f"usercopy-{way}-{size}")
+    loop64 = profile("arm64", "usercopy-loop64", f"usercopy-{way}-{size}")
+    ops = ldp["result"]["ops"]
+    calls = _calls(size) * ops
+    assert loop64["result"]["checksum"] == ldp["result"]["checksum"]
+    assert _pairs(loop64, COPY[way]) == _pairs(ldp, COPY[way])
+    for write in ("pan_set_0", "pan_set_1"):
+        assert own(loop64, "arm64", write) == calls
+    chunk = min(size, PAGE)
+    assert _insns(loop64, COPY[way]) - _insns(ldp, COPY[way]) == (chunk // 32 - 1) * calls

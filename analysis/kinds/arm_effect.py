@@ -8,9 +8,10 @@ with a kernel module), not a system call around them, so a row scores
 the routine's cycles per call from the commit profile (cycles@<routine>,
 configs/gem5/commit_profile.py) and shows the whole pread or pwrite
 beside it. Both threads ran without PAN toggles: a claim's judged pair
-differs in the copy instructions alone (`before` -> `after`, both with
-the same PAN window), and `shown`, the pair with the window's toggles
-in it (stock -> usercopy-ldp), is its own row, not judged.
+differs in the copy routine alone (`before` -> `after`, both with the
+same PAN window), and each pair of `shown` (the instruction choice
+alone, or the pair with the window's toggles in it) is a row of its
+own, not judged.
 
 Every ratio is after/before in time (< 1 a speed-up); the verdict
 compares the effects' sizes (ratio - 1) as the x86 effects do
@@ -41,9 +42,9 @@ class ArmEffect(claims.Cited):
     claim's own (the at-a-glance row's)."""
     direction: str         # "to" (copy_to_user, pread) or "from" (pwrite)
     ratios: tuple          # ((size, hardware after/before), ...)
-    before: str            # the judged pair's variants: the copy instructions alone
+    before: str            # the judged pair's variants: the copy routine alone
     after: str
-    shown: tuple = ()      # another pair, shown and not judged (the PAN toggles in it)
+    shown: tuple = ()      # ((before, after, why not judged), ...): shown beside it
 
     @property
     def function(self) -> str:
@@ -59,7 +60,10 @@ def read(r: claims.Reader, loaded: dict) -> ArmEffect:
         ratios = tuple((int(size), r.seed_number(c["seed"], name)) for size, name in table.items())
     except ValueError:
         r.fail(f"ratios' keys are sizes in bytes: {', '.join(table)}")
-    return ArmEffect(**c, ratios=ratios, shown=tuple(r.get("shown", ())))
+    shown = r.get("shown", [])
+    if not all(isinstance(x, list) and len(x) == 3 for x in shown):
+        r.fail("shown: a list of [before, after, why it is not judged]")
+    return ArmEffect(**c, ratios=ratios, shown=tuple(tuple(x) for x in shown))
 
 
 def copy_runs(rows: list) -> dict:
@@ -70,7 +74,7 @@ def copy_runs(rows: list) -> dict:
         if r.point.workload != WORKLOAD or not r.gem5.commit_profile:
             continue
         job = r.point.job_params
-        out[(r.point.variant, str(job.get("run.direction")), int(job.get("run.size", 0)),
+        out[(r.point.variant, str(job.get("direction")), int(job.get("size", 0)),
              r["profile"], r["cache"], r.scheme)] = r
     return out
 
@@ -98,9 +102,8 @@ def judged(scored, effects: tuple) -> list:
     for c in effects:
         found = False
         for setup in setups:
-            for pair, judged_pair in (((c.before, c.after), True), (c.shown, False)):
-                if not pair:
-                    continue
+            for pair in ((c.before, c.after, None), *c.shown):
+                judged_pair = pair[2] is None
                 for size, hw in c.ratios:
                     b = runs.get((pair[0], c.direction, size, *setup))
                     a = runs.get((pair[1], c.direction, size, *setup))
@@ -115,8 +118,7 @@ def judged(scored, effects: tuple) -> list:
                     cells = [c.what, c.seed, c.hardware, f"{size:,} B", f"{pair[0]} -> {pair[1]}",
                              f"{hw:.3f}", f"{cb:,.0f} -> {ca:,.0f}", f"{sim:.3f}",
                              f"{whole:.3f}", f"{m:.2f}x",
-                             verdict if judged_pair else f"({verdict}; not judged: the PAN "
-                                                         f"toggles are in it)",
+                             verdict if judged_pair else f"({verdict}; not judged: {pair[2]})",
                              setup[0], "era" if era else "generic"]
                     out.append(Judged("arm_effect", c, setup[0], m if judged_pair else None,
                                       verdict, False, judged_pair and era, False, cells))
