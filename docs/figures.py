@@ -33,6 +33,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # docs/usercopy_figure.py
 
 from analysis import published, store  # noqa: E402
 from lab.errors import UserError  # noqa: E402
@@ -385,65 +386,18 @@ def verdict_figure(plt, data: Path, docs: Path = DOCS) -> None:
 
 
 def usercopy_figure(plt, data: Path, docs: Path = DOCS) -> None:
-    """The arm64 copies on the Neoverse V2 machine (usercopy-arm), size by
-    size and each way: gem5's copy routine after/before (its own cycles,
-    the commit profile) for the judged pair (the same PAN window on both
-    sides, the copy instructions alone) and for stock -> usercopy-ldp
-    (the window's toggles in it), against each thread's time ratio, as the
-    scorecard's [[arm_effect]] claims read them. Nothing drawn where the
-    records hold no usercopy-arm rows."""
-    from analysis.kinds import arm_effect, registry
-    from analysis.scorecard import Scored
+    """The arm64 copies on the Neoverse V2 machine (docs/usercopy_figure.py)
+    from usercopy-arm's rows; nothing drawn where the records hold none."""
+    import usercopy_figure as drawing  # docs/usercopy_figure.py
 
     source = data.parent if data.is_file() and not _is_store(data) else data
     try:
         rows = sweep_rows(source, "usercopy-arm")
     except UserError:
         return
-    runs = arm_effect.copy_runs(Scored.of(rows).rows)
-    if not runs:
-        return
-    claims = registry.CLAIMS.of("arm_effect")
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    for ax, direction in zip(axes, ("to", "from")):
-        mine = [c for c in claims if c.direction == direction]
-        if not mine:
-            continue
-        c = mine[0]
-        styles = ("o-", "s:", "d:")
-        pairs = [((c.before, c.after), "gem5, the thread's copy (judged)")] + [
-            ((b, a), f"gem5, not judged: {why}") for b, a, why in c.shown]
-        for ((before, after), label), style in zip(pairs, styles):
-            pair = (before, after)
-            points = []
-            for (variant, d, size, *setup), b in sorted(runs.items()):
-                if variant != pair[0] or d != direction:
-                    continue
-                a = runs.get((pair[1], d, size, *setup))
-                cb, ca = arm_effect.copy_cycles(b, c.function), \
-                    arm_effect.copy_cycles(a, c.function) if a else None
-                if cb and ca:
-                    points.append((size, ca / cb))
-            if points:
-                ax.plot(*zip(*sorted(points)), style, color="#1f77b4", ms=5,
-                        label=textwrap.fill(f"{label} ({pair[0]} -> {pair[1]})", 60))
-        for claim, color in zip(mine, ("#d62728", "#2ca02c")):
-            ax.plot(*zip(*sorted(claim.ratios)), "^--", color=color, ms=5,
-                    label=f"hardware: {claim.what}")
-        ax.set_xscale("log", base=2)
-        ax.axhline(1, color="#777777", lw=0.8)
-        ax.set_xlabel(f"bytes per copy_{direction}_user")
-        ax.set_title(f"__arch_copy_{direction}_user", fontsize=10)
-        ax.legend(fontsize=6.5, loc="lower left")
-    axes[0].set_ylabel("time after / before (LDP/STP over LDTR/STTR)")
-    fig.suptitle("arm64 user copies on the Neoverse V2 machine: gem5 against the threads",
-                 fontsize=10)
-    fig.tight_layout()
     path = docs / USERCOPY
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    print(f"figure: {_shown(path)}")
+    if drawing.draw(plt, rows, path):
+        print(f"figure: {_shown(path)}")
 
 
 def parse_args(argv):
