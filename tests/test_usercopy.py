@@ -103,11 +103,29 @@ def test_usercopy_jobs_are_the_threads_sizes():
             assert dict(job.params)["direction"] == way
 
 
+def _committed(stats_file: str, op_class: str) -> int:
+    """Micro-ops of `op_class` the ROI committed (its stats dump, the first)."""
+    with open(stats_file) as f:
+        for line in f:
+            if line.startswith("---------- End Simulation Statistics"):
+                break
+            if f"commit.committedInstType_0::{op_class} " in line:
+                return int(line.split()[1])
+    raise AssertionError(f"no committed {op_class} in {stats_file}")
+
+
 @pytest.mark.gem5
-def test_usercopy_ldp_is_faster_on_the_neoverse_v2_preset():
-    """gem5 with ARM: stock and usercopy-ldp, 4 KiB pread()s, on the
-    threads' core. The LDP/STP copy must take fewer cycles per call; the
-    figures (cycles per byte) are what the scorecard's rows will hold."""
+def test_gem5_stores_a_pair_of_x_registers_as_two_stores():
+    """gem5 with ARM: stock and usercopy-ldp, 4 KiB pread()s (copy_to_user),
+    on the threads' core. gem5 v24 loads a pair of X registers as one
+    16-byte micro-op but stores it as two 8-byte ones
+    (src/arch/arm/insts/macromem.cc, PairMemOp), so the LDP/STP copy
+    commits exactly as many store micro-ops as stock's STTR pairs: why its
+    copy_to_user gains next to nothing on gem5 (docs/machines.md, "The Arm
+    machine"), where Neoverse V2 issues a store pair as one store
+    ([LLVMV2]: WriteSTP is V2Write_1c_1L01_1D, a single store's). A gem5
+    that stores the pair whole fails this test, as it should: then the
+    published usercopy rows move."""
     try:
         gem5 = locate.require("arm64")
     except UserError as e:
@@ -118,14 +136,13 @@ def test_usercopy_ldp_is_faster_on_the_neoverse_v2_preset():
     image = assemble.build_image("arm64", job)
     cpu = cpu_presets.load_cpu("arm64-neoverse-v2", "arm64")
     cache = cache_presets.load_cache("arm64-neoverse-v2")
-    cycles = {}
+    stores = {}
     for variant in ("stock", "usercopy-ldp"):
         kernel = kbuild.build_kernel("arm64", variant, layers=smap_models.layers_for("arm64"))
         rec = gem5_runs.run(kernel, image, job, gem5, cpu, cache, "none", timeout=3 * 3600)
         assert rec["result"]["ops"] == 200 and rec["result"]["errors"] == 0
-        cycles[variant] = rec["gem5"]["summary"]["cycles"] / rec["result"]["ops"]
-    per_byte = {v: c / PAGE for v, c in cycles.items()}
-    assert per_byte["usercopy-ldp"] < per_byte["stock"], per_byte
+        stores[variant] = _committed(rec["gem5"]["stats_file"], "MemWrite")
+    assert stores["usercopy-ldp"] == stores["stock"], stores
 
 
 @pytest.mark.parametrize("size", USERCOPY_SIZES)

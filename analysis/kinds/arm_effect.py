@@ -95,8 +95,8 @@ def _verdict(sim: float, hw: float) -> tuple:
 
 def judged(scored, effects: tuple) -> list:
     """One row per claim, size and machine that ran both sides (the
-    claim's own size first), then the shown pair's rows; a claim with
-    no run, one row saying so."""
+    claim's own size first), then each shown pair's at the claim's own
+    size; a claim with no run, one row saying so."""
     runs, out = copy_runs(scored.rows), []
     setups = sorted({k[3:] for k in runs})
     for c in effects:
@@ -104,7 +104,9 @@ def judged(scored, effects: tuple) -> list:
         for setup in setups:
             for pair in ((c.before, c.after, None), *c.shown):
                 judged_pair = pair[2] is None
-                for size, hw in c.ratios:
+                # A pair shown beside the claim at its own size only (the
+                # figure, docs/usercopy_figure.py, draws every size).
+                for size, hw in (c.ratios if judged_pair else c.ratios[:1]):
                     b = runs.get((pair[0], c.direction, size, *setup))
                     a = runs.get((pair[1], c.direction, size, *setup))
                     cb, ca = (copy_cycles(b, c.function) if b else None,
