@@ -34,10 +34,11 @@ def test_published_data_has_the_default_study_with_provenance():
     from configs import sweep
     header, rows = published.load_file(DATA / "default.jsonl.gz")
     # Every point the sweep file plans today (113 since usercopy-loop joined
-    # it on arm64; 118 since stat-direct, x86_64 only, joined the variants),
-    # each from a clean commit on the pinned kernel source.
+    # it on arm64; 118 since stat-direct, x86_64 only, joined the variants;
+    # 124 since usercopy-loop64, arm64 only, on five workloads and on
+    # usercopy-loop), each from a clean commit on the pinned kernel source.
     planned = len(sweep.load(REPO / "configs" / "sweeps" / "default.toml").points)
-    assert header["sweep"] == "default" and header["rows"] == len(rows) == planned == 118
+    assert header["sweep"] == "default" and header["rows"] == len(rows) == planned == 124
     for r in rows:
         prov = r.provenance
         assert prov.kernel["source"]["package"] == "linux-source-6.1"
