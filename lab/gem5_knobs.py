@@ -98,7 +98,8 @@ class Knob:
             if self.name == "fetchBufferSize" and (value > CACHE_LINE or CACHE_LINE % value):
                 raise UserError(f"{where} must divide the {CACHE_LINE} B cache line (gem5's "
                                 f"fetch buffer is at most one line), got {value!r}")
-        if self.needs_series(value) and arch and not arches.get(arch).gem5_series:
+        if (self.needs_series(value) and arch and not arches.get(arch).gem5_series
+                and self.arch != arch):
             raise UserError(f"{where}: {self.name} {value} is x86-only "
                             f"({self.what or 'our gem5 series'}); an {arch} CPU keeps gem5's")
         if self.arch and value != self.default and arch and arch != self.arch:
@@ -313,6 +314,15 @@ KNOBS = (
          "(sets of four ways, least recently used replaced; patch 0039)", ("direct", "4-way"),
          series=True, what="a set-associative BTB",
          sets={"4-way": {"o3": {"branchPred.btb.associativity": 4}}}),
+    # How STP of two X registers is cracked on Arm (patch 0040,
+    # ArmISA.whole_store_pairs): "split", gem5 v24's two 8-byte store
+    # micro-ops (where LDP is one 16-byte load), so a store pair costs the
+    # store pipes two stores; or "whole", one 16-byte store micro-op, as a
+    # core that issues STP as one store does (Neoverse V2).
+    Knob("store_pairs", "how STP of two X registers is stored on Arm: split (gem5's two 8-byte "
+         "store micro-ops) or whole (one 16-byte micro-op; patch 0040)", ("split", "whole"),
+         series=True, arch="arm64", what="a store pair as one micro-op",
+         sets={"whole": {"isa": {"whole_store_pairs": True}}}),
     # The O3 branch predictor ("": gem5's default, TournamentBP).
     Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
          + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,
@@ -382,13 +392,14 @@ def needs_series(values: dict) -> str:
     return ""
 
 
-def series_marks() -> tuple:
-    """What a gem5 built with our series has compiled in for its knobs:
-    every attribute a series knob sets (the gem5 side sets them, so the
-    binary must know them)."""
+def series_marks(arch: str = "x86_64") -> tuple:
+    """What a gem5 built with our series has compiled in for its knobs on
+    `arch`: every attribute a series knob of that arch sets (the gem5 side
+    sets them, so the binary must know them). x86's: every series knob but
+    another arch's own; another arch's: its own knobs' alone."""
     out = []
     for k in KNOBS:
-        if not k.series:
+        if not k.series or (k.arch != arch if arch != "x86_64" else k.arch not in ("", arch)):
             continue
         attrs = [k.name] if not k.choices else []
         for scopes in ([k.sets] if not k.choices else k.sets.values()):

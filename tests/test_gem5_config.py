@@ -286,11 +286,11 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 39
+    assert len(patches) == 40
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")
-        m = re.search(r"Subject: \[PATCH (\d+)/(\d+)\] (arch-x86|cpu|cpu-o3|cpu-pred|stdlib|scons|python): ", head)
+        m = re.search(r"Subject: \[PATCH (\d+)/(\d+)\] (arch-x86|arch-arm|cpu|cpu-o3|cpu-pred|stdlib|scons|python): ", head)
         assert m and int(m.group(2)) == len(patches), p.name
         body = head.split("\n\n", 1)[1]
         assert len(body.split()) >= 40, f"{p.name}: a paragraph of why"

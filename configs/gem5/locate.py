@@ -122,10 +122,10 @@ def series_sources_mtime(home: Path) -> float:
 
 
 @functools.lru_cache(maxsize=None)
-def _binary_has_mark(path: str, size: int, mtime_ns: int) -> bool:
+def _binary_has_mark(path: str, size: int, mtime_ns: int, marks: tuple = SERIES_MARKS) -> bool:
     # size and mtime key the cache: a rebuilt binary is looked at again.
-    missing, tail = set(SERIES_MARKS), b""
-    keep = max(len(m) for m in SERIES_MARKS)
+    missing, tail = set(marks), b""
+    keep = max(len(m) for m in marks)
     with open(path, "rb") as f:
         while missing and (chunk := f.read(1 << 24)):
             window = tail + chunk
@@ -200,11 +200,16 @@ class Gem5:
         return build_profile.read(self.home / "build" / arches.get(arch).gem5_isa)
 
     def built_with_series(self, arch: str, variant: str = "opt") -> bool:
+        """Whether the `arch` binary carries this edition of the series: the
+        marks of what the series models on that arch (x86: SMAP and the
+        rest; arm64: its own knobs' alone, patch 0040's store pairs) and a
+        build no older than the series' sources."""
         b = self.home / arches.get(arch).gem5_binary(variant)
-        if not arches.get(arch).gem5_series or not b.is_file():
+        marks = SERIES_MARKS if arches.get(arch).gem5_series else knobs.series_marks(arch)
+        if not marks or not b.is_file():
             return False
         st = b.stat()
-        return (_binary_has_mark(str(b), st.st_size, st.st_mtime_ns)
+        return (_binary_has_mark(str(b), st.st_size, st.st_mtime_ns, marks)
                 and st.st_mtime >= series_sources_mtime(self.home))
 
     def series(self, arch: str) -> SeriesState:
@@ -230,7 +235,7 @@ class Gem5:
 
     def require_series(self, arch: str, why: str) -> None:
         """A UserError unless the `arch` binary was built with the series."""
-        if not arches.get(arch).gem5_series:
+        if not arches.get(arch).gem5_series and not knobs.series_marks(arch):
             series = ", ".join(a.name for a in arches.ARCHES.values() if a.gem5_series)
             raise UserError(f"{why} is {series}-only: our series models no guard of "
                             f"{arch}'s (arm64 has PAN, which gem5 models)")
