@@ -198,7 +198,9 @@ SECTIONS = {
     ("machines.md", "probe-arm"): lambda by_sweep: _arm_table(
         by_sweep, "probe-arm", lambda rows: probe.table(rows)),
     ("machines.md", "usercopy-arm"): lambda by_sweep: _arm_table(
-        by_sweep, "usercopy-arm", lambda rows: scorecard.kind_table("arm_effect", rows)),
+        by_sweep, "usercopy-arm", lambda rows: scorecard.kind_table("arm_effect", rows),
+        ("claim", "size", "pair", "hardware after/before", "gem5 copy cycles/call",
+         "gem5 after/before (copy)", "whole call after/before", "verdict")),
     ("machines.md", "usercopy-arm-base"): lambda by_sweep: _arm_table(
         by_sweep, "usercopy-arm", lambda rows: scorecard.kind_table("arm_base", rows)),
     # Issue 53: what each seed's thread ran against what the workload runs.
@@ -372,12 +374,17 @@ def _x86_table(by_sweep: dict, sweep: str, make) -> list:
         _not_published("x86_64", (sweep,))
 
 
-def _arm_table(by_sweep: dict, sweep: str, make) -> list:
+def _arm_table(by_sweep: dict, sweep: str, make, columns: tuple = None) -> list:
     """`make`'s (header, body) of one Arm sweep's published rows as a
-    markdown table, or what the section says until they are exported."""
+    markdown table (`columns` of it, where given: the page's column is
+    narrower than the scorecard's), or what the section says until they
+    are exported."""
     rows = by_sweep.get(sweep, [])
     header, body = make(rows) if rows else ([], [])
     body = [b for b in body if "not simulated" not in b]
+    if columns and body:
+        keep = [header.index(c) for c in columns]
+        header, body = [header[i] for i in keep], [[b[i] for i in keep] for b in body]
     return render.md_table(header, body).splitlines() if body else \
         _not_published("arm64", (sweep,))
 
