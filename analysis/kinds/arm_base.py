@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from analysis import claims
 from analysis.judging import Judged, era_machine, verdict
-from analysis.kinds.arm_effect import copy_cycles, copy_runs
+from analysis.kinds.arm_effect import OneCopy, copy_cycles, copy_runs, read_copy
 
 SECTION = "The Arm copies' bases"
 ABOUT = ("One copy routine call's absolute cost on the Arm machine: the thread's bytes per ns "
@@ -27,21 +27,15 @@ COLUMNS = ("base", "hardware", "hardware cycles/call", "gem5 copy cycles/call", 
 
 
 @dataclass(frozen=True)
-class ArmBase(claims.Cited):
-    variant: str
-    direction: str
-    size: int
-    hw_bytes_per_ns: float
-
-    @property
-    def function(self) -> str:
-        return f"__arch_copy_{self.direction}_user"
+class ArmBase(OneCopy):
+    """One kernel's copy of `size` bytes, absolute: the thread's bytes per ns."""
+    variant: str = ""
+    size: int = 0
+    hw_bytes_per_ns: float = None
 
 
 def read(r: claims.Reader, loaded: dict) -> ArmBase:
-    c = r.fields(*claims.CITED, "variant", "direction", "size")
-    if c["direction"] not in ("to", "from"):
-        r.fail(f"direction {c['direction']!r}: say \"to\" or \"from\"")
+    c = read_copy(r, "variant", "size")
     return ArmBase(**c, hw_bytes_per_ns=r.number(c["seed"], "bytes_per_ns"))
 
 

@@ -21,40 +21,53 @@ compares the effects' sizes (ratio - 1) as the x86 effects do
 from dataclasses import dataclass
 
 from analysis import claims
-from analysis.judging import MISS, Judged, era_machine, gem5_runs
+from analysis.judging import Judged, era_machine, gem5_runs, verdict
 
 SECTION = "The Arm copies' claims"
 ABOUT = ("The arm64 user copy with LDP/STP instead of LDTR/STTR, the copy routine's own cycles "
          "per call on gem5 Arm against each thread's time ratio, size by size.")
 MEASURES = "effect"  # counted among the predictions, on its own line (scorecard._summary)
-HEADER = ["claim", "seed", "hardware", "size", "pair", "hardware after/before", "gem5 copy cycles/call",
-          "gem5 after/before (copy)", "whole call after/before", "effect sim/hw", "verdict",
-          "cpu preset", "machine"]
+HEADER = ["claim", "seed", "hardware", "size", "pair", "hardware after/before",
+          "gem5 copy cycles/call", "gem5 after/before (copy)", "whole call after/before",
+          "effect sim/hw", "verdict", "cpu preset", "machine"]
 COLUMNS = ("claim", "size", "pair", "hardware after/before", "gem5 after/before (copy)",
            "effect sim/hw", "verdict")
 WORKLOAD = "usercopy-loop"
 
 
 @dataclass(frozen=True)
-class ArmEffect(claims.Cited):
-    """An arm64 copy routine's time before and after, per size: `ratios`
-    maps a size in bytes to the seed's after/before at it, the first the
-    claim's own (the at-a-glance row's)."""
+class OneCopy(claims.Cited):
+    """What every Arm copy claim names: the way its copy goes."""
     direction: str         # "to" (copy_to_user, pread) or "from" (pwrite)
-    ratios: tuple          # ((size, hardware after/before), ...)
-    before: str            # the judged pair's variants: the copy routine alone
-    after: str
-    shown: tuple = ()      # ((before, after, why not judged), ...): shown beside it
 
     @property
     def function(self) -> str:
+        """The copy routine whose own cycles the claim scores."""
         return f"__arch_copy_{self.direction}_user"
 
 
-def read(r: claims.Reader, loaded: dict) -> ArmEffect:
-    c = r.fields(*claims.CITED, "direction", "before", "after")
+def read_copy(r: claims.Reader, *keys) -> dict:
+    """The fields of a copy claim's table (CITED, "direction", `keys`),
+    its direction checked."""
+    c = r.fields(*claims.CITED, "direction", *keys)
     if c["direction"] not in ("to", "from"):
         r.fail(f"direction {c['direction']!r}: say \"to\" or \"from\"")
+    return c
+
+
+@dataclass(frozen=True)
+class ArmEffect(OneCopy):
+    """An arm64 copy routine's time before and after, per size: `ratios`
+    maps a size in bytes to the seed's after/before at it, the first the
+    claim's own (the at-a-glance row's)."""
+    ratios: tuple = ()     # ((size, hardware after/before), ...)
+    before: str = ""       # the judged pair's variants: the copy routine alone
+    after: str = ""
+    shown: tuple = ()      # ((before, after, why not judged), ...): shown beside it
+
+
+def read(r: claims.Reader, loaded: dict) -> ArmEffect:
+    c = read_copy(r, "before", "after")
     table = r.need("ratios")
     try:
         ratios = tuple((int(size), r.seed_number(c["seed"], name)) for size, name in table.items())
@@ -86,11 +99,10 @@ def copy_cycles(run, function: str) -> float:
 
 
 def _verdict(sim: float, hw: float) -> tuple:
-    """(effect sim/hw, verdict), as an x86 effect's."""
+    """(effect sim/hw, verdict), as an x86 effect's: its direction, then
+    the size of the effect (ratio - 1) judged as any number is."""
     m = (sim - 1) / (hw - 1)
-    if (sim < 1) != (hw < 1):
-        return m, "wrong direction"
-    return m, "agrees" if 1 / MISS <= m <= MISS else "too large" if m > MISS else "too small"
+    return m, "wrong direction" if (sim < 1) != (hw < 1) else verdict(m)
 
 
 def judged(scored, effects: tuple) -> list:
@@ -126,6 +138,6 @@ def judged(scored, effects: tuple) -> list:
                                       verdict, False, judged_pair and era, False, cells))
         if not found:
             out.append(Judged("arm_effect", c, "-", None, "not simulated", False, False, False,
-                              [c.what, c.seed, c.hardware, "-", f"{c.before} -> {c.after}", "-", "-", "-",
-                               "-", "-", "not simulated", "-", "-"]))
+                              [c.what, c.seed, c.hardware, "-", f"{c.before} -> {c.after}",
+                               "-", "-", "-", "-", "-", "not simulated", "-", "-"]))
     return out
