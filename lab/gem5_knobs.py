@@ -394,12 +394,13 @@ def needs_series(values: dict) -> str:
 
 def series_marks(arch: str = "x86_64") -> tuple:
     """What a gem5 built with our series has compiled in for its knobs on
-    `arch`: every attribute a series knob of that arch sets (the gem5 side
-    sets them, so the binary must know them). x86's: every series knob but
-    another arch's own; another arch's: its own knobs' alone."""
+    `arch`: every attribute a series knob it has sets (the gem5 side sets
+    them, so the binary must know them). An arch has the knobs that name
+    it, and, where the series models it whole (x86), those that name no
+    arch."""
     out = []
     for k in KNOBS:
-        if not k.series or (k.arch != arch if arch != "x86_64" else k.arch not in ("", arch)):
+        if not k.series or not (k.arch == arch or (not k.arch and arches.get(arch).gem5_series)):
             continue
         attrs = [k.name] if not k.choices else []
         for scopes in ([k.sets] if not k.choices else k.sets.values()):

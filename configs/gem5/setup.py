@@ -116,9 +116,7 @@ class Setup:
             opt_built = True
             for variant in self.variants:
                 target = arches.get(arch).gem5_binary(variant)
-                built = (self.dest / target).is_file() and (
-                    g.built_with_series(arch, variant) if arches.get(arch).gem5_series
-                    else _newer_than_series(self.dest / target, self.dest))
+                built = g.built_with_series(arch, variant)
                 # Built otherwise (Ruby in, -g, another linker): rebuilt.
                 built = built and build_profile.read(
                     self.dest / "build" / isa.upper()) == self.profile.as_record()
@@ -134,15 +132,6 @@ class Setup:
                 out.append(("bootloader", "make -C system/arm/bootloader/arm64 "
                             "CROSS_COMPILE=aarch64-linux-gnu-", g.bootloader().is_file()))
         return out
-
-
-def _newer_than_series(binary: Path, home: Path) -> bool:
-    """Whether an ISA's binary that needs no series (arm64: no STAC/CLAC)
-    is newer than the series' sources all the same: it compiles the O3
-    code the series changes (the commit tick of patch 0007, the BTB of
-    0039), so one built before an edition of the series runs the old O3;
-    an Arm commit profile then failed its tick check (2026-11-30)."""
-    return binary.stat().st_mtime >= locate.series_sources_mtime(home)
 
 
 def check(setup: Setup) -> None:
@@ -351,7 +340,7 @@ def build(setup: Setup, isa: str, variant: str, say, note: str = "") -> None:
     # leaves its time alone where nothing it links changed: stamp it, or it
     # stays older than what setup judges it by (gem5.fast than gem5.opt,
     # locate.Gem5.fast_current; ARM's binary than an x86-only patch of the
-    # series, _newer_than_series) and is rebuilt at every setup.
+    # series, locate.Gem5.built_with_series) and is rebuilt at every setup.
     os.utime(binary)
 
 
