@@ -47,6 +47,7 @@ class Arch:
     gem5_kernel_layers: tuple  # kernel layers (kernels/layers) every gem5 kernel carries
     gem5_bootloader: bool  # the board boots through gem5's bootloader (gem5 setup builds it)
     gem5_boot_args: tuple  # the board's own kernel arguments (each arch's, with its reason)
+    gem5_timer_mem_in_dtb: bool  # the board's device tree lists gem5's memory-mapped timer
     # The analysis (analysis/)
     uaccess_counts: tuple  # the user-access counts its tables show (analysis/findings' names)
     uaccess_metric: str    # the guard's exact count per call a reproduction must match
@@ -96,6 +97,7 @@ X86_64 = Arch(
     # smap-model: the STAC/CLAC stand-ins for a gem5 without the series;
     # gem5-boot: the APIC timer period on the command line (no 100 ms spin).
     gem5_series=True, gem5_kernel_layers=("smap-model", "gem5-boot"), gem5_bootloader=False,
+    gem5_timer_mem_in_dtb=True,  # x86's board has no device tree: nothing to leave out
     # The boot's two timer checks, skipped (issue 30; docs/reference/gem5.md,
     # "Where the x86 boot's instructions go"): together at least 169M of a
     # 333.6M-instruction boot on the atomic CPU, where Arm reads its timer's
@@ -134,6 +136,18 @@ ARM64 = Arch(
     # off the check is skipped as it is with SSBS, so both simulators run
     # the same entry code; the twin (qemu-profiles/arm64-gem5) boots with it too.
     gem5_boot_args=("ssbd=force-off",),
+    # gem5's Arm platform has a memory-mapped timer (GenericTimerMem,
+    # "arm,armv7-timer-mem" at 0x2a810000) whose frames only the secure
+    # world may open: firmware grants them to the kernel through CNTNSAR,
+    # and gem5's bootloader grants nothing. Linux 6.1 then fails the frame
+    # ("arch_timer: Unable to find a suitable frame in timer @
+    # 0x000000002a810000") and, having waited for it, never registers the
+    # architected counter as a clocksource (arm_arch_timer.c: the CP15
+    # probe defers arch_timer_common_init to the memory-mapped one while
+    # the device tree lists one), so CLOCK_MONOTONIC ran on jiffies (4 ms)
+    # and the vDSO fell back to a system call. Left out of the device tree,
+    # the kernel counts time with CNTVCT_EL0, as an arm64 server does.
+    gem5_timer_mem_in_dtb=False,
     uaccess_counts=("PAN writes", "LDTR", "STTR"),
     uaccess_metric="pan_writes", uaccess_insns=(("LDTR", "ldtr"), ("STTR", "sttr")),
 )

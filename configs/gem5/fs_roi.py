@@ -77,6 +77,18 @@ def board_class(arch: str):
     return ArmBoard
 
 
+def leave_timer_mem_out_of_dtb() -> None:
+    """The board's device tree without gem5's memory-mapped timer, so the
+    kernel's clock is the architected counter (lab/arches.py,
+    gem5_timer_mem_in_dtb, says why). The device stays on the platform;
+    only its node goes, for the one board this process builds."""
+    from m5.objects import GenericTimerMem
+
+    def no_node(self, state):
+        return iter(())
+    GenericTimerMem.generateDeviceTree = no_node
+
+
 def set_fu_latency(cpu, latency: dict) -> None:
     """Give each named op class its latency in the O3 FU pool, then say
     every op class's effective latency that the spec names or that STAC/
@@ -194,6 +206,8 @@ def make_board(spec: dict):
     else:
         caches = PrivateL1PrivateL2CacheHierarchy(**spec["cache"])
         memory = SingleChannelDDR3_1600(spec["memory"])
+    if not spec.get("timer_mem_in_dtb", True):
+        leave_timer_mem_out_of_dtb()
     board = board_class(spec["arch"])(clk_freq=spec["clock"], processor=processor,
                                       memory=memory, cache_hierarchy=caches)
     workload = dict(

@@ -128,6 +128,8 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
         spec["warming"] = warming
     if arches.get(arch).gem5_bootloader:
         spec["bootloader"] = str(boot.gem5.bootloader())
+    if not arches.get(arch).gem5_timer_mem_in_dtb:  # lab/arches.py says why
+        spec["timer_mem_in_dtb"] = False
     return spec
 
 
@@ -171,6 +173,8 @@ def checkpoint_key(boot: BootGroup) -> str:
         inputs["cpuid"] = cpuid_mod.load(boot.cpuid).as_record()
     if warming != "none":
         inputs["warming"] = warming
+    if not arches.get(arch).gem5_timer_mem_in_dtb:  # only then: x86's keys stay as they were
+        inputs["timer_mem_in_dtb"] = False
     if "l3_size" in cache_preset.sizes:  # only then: two-level keys stay as they were
         inputs["hierarchy"] = cache_presets.THREE_LEVEL_VERSION
         inputs["own_latencies"] = cache_presets.own_latencies(cache_preset.sizes)
