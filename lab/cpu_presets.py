@@ -110,6 +110,19 @@ class CpuPreset:
         record["overrides"] = dict(self.overrides or {})
         return record
 
+    def _rep_startup_cycles(self) -> int:
+        """The rep start-up's cycles: the preset's RepStringStartup, else
+        the op class's default, IntAlu's one cycle (patch 0005)."""
+        return self.fu_latency.get("RepStringStartup", 1)
+
+    def pool_latency(self) -> dict:
+        """The FU pool's latencies gem5 gets: the preset's, except that with
+        the start-up held at decode (rep_startup = "decode") the repstart
+        micro-op executes in one cycle, so the start-up is paid once."""
+        if self.rep_startup == "decode" and "RepStringStartup" in self.fu_latency:
+            return dict(self.fu_latency, RepStringStartup=1)
+        return dict(self.fu_latency)
+
     def settings(self) -> dict:
         """{scope: {attribute: value}}: every SimObject attribute the gem5
         side sets for this preset's knobs (knobs.py, Knob.settings)."""
@@ -117,7 +130,8 @@ class CpuPreset:
         values = dict(self.params, **{k: getattr(self, k) for k in knobs.CHOICES})
         for name, value in values.items():
             for scope, attrs in knobs.BY_NAME[name].settings(value).items():
-                out[scope].update(attrs)
+                out[scope].update({a: self._rep_startup_cycles() if v == knobs.REP_STARTUP_CYCLES
+                                   else v for a, v in attrs.items()})
         if self.macro_fusible and self.uops == "fused":
             out["isa"]["macro_fusible"] = list(self.macro_fusible)
         return {scope: attrs for scope, attrs in out.items() if attrs}

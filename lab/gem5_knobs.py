@@ -117,6 +117,11 @@ class Knob:
         return out
 
 
+# What rep_startup = "decode" sets repStartupDecodeCycles to: the preset's
+# RepStringStartup latency, which CpuPreset.settings puts in its place.
+REP_STARTUP_CYCLES = "<the preset's RepStringStartup>"
+
+
 def _width(name, help_text, default=8):
     return Knob(name, help_text, most=MAX_WIDTH, why_most=WIDTH_WHY, default=default)
 
@@ -284,6 +289,20 @@ KNOBS = (
          "iteration) or chunked (fast strings: 64-byte lines as 16-byte micro-ops; patch 0030)",
          ("loop", "chunked"), series=True, what="x86 fast strings",
          sets={"chunked": {"isa": {"fast_strings": True}}}),
+    # Where a rep string's start-up is paid (x86, patch 0041,
+    # BaseO3CPU.repStartupDecodeCycles): "execute", patch 0006's, as the
+    # latency of its repstart micro-op, which out-of-order execution hides
+    # (the string's micro-branch is predicted and its loads and stores do
+    # not read the repstart's result, so only its retirement waits); or
+    # "decode", as micro-code: decode holds every micro-op after the
+    # repstart for the preset's RepStringStartup cycles, and the repstart
+    # executes in one (lab/cpu_presets.py, CpuPreset.settings and
+    # pool_latency: one figure, paid in one place).
+    Knob("rep_startup", "where a rep string's start-up (RepStringStartup) is paid: execute (the "
+         "repstart micro-op's latency, which out-of-order execution hides) or decode (decode "
+         "holds what follows for that many cycles, as micro-code does; patch 0041)",
+         ("execute", "decode"), series=True, what="a rep string's start-up at decode",
+         sets={"decode": {"o3": {"repStartupDecodeCycles": REP_STARTUP_CYCLES}}}),
     # How a branch inside a macro-op's microcode is predicted (x86, patch
     # 0036, BranchPredictor.microBranchKeys): "shared", gem5 v24's, under
     # the macro-op's address, so a fast string's several micro-branches

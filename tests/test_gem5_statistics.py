@@ -45,4 +45,6 @@ def test_the_store_names_as_before_the_table():
                           "fetch_ahead_ready", "fetch_ahead_restarts",
                           # patches 0031-0032 (issue 64 item 2)
                           "misc_readers_at_head", "exec_at_head_cycles",
-                          "issue_fence_cycles")}}
+                          "issue_fence_cycles",
+                          # patch 0041 (a rep string's start-up at decode)
+                          "rep_startup_cycles")}}

@@ -118,7 +118,7 @@ def _board(boot: BootGroup, mode, cpu, ckpt) -> dict:
         "cache": dict(boot.cache.sizes,
                       **({"own_latencies": cache_presets.own_latencies(boot.cache.sizes)}
                          if "l3_size" in boot.cache.sizes else {})),
-        "cpu": {"type": cpu.type, "fu_latency": dict(cpu.fu_latency),
+        "cpu": {"type": cpu.type, "fu_latency": cpu.pool_latency(),
                 "set": simobject_settings(arch, boot.smap_model, cpu, boot.cpuid)},
         "checkpoint_dir": str(ckpt),
     }
