@@ -294,13 +294,15 @@ KNOBS = (
     # latency of its repstart micro-op, which out-of-order execution hides
     # (the string's micro-branch is predicted and its loads and stores do
     # not read the repstart's result, so only its retirement waits); or
-    # "decode", as micro-code: decode holds every micro-op after the
-    # repstart for the preset's RepStringStartup cycles, and the repstart
+    # "decode", as micro-code: the micro-ops after the repstart wait that
+    # many cycles (the preset's RepStringStartup) before they reach decode,
+    # and the repstart
     # executes in one (lab/cpu_presets.py, CpuPreset.settings and
     # pool_latency: one figure, paid in one place).
     Knob("rep_startup", "where a rep string's start-up (RepStringStartup) is paid: execute (the "
-         "repstart micro-op's latency, which out-of-order execution hides) or decode (decode "
-         "holds what follows for that many cycles, as micro-code does; patch 0041)",
+         "repstart micro-op's latency, which out-of-order execution hides) or decode (what "
+         "follows waits that many cycles before decode, as micro-code holds the front end; "
+         "patch 0041)",
          ("execute", "decode"), series=True, what="a rep string's start-up at decode",
          sets={"decode": {"o3": {"repStartupDecodeCycles": REP_STARTUP_CYCLES}}}),
     # How a branch inside a macro-op's microcode is predicted (x86, patch

@@ -90,9 +90,10 @@ STATISTICS = (
     S("macro_fused", (".fetch.macroFused",), metric="macro_fused"),
     S("uop_queue_full_cycles", (".rename.uopQueueFullCycles",),
       metric="uop_queue_full_cycles"),
-    # Our series' patch 0041 (rep_startup "decode"): the cycles decode held
-    # micro-ops behind a rep string's start-up (absent where none did).
-    S("rep_startup_cycles", (".decode.repStartupCycles",), metric="rep_startup_cycles",
+    # Our series' patch 0041 (rep_startup "decode"): the cycles a rep
+    # string's start-up held the fetch queue back from decode (absent where
+    # none did).
+    S("rep_startup_cycles", (".fetch.repStartupCycles",), metric="rep_startup_cycles",
       scaled=True),
     # Our series' fetch-ahead (patch 0023, fetchAheadLines): lines read from
     # the I-cache ahead of fetch, those fetch took with their data there,

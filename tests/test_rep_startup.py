@@ -1,10 +1,10 @@
-"""A rep string's start-up held at decode (patch 0041 of
+"""A rep string's start-up held before decode (patch 0041 of
 configs/gem5-patches, BaseO3CPU.repStartupDecodeCycles; knob
 rep_startup). Patch 0006 pays the start-up as the repstart micro-op's
 latency, which out-of-order execution hides: nothing after the string
 reads that micro-op's result (its micro-branch is predicted), so only
-its retirement waits. Held at decode, as micro-code holds the front end,
-everything after it waits, as on Intel's cores.
+its retirement waits. Held before decode, as micro-code holds the front
+end, everything after it waits, as on Intel's cores.
 
 Without gem5: the knob is declared once, a choice whose default is the
 execute latency; "decode" sets repStartupDecodeCycles to the preset's
@@ -14,8 +14,8 @@ generic machine does not. With gem5 built with the whole series (found
 at its default home or through GEM5_HOME; elsewhere it skips and says
 what is missing): 200 fstat system calls on the Skylake preset, the
 start-up at execute against at decode: the same checksum as each other
-and as the QEMU twin, decode holding micro-ops for the start-up of every
-rep string of a call, and the call slower by that wait.
+and as the QEMU twin, the fetch queue held back for the start-up of
+every rep string of a call, and the call slower by that wait.
 """
 
 import pytest
@@ -51,7 +51,7 @@ def test_the_knob_is_declared_once_and_the_start_up_is_one_figure():
 def test_held_at_decode_every_rep_strings_start_up_is_paid():
     recs = skylake_pairs.pair(JOB, "rep_startup", ("execute", "decode"), smap_model="none")
     execute, decode = recs["execute"], recs["decode"]
-    # Decode held micro-ops behind each rep string of a call (3 in the
+    # The fetch queue was held back behind each rep string of a call (3 in the
     # fstat system call: the copy of struct stat and two clears; the QEMU
     # twin counts exactly 3 a call, docs/data/seeds-era.jsonl.gz) for the
     # start-up less the cycle its micro-op passes in: all 600 of the ROI's
@@ -65,5 +65,5 @@ def test_held_at_decode_every_rep_strings_start_up_is_paid():
     # One simulation per binary and setting, deterministic, so strict.
     assert decode["gem5"]["summary"]["cycles"] > execute["gem5"]["summary"]["cycles"]
     print(f"cycles a call {skylake_pairs.per_call(execute, 'cycles'):.1f} -> "
-          f"{skylake_pairs.per_call(decode, 'cycles'):.1f}; decode held "
+          f"{skylake_pairs.per_call(decode, 'cycles'):.1f}; the front end held "
           f"{waits / decode['result']['ops']:.1f} a call")
