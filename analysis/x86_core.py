@@ -10,8 +10,8 @@ a drain, fetch running ahead of itself, fast strings, PUSHF/POPF/CLI/STI
 and LFENCE as the SDM orders them, kernel entry's writes held only to
 the readers they reach, the fetch-ahead walk after fetch's directions,
 micro-branches under keys of their own, stores one a cycle, byte loads
-into a micro-code temporary written whole, and a 4-way BTB (the preset
-as it is). One row per step: what a
+into a micro-code temporary written whole, a 4-way BTB, and a rep
+string's start-up paid before decode (the preset as it is). One row per step: what a
 statx costs and why (rename's slots per instruction, its unblocking and
 serialize-stall cycles, what it waits on ordering, fetch's stall on the
 L1I), fstat, and the probe's empty system call, caches and mispredict.
@@ -34,8 +34,9 @@ STATX = "statx-null"
 # directions, micro-branches under keys of their own, stores one a cycle)
 # and issue 64's byte loads into a temporary written whole (0038) and
 # 4-way BTB (0039) come after them, so every step before sets those back
-# too.
-BTB = {"btb": "direct"}
+# too; and the rep start-up paid before decode (0041) after all of them.
+REP = {"rep_startup": "execute"}
+BTB = {"btb": "direct", **REP}
 TEMP = {"temp_loads": "merge", **BTB}
 STORES = {"tsoStoresInFlight": 1, **TEMP}
 MICRO = {"micro_branches": "shared", **STORES}
@@ -58,7 +59,8 @@ STEPS = (("gem5's decoding, fetch/decode 4, no queue", dict(uops="gem5", uopQueu
          ("+ each micro branch its own key", STORES),
          ("+ stores one a cycle", TEMP),
          ("+ byte loads without a merge", BTB),
-         ("+ a 4-way BTB (the preset)", {}))
+         ("+ a 4-way BTB", REP),
+         ("+ the rep start-up before decode (the preset)", {}))
 # What a call waits on serializing and ordering instructions (issue 64):
 # rename's serialize stall, the ROB head held by an RFLAGS reader, and
 # LFENCE's hold on younger instructions' issue (lab/gem5_statistics.py).
