@@ -11,8 +11,8 @@ and LFENCE as the SDM orders them, kernel entry's writes held only to
 the readers they reach, the fetch-ahead walk after fetch's directions,
 micro-branches under keys of their own, stores one a cycle, byte loads
 into a micro-code temporary written whole, a 4-way BTB, and a rep
-string's start-up paid before decode (the preset as it is). One row per step: what a
-statx costs and why (rename's slots per instruction, its unblocking and
+string's start-up paid before decode (the preset as it is). One row per
+step: what a statx costs and why (rename's slots per instruction, its unblocking and
 serialize-stall cycles, what it waits on ordering, fetch's stall on the
 L1I), fstat, and the probe's empty system call, caches and mispredict.
 """

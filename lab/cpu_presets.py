@@ -117,8 +117,8 @@ class CpuPreset:
 
     def pool_latency(self) -> dict:
         """The FU pool's latencies gem5 gets: the preset's, except that with
-        the start-up held at decode (rep_startup = "decode") the repstart
-        micro-op executes in one cycle, so the start-up is paid once."""
+        the start-up paid before decode (rep_startup = "decode") the
+        repstart micro-op executes in one cycle, so it is paid once."""
         if self.rep_startup == "decode" and "RepStringStartup" in self.fu_latency:
             return dict(self.fu_latency, RepStringStartup=1)
         return dict(self.fu_latency)

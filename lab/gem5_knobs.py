@@ -296,9 +296,8 @@ KNOBS = (
     # not read the repstart's result, so only its retirement waits); or
     # "decode", as micro-code: the micro-ops after the repstart wait that
     # many cycles (the preset's RepStringStartup) before they reach decode,
-    # and the repstart
-    # executes in one (lab/cpu_presets.py, CpuPreset.settings and
-    # pool_latency: one figure, paid in one place).
+    # and the repstart executes in one (lab/cpu_presets.py,
+    # CpuPreset.settings and pool_latency: one figure, paid in one place).
     Knob("rep_startup", "where a rep string's start-up (RepStringStartup) is paid: execute (the "
          "repstart micro-op's latency, which out-of-order execution hides) or decode (what "
          "follows waits that many cycles before decode, as micro-code holds the front end; "
