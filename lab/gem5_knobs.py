@@ -302,7 +302,7 @@ KNOBS = (
          "repstart micro-op's latency, which out-of-order execution hides) or decode (what "
          "follows waits that many cycles before decode, as micro-code holds the front end; "
          "patch 0041)",
-         ("execute", "decode"), series=True, what="a rep string's start-up at decode",
+         ("execute", "decode"), series=True, what="a rep string's start-up before decode",
          sets={"decode": {"o3": {"repStartupDecodeCycles": REP_STARTUP_CYCLES}}}),
     # How a branch inside a macro-op's microcode is predicted (x86, patch
     # 0036, BranchPredictor.microBranchKeys): "shared", gem5 v24's, under

@@ -46,5 +46,5 @@ def test_the_store_names_as_before_the_table():
                           # patches 0031-0032 (issue 64 item 2)
                           "misc_readers_at_head", "exec_at_head_cycles",
                           "issue_fence_cycles",
-                          # patch 0041 (a rep string's start-up at decode)
+                          # patch 0041 (a rep string's start-up before decode)
                           "rep_startup_cycles")}}

@@ -98,7 +98,7 @@ def test_gem5_boot_and_run_keys():
     # (a byte or word load into a micro-code temporary written whole), and
     # then patch 0039's (a 4-way BTB): x86_64-westmere's runs are new.
     # And on 2026-11-30 (issues 62 and 64): the era presets pay a rep
-    # string's start-up at decode (patch 0041's knob rep_startup):
+    # string's start-up before decode (patch 0041's knob rep_startup):
     # x86_64-westmere's runs are new.
     default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
     westmere = cpu_presets.load_cpu("x86_64-westmere", "x86_64")
