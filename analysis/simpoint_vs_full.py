@@ -18,19 +18,28 @@ COUNTERS = (("cycles", "cycles/op"), ("l1d_misses", "L1D misses/op"),
             ("l2_misses", "L2 misses/op"), ("branch_mispredicts", "mispredicts/op"))
 
 
+def passes(run) -> int:
+    """A sampled run's atomic passes over the ROI: 2 (the vectors', then
+    the chosen points' checkpoints) or 1 (checkpoints on a grid in the
+    vectors' pass; records before it have no such setting: 2)."""
+    return run.gem5.sampling["settings"].get("passes", 2)
+
+
 def pairs(rows: list) -> list:
-    """[(sampled run, full run)] with both in `rows`; a point's
-    lengths in the order of their ROI's instructions."""
+    """[(sampled run, full run)] with both in `rows`; a point's lengths in
+    the order of their ROI's instructions, each length's two-pass run
+    before its one-pass run (both beside the same full run)."""
     by = defaultdict(dict)
     for r in rows:
         if not r.gem5 or r.point.warming != "functional":
             continue
         key = (r["arch"], r["workload"], r["variant"], r["smap_model"], r["profile"],
                r["cache"], r.point.job)
-        by[key][r.point.sampling or "none"] = r
-    found = [(k[:-1], w["none"].gem5.summary["insts"], w["simpoint"], w["none"])
-             for k, w in by.items() if "simpoint" in w and "none" in w]
-    return [(sampled, full) for *_, sampled, full in sorted(found, key=lambda f: f[:2])]
+        by[key][passes(r) if r.point.sampling == "simpoint" else "none"] = r
+    found = [(k[:-1], w["none"].gem5.summary["insts"], -n, sampled, w["none"])
+             for k, w in by.items() if "none" in w
+             for n, sampled in w.items() if n != "none"]
+    return [(sampled, full) for *_, sampled, full in sorted(found, key=lambda f: f[:3])]
 
 
 def compare(sampled: dict, full: dict) -> dict:
@@ -41,7 +50,9 @@ def compare(sampled: dict, full: dict) -> dict:
     ops_s, ops_f = sampled.ops, full.ops
     out = {"point": sampled.point, "k": info["k"], "intervals": info["intervals"],
            "interval": info["settings"]["interval"], "roi_insts": info["roi_insts"],
-           "full_insts": f["insts"],
+           "full_insts": f["insts"], "passes": passes(sampled),
+           # Bytes of checkpoints the flow kept (recorded from 2026-11-30 on).
+           "store": info.get("checkpoint_store"),
            "detailed_share": info["detailed_insts"] / info["roi_insts"]}
     for key, _ in COUNTERS:
         if s.get(key) is not None and f.get(key):
@@ -102,7 +113,7 @@ def _reference(ref) -> str:
 
 
 def table(rows: list) -> tuple:
-    header = ["arch", "variant", "workload", "CPU preset", "k / intervals",
+    header = ["arch", "variant", "workload", "CPU preset", "atomic passes", "k / intervals",
               "detailed share", "cycles/op SimPoint", "cycles/op full", "error",
               "error split (all intervals / sampling)", "L1D misses/op error", "host s (full run / SimPoint steps)",
               "SimPoint 3.2 binary (k, labels agreeing, error)", "verdict"]
@@ -113,7 +124,7 @@ def table(rows: list) -> tuple:
         cyc = c.get("cycles")
         l1d = c.get("l1d_misses")
         h = c["host"]
-        body.append([p.arch, p.variant, p.workload, p.profile,
+        body.append([p.arch, p.variant, p.workload, p.profile, str(c["passes"]),
                      f"{c['k']} / {c['intervals']}", f"{100 * c['detailed_share']:.1f} %",
                      f"{cyc[0]:,.0f}" if cyc else "-", f"{cyc[1]:,.0f}" if cyc else "-",
                      f"{100 * cyc[2]:+.2f} %" if cyc else "-",
@@ -210,7 +221,8 @@ def step_table(rows: list) -> tuple:
         c = compare(sampled, full)
         h, st, p = c["host"], c["host"]["steps"], c["point"]
         roi_part = st["bbv"] + st["checkpoints"] + st["intervals"]
-        body.append([f"{p.arch}/{p.variant}/{p.workload} {p.profile}",
+        body.append([f"{p.arch}/{p.variant}/{p.workload} {p.profile}"
+                     + (", one pass" if c["passes"] == 1 else ""),
                      f"{c['roi_insts']:,}",
                      f"{h['full_process'] - h['full_roi']:,.0f} / {h['full_roi']:,.0f} / "
                      f"{h['full_process']:,.0f}",
@@ -252,7 +264,7 @@ def cost_model(c: dict) -> dict:
     # point is to simulate up to it): the vectors' pass alone, as if the
     # checkpoints were taken in it. Its limit bounds every such redesign.
     one_pass = steps["bbv"] / n
-    return {"roi_insts": n, "full_fixed": full_fixed, "full_per_insn": full_per,
+    return {"roi_insts": n, "passes": c["passes"], "full_fixed": full_fixed, "full_per_insn": full_per,
             "simpoint_fixed": sp_fixed, "simpoint_per_insn": sp_per,
             "pays_from": length_for(1.0), "five_x_from": length_for(5.0),
             "limit": full_per / sp_per if sp_per else None,
@@ -287,8 +299,8 @@ def cost_table(rows: list) -> tuple:
 
 def _one_pass(m: dict) -> str:
     """cost_model()'s bound on any redesign, as a sentence."""
-    if m["one_pass_limit"] is None:
-        return ""
+    if m["one_pass_limit"] is None or m["passes"] == 1:
+        return ""  # a one-pass record is that bound, measured
     five = m["one_pass_five_x_from"]
     return (f" With one atomic pass (the checkpoints taken in the vectors' pass, "
             f"{1e6 * m['one_pass_per_insn']:.2f} s per million) it would tend to "
@@ -306,7 +318,9 @@ def cost_line(c: dict) -> str:
             f"the full run costs {m['full_fixed']:,.0f} s plus "
             f"{1e6 * m['full_per_insn']:.2f} s per million ROI instructions (O3), SimPoint "
             f"{m['simpoint_fixed']:,.0f} s plus {1e6 * m['simpoint_per_insn']:.2f} s per "
-            f"million (two atomic passes: vectors and checkpoints). SimPoint pays from "
+            + ("million (two atomic passes: vectors and checkpoints). " if m["passes"] == 2
+               else "million (one atomic pass: vectors, with a grid of checkpoints). ")
+            + "SimPoint pays from "
             + ("no length" if pays is None else f"{pays / 1e6:,.0f}M instructions")
             + f"; its speed-up tends to {m['limit']:.2f}x"
             + (", so it never reaches 5x" if five is None

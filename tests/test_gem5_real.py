@@ -229,6 +229,54 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
 
 
 @pytest.mark.gem5
+def test_one_pass_simpoint_checkpoints_a_grid_in_the_vectors_pass(monkeypatch):
+    """The one-pass flow (issue 66) on the two-pass test's ROI: the vectors'
+    pass also saves a checkpoint every `grid` intervals, the saves leave the
+    vectors as the two-pass flow has them (so the clustering chooses the
+    same points), no second atomic pass runs, and each point warms up from
+    the grid point at or before it, the estimate beside the full ROI."""
+    import dataclasses
+    import json
+
+    from configs.gem5 import sampling
+    slack = 16  # fs_simpoint.STOP_SLACK (a gem5 script: not importable here)
+    g, kernel, cpu, cache, job, handoff, settings = _simpoint_inputs()
+    monkeypatch.setattr(sampling, "SETUP_STRIDE", 400_000)  # as the two-pass test
+    one_pass = dataclasses.replace(settings, passes=1, grid=4)
+    one = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence", timeout=3 * 3600,
+                        warming="functional", simpoint=one_pass)
+    two = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence", timeout=3 * 3600,
+                        warming="functional", simpoint=settings)
+    full = gem5_runs.run(kernel, handoff, job, g, cpu, cache, "lfence", timeout=3 * 3600,
+                         warming="functional")
+    i1, i2 = one["gem5"]["sampling"], two["gem5"]["sampling"]
+    root = runs.run_dir(one["key"]).parent.parent / "gem5-simpoint" / Path(i1["root"]).name
+    bbv1 = json.loads((root / "bbv-100000-grid4" / "info.json").read_text())
+    bbv2 = json.loads((root / "bbv-100000" / "info.json").read_text())
+    assert (root / "bbv-100000-grid4" / "roi.bb").read_text() == \
+        (root / "bbv-100000" / "roi.bb").read_text()
+    assert bbv1["interval_lengths"] == bbv2["interval_lengths"]
+    # A grid point every 400,000 ROI instructions, each where a stop lands
+    # (at most a few instructions on), up to the ROI's end.
+    grid = bbv1["grid"]
+    assert grid and len(grid) == i1["roi_insts"] // 400_000
+    assert all(0 <= at - 400_000 * (n + 1) <= slack for n, at in enumerate(grid))
+    assert [p["interval"] for p in i1["points"]] == [p["interval"] for p in i2["points"]]
+    assert i1["host_seconds"]["checkpoints"] == 0 and i1["commands"]["checkpoints"] is None
+    for p in i1["points"]:
+        # Warmed from the last checkpoint before it: less than a grid step
+        # (or a set-up stride, before the ROI) of replay on top.
+        assert 0 <= p["replayed_insts"] < 400_000 + slack
+    assert i1["functional_insts"] == sum(300_000 + p["replayed_insts"] for p in i1["points"])
+    store = i1["checkpoint_store"]
+    assert store["checkpoints"] == len(grid) + len(i1["setup_checkpoints"]) + 1
+    assert store["peak_bytes"] > 0
+    # The estimate, as the two-pass test's: within 5 % of the full ROI.
+    assert abs(one["gem5"]["summary"]["cycles"] / full["gem5"]["summary"]["cycles"] - 1) < 0.05
+    assert one["result"]["checksum"] == full["result"]["checksum"]
+
+
+@pytest.mark.gem5
 def test_simpoint_measures_the_reference_binarys_choice_too(simpoint_stand_in, monkeypatch):
     """Where the user has SimPoint 3.2, its selection of the same vectors is
     measured on its own points and set beside ours. SimPoint is in no

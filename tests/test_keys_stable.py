@@ -167,7 +167,9 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     # key by their versions (commit_profile.VERSION, sampling.FLOW_VERSION,
     # simpoint_method.METHOD_VERSION), which their tests pin with a golden
     # output, not by their files' text. Moved on 2026-11-29 with
-    # spec.FS_ROI_VERSION 2 (the O3 settings' order, above).
+    # spec.FS_ROI_VERSION 2 (the O3 settings' order, above). The sampled
+    # key moved on 2026-11-30 (issue 66): sampling.FLOW_VERSION 2 and the
+    # settings' passes and grid (the one-pass flow).
     from configs import simpoint_method
     from configs.gem5 import sampling
     from workloads import script
@@ -179,7 +181,7 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
     assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "081d7b6a6ac96eecb327"
     assert gem5_backend.gem5_key(warm, default, job=job) == "6a53e9174cb62be0f8a5"
-    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "71ee099686413328dd34"
+    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "de40435dc5b78ada7afb"
 
 
 KEYED = ("configs", "lab", "kernels", "buildroot", "workloads")

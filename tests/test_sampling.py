@@ -47,11 +47,44 @@ def test_the_estimate_is_the_rois_instructions_times_the_weighted_rate():
     assert est["host_seconds"] is None
 
 
+def test_one_pass_points_warm_up_from_the_checkpoint_before_them(tmp_path):
+    """The one-pass flow (issue 66): each point restores the latest of the
+    set-up checkpoints, the ROI's start and the grid at or before its
+    warm-up's start, and replays the rest as functional warm-up."""
+    from configs.gem5 import simpoint_points
+    start = {"roi_start_insts": 1000, "setup_checkpoints": [400, 800]}
+    bbv = {"grid": [2001, 4003]}  # ROI-relative, where each save landed
+    found = simpoint_points.candidates(tmp_path, start, tmp_path / "bbv", bbv)
+    assert found == {400: tmp_path / "roi-start/pre-400", 800: tmp_path / "roi-start/pre-800",
+                     1000: tmp_path / "roi-start/cpt", 3001: tmp_path / "bbv/grid-2001",
+                     5003: tmp_path / "bbv/grid-4003"}
+    near = simpoint_points.nearest_checkpoint
+    assert near(found, 960) == (800, tmp_path / "roi-start/pre-800")  # warm-up before the ROI
+    assert near(found, 3000) == (1000, tmp_path / "roi-start/cpt")
+    assert near(found, 3001) == (3001, tmp_path / "bbv/grid-2001")  # exactly on the grid
+    assert near(found, 9999) == (5003, tmp_path / "bbv/grid-4003")
+    with pytest.raises(UserError, match="no checkpoint at or before instruction 399"):
+        near(found, 399)
+
+
+def test_the_checkpoint_store_counts_what_each_flow_keeps(tmp_path):
+    from configs.gem5 import simpoint_points
+    for d, n in [("roi-start/cpt", 5), ("roi-start/pre-800", 7), ("bbv/grid-2001", 11),
+                 ("bbv/k6/w1-0/cpt-3", 13)]:
+        (tmp_path / d).mkdir(parents=True)
+        (tmp_path / d / "m5.cpt").write_bytes(b"x" * n)
+    one = simpoint_points.checkpoint_store(tmp_path, 1, tmp_path / "bbv", {"grid": [2001]})
+    two = simpoint_points.checkpoint_store(tmp_path, 2, tmp_path / "bbv", {})
+    assert one == {"peak_bytes": 5 + 7 + 11, "checkpoints": 3}
+    assert two == {"peak_bytes": 5 + 7 + 13, "checkpoints": 3}
+
+
 @pytest.mark.parametrize("field,value,says", [
     ("interval", 10, "simpoint_interval"), ("max_k", 0, "simpoint_max_k"),
     ("functional_warmup", 0, "simpoint_functional_warmup"),
     ("detailed_warmup", -1, "simpoint_detailed_warmup"),
-    ("measure_all", "yes", "simpoint_measure_all must be true or false")])
+    ("measure_all", "yes", "simpoint_measure_all must be true or false"),
+    ("passes", 3, "simpoint_passes is 3: give 1"), ("grid", 0, "simpoint_grid")])
 def test_bad_settings_name_the_setting(field, value, says):
     with pytest.raises(UserError, match=says):
         sampling.Settings(**{field: value}).check("fixed.")
@@ -275,6 +308,32 @@ def test_the_reference_table_sets_ours_beside_the_reference_binarys_choice():
                      "+1.00 % / -0.50 %"]]
     assert simpoint_vs_full.reference_table(_run(_record(False, 100_000)),
                                             [_run(without)]) == (header, [])
+
+
+def test_a_one_pass_run_stands_beside_the_two_pass_run_of_its_point():
+    # Same point, same full run: the two-pass row first, then the one-pass
+    # row, whose vectors' pass took the checkpoints (none after it).
+    one = _record(True, 100_500)
+    one["key"] = "s1"
+    one["gem5"]["sampling"]["settings"] = sampling.Settings(interval=500, passes=1,
+                                                            grid=10).as_record()
+    one["gem5"]["sampling"]["host_seconds"].update(bbv=14.0, checkpoints=0.0)
+    one["gem5"]["sampling"]["checkpoint_store"] = {"peak_bytes": 8_000_000, "checkpoints": 3}
+    rows = _rows(_record(True, 101_000), one, _record(False, 100_000))
+    found = [simpoint_vs_full.compare(s, f) for s, f in simpoint_vs_full.pairs(rows)]
+    assert [(c["passes"], c["cycles"][2]) for c in found] == [
+        (2, pytest.approx(0.01)), (1, pytest.approx(0.005))]
+    assert found[1]["store"] == {"peak_bytes": 8_000_000, "checkpoints": 3}
+    header, body = simpoint_vs_full.table(rows)
+    assert [b[header.index("atomic passes")] for b in body] == ["2", "1"]
+    _, steps = simpoint_vs_full.step_table(rows)
+    assert [b[0] for b in steps] == ["x86_64/stock/lstat-storm p",
+                                     "x86_64/stock/lstat-storm p, one pass"]
+    # 20 + 14 + 1 + 0 + 40 = 75 s against the full run's 300: 4.00x.
+    assert steps[1][-2] == "4.00x"
+    assert "(one atomic pass: vectors, with a grid of checkpoints)" in \
+        simpoint_vs_full.cost_line(found[1])
+    assert "With one atomic pass" not in simpoint_vs_full.cost_line(found[1])
 
 
 def test_the_step_table_splits_both_schemes_host_seconds():

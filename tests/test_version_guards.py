@@ -78,8 +78,12 @@ GUARDS = (
           ("configs/gem5/fs_roi.py", "configs/gem5/simobject_set.py"), "624c2a90c5c615cc3a9e"),
     Guard("configs.gem5.cache_presets.THREE_LEVEL_VERSION", 1,
           ("configs/gem5/three_level_caches.py",), "41cdffe64b1e5519c1e5"),
-    Guard("configs.gem5.sampling.FLOW_VERSION", 1,
-          ("configs/gem5/sampling.py", "configs/gem5/fs_simpoint.py"), "5e3bd9d9a7ebc95048f5"),
+    # Bumped 2026-11-30 (issue 66): the one-pass flow (simpoint_passes = 1,
+    # checkpoints on a grid saved in the vectors' pass); the host's side of
+    # the flow split out to simpoint_points.py, covered with it.
+    Guard("configs.gem5.sampling.FLOW_VERSION", 2,
+          ("configs/gem5/sampling.py", "configs/gem5/simpoint_points.py",
+           "configs/gem5/fs_simpoint.py"), "4ac40d4261f135ffd86d"),
 )
 COVERED = [p for g in GUARDS for p in g.covers]
 
@@ -118,6 +122,9 @@ EDITS = [
      "simulator.schedule_max_insts(2 * length)"),
     # An interval that ends exactly at workend dropped from the vectors.
     ("configs/gem5/sampling.py", "if end + n > roi_insts:", "if end + n >= roi_insts:"),
+    # A point warmed up from the checkpoint after its warm-up's start.
+    ("configs/gem5/simpoint_points.py", "before = [q for q in candidates if q <= position]",
+     "before = [q for q in candidates if q >= position]"),
 ]
 
 

@@ -15,7 +15,11 @@
 #   "bbv":        restore that checkpoint with gem5's SimPoint probe on the
 #       atomic core, so its basic-block vectors cover exactly the ROI from
 #       its first instruction, on to the guest's exit (its result line);
-#       the host keeps the whole intervals that end by m5 workend.
+#       the host keeps the whole intervals that end by m5 workend. With
+#       `grid_insts` (the one-pass flow) it also saves a checkpoint every
+#       grid_insts instructions of the ROI, named by where it lies since
+#       the restore, so the simulation points the clustering later picks
+#       warm up from the grid point before them instead of a second pass.
 #   "checkpoints": from the last set-up checkpoint before the first
 #       position (or the boot-once restore), stop at each position
 #       (R0 + interval start - warm-up) and save a checkpoint there; check
@@ -88,6 +92,7 @@ def run_roi_start(spec: dict, board) -> int:
 
 def run_bbv(spec: dict, board) -> int:
     ended = []
+    grid = spec.get("grid_insts")
 
     def at_workend():
         # The probe goes on counting to the guest's exit (its result line
@@ -97,10 +102,27 @@ def run_bbv(spec: dict, board) -> int:
         say(f"roi-end {simulator.get_current_tick()} insts={ended[0]}")
         return False
 
+    def at_max_insts():
+        # A grid point (one-pass flow). None is needed past the ROI's end:
+        # no interval after it is ever measured.
+        if ended:
+            return False
+        saving = Path(spec["save_dir"]) / "grid-saving"
+        simulator.save_checkpoint(saving)
+        where = atomic_core(board).totalInsts()
+        os.rename(saving, saving.with_name(f"grid-{where}"))
+        say(f"grid-{where} {simulator.get_current_tick()} insts={where}")
+        # The next grid point from the grid, not from this stop's overshoot.
+        simulator.schedule_max_insts((where // grid + 1) * grid - where)
+        return False
+
     simulator = Simulator(board=board, on_exit_event={
         ExitEvent.SWITCHCPU: lambda: False,
         ExitEvent.WORKEND: at_workend,
+        ExitEvent.MAX_INSTS: at_max_insts,
         ExitEvent.EXIT: lambda: True if ended else fail("the guest exited before workend")})
+    if grid:
+        simulator.schedule_max_insts(grid)
     simulator.run()
     return 0
 

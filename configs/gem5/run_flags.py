@@ -70,7 +70,12 @@ def run_flags(sp) -> None:
     for name, help_text in (("interval", "instructions per basic-block vector"),
                             ("max-k", "most clusters SimPoint may choose"),
                             ("functional-warmup", "atomic-core instructions before each point"),
-                            ("detailed-warmup", "O3 instructions before each point")):
+                            ("detailed-warmup", "O3 instructions before each point"),
+                            ("passes", "atomic passes over the ROI: 2 (vectors, then the "
+                                       "points' checkpoints) or 1 (checkpoints on a grid in "
+                                       "the vectors' pass)"),
+                            ("grid", "with --simpoint-passes 1: intervals between the grid's "
+                                     "checkpoints")):
         attr = name.replace("-", "_")
         sp.add_argument(f"--simpoint-{name}", type=int, default=getattr(defaults, attr),
                         help=f"with --sampling simpoint: {help_text}")
@@ -115,7 +120,8 @@ def point_from_flags(args, job):
     if gem5_sampling.check_sampling(getattr(args, "sampling", "none")) == "simpoint":
         simpoint = gem5_sampling.Settings(
             args.simpoint_interval, args.simpoint_max_k, args.simpoint_functional_warmup,
-            args.simpoint_detailed_warmup, args.simpoint_measure_all).check("", cli=True)
+            args.simpoint_detailed_warmup, args.simpoint_measure_all, args.simpoint_passes,
+            args.simpoint_grid).check("", cli=True)
     return gem5_point_mod.gem5_point(
         args.arch, args.variant, job, getattr(args, "cpu_preset", None) or "default",
         args.cache, args.smap_model, args.timeout or gem5_spec.DEFAULT_TIMEOUT,

@@ -21,6 +21,17 @@ was in (every step's directory appears by atomic rename, whole):
                          interval's under all-intervals/)
   .../<cpu key>/sp-<i>/  per point: <f> functional warm-up on the atomic
                          core, <d> detailed on O3, then the interval on O3
+That is two atomic passes over the ROI: the vectors', then, once the
+clustering has chosen, the checkpoints'. With simpoint_passes = 1 there
+is one: gem5 cannot know which intervals the clustering (which needs
+every vector) will choose, so the vectors' pass also saves a checkpoint
+every simpoint_grid intervals, a store bounded by the ROI's length over
+the grid (its size is recorded and printed), and each point warms up from
+the grid point (or set-up checkpoint) at or before its warm-up's start,
+replaying the instructions between on the atomic core as functional
+warm-up (simpoint_points.nearest_checkpoint):
+  bbv-<interval>-grid<n>/ the vectors, and grid/grid-<insts>/ checkpoints
+  .../k<max_k>/w<f>-<d>/<cpu key>/sp-<i>/  as above, from the grid
 The estimate: every ROI total (cycles, misses, ...) is the ROI's
 instruction count times the weighted mean, over the simulation points, of
 that number per instruction of the interval (SimPoint's CPI estimate,
@@ -39,9 +50,10 @@ from pathlib import Path
 
 from configs import console, simpoint_method
 from configs.gem5 import process as gem5_process
+from configs.gem5 import simpoint_points
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
-from lab import cache, cpu_presets, gem5_statistics, inputs
+from lab import cache, cpu_presets, inputs
 from lab.errors import UserError
 
 SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
@@ -51,7 +63,7 @@ SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
 # or a step's output. Their text is not hashed: a refactor moves no key;
 # tests/test_version_guards.py pins a fingerprint of both beside this, and
 # fails on a change.
-FLOW_VERSION = 1
+FLOW_VERSION = 2  # 2: the one-pass flow (simpoint_passes), 2026-11-30
 SAMPLING = ("none", "simpoint")
 # The set-up to the ROI saves a checkpoint every SETUP_STRIDE instructions
 # and keeps those within SETUP_KEPT of the ROI (each about 8 MB): a
@@ -62,9 +74,11 @@ SETUP_STRIDE = 10_000_000
 SETUP_KEPT = 50_000_000
 BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same vectors
 ALL = "all-intervals"  # every interval, weighted by its length (measure_all)
-# Counters the estimate scales from the intervals to the ROI; the rest of
-# the summary (host rates, JSON bookkeeping) has no per-instruction sense.
-SCALED = gem5_statistics.SCALED
+SCALED = simpoint_points.SCALED
+# The host's side of the flow, kept here by name for its callers.
+plan_points, weighted_summary, diagnose = (simpoint_points.plan_points,
+                                           simpoint_points.weighted_summary,
+                                           simpoint_points.diagnose)
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,10 @@ class Settings:
     # intervals) and what it does not (all intervals against the full ROI:
     # warm-up, the switch, the tail). Costs a detailed run of the ROI.
     measure_all: bool = False
+    # Atomic passes over the ROI: 2, the vectors' then the chosen points'
+    # checkpoints; 1, checkpoints on a grid saved in the vectors' pass.
+    passes: int = 2
+    grid: int = 20  # intervals between the one pass's checkpoints (passes = 1)
 
     def check(self, where: str, cli: bool = False) -> "Settings":
         """Each setting valid, or one error naming it as the user wrote it:
@@ -93,7 +111,15 @@ class Settings:
                       minimum=1)
         inputs.number(self.detailed_warmup, name("detailed_warmup"), integer=True, minimum=0)
         inputs.flag(self.measure_all, name("measure_all"))
+        if self.passes not in (1, 2):
+            raise UserError(f"{name('passes')} is {self.passes!r}: give 1 (checkpoints on a "
+                            "grid in the vectors' pass) or 2 (a second pass to the points)")
+        inputs.number(self.grid, name("grid"), integer=True, minimum=1)
         return self
+
+    @property
+    def grid_insts(self) -> int:
+        return self.grid * self.interval
 
     def as_record(self) -> dict:
         return asdict(self)
@@ -213,11 +239,15 @@ class _Steps:
         return self._step(self.root / "roi-start", "roi start", spec, check)
 
     def bbv_dir(self) -> Path:
-        return self.root / f"bbv-{self.settings.interval}"
+        s = self.settings
+        return self.root / (f"bbv-{s.interval}" if s.passes == 2 else
+                            f"bbv-{s.interval}-grid{s.grid}")
 
     def bbv(self) -> dict:
         spec = dict(self.atomic_spec, simpoint_mode="bbv", interval=self.settings.interval,
                     checkpoint_dir=str(self.root / "roi-start" / "cpt"))
+        if self.settings.passes == 1:
+            spec.update(grid_insts=self.settings.grid_insts, save_dir="@STAGING@")
 
         def check(run, tmp):
             raw = tmp / "gem5" / "simpoint.bb.gz"
@@ -244,8 +274,11 @@ class _Steps:
             why = report.failure()
             if why:
                 raise gem5_process.Gem5Failed(why, run.log)
+            # The grid's checkpoints, ROI-relative, each where it landed.
+            grid = sorted(int(d.name[5:]) for d in tmp.glob("grid-*"))
             return {"roi_insts": roi_insts, "interval_lengths": lengths,
-                    "result": report.result}
+                    "result": report.result, "grid": grid,
+                    "grid_bytes": simpoint_points.store_bytes(tmp.glob("grid-*"))}
         return self._step(self.bbv_dir(), "basic-block vectors", spec, check)
 
     def selection_dir(self) -> Path:
@@ -316,14 +349,29 @@ class _Steps:
             return {"positions": at, "actual": actual, "replayed_from": base}
         return self._step(self.warm_dir(which), "checkpoints", spec, check)
 
-    def measure(self, point: dict, actual: int, which: str = BUILT_IN) -> dict:
-        """Point `point` on O3, from its checkpoint at instruction `actual`."""
+    def from_grid(self, start: dict, bbv: dict, points: list) -> dict:
+        """The one-pass flow's answer to checkpoints(): no gem5 process,
+        each point's latest checkpoint at or before its warm-up's start,
+        among the set-up checkpoints, the ROI's start and the grid."""
+        candidates = simpoint_points.candidates(self.root, start, self.bbv_dir(), bbv)
+        chosen = {str(p["interval"]): simpoint_points.nearest_checkpoint(
+            candidates, p["checkpoint_insts"]) for p in points}
+        return {"actual": {i: at for i, (at, _) in chosen.items()},
+                "folders": {i: str(folder) for i, (_, folder) in chosen.items()},
+                "replayed_from": min(at for at, _ in chosen.values()),
+                "command": None, "host_seconds": 0.0}
+
+    def measure(self, point: dict, actual: int, which: str = BUILT_IN,
+                folder: Path = None) -> dict:
+        """Point `point` on O3, from its checkpoint at instruction `actual`
+        (in `folder`; by default the one checkpoints() saved for it)."""
         s = self.settings
         # The functional warm-up ends where the detailed one must begin,
-        # whatever the checkpoint's overshoot.
+        # whatever the checkpoint's overshoot (or, from the grid, however
+        # far before the point the checkpoint lies).
         functional = point["checkpoint_insts"] + s.functional_warmup - actual
-        spec = dict(self.detailed_spec, simpoint_mode="measure",
-                    checkpoint_dir=str(self.warm_dir(which) / f"cpt-{point['interval']}"),
+        folder = folder or self.warm_dir(which) / f"cpt-{point['interval']}"
+        spec = dict(self.detailed_spec, simpoint_mode="measure", checkpoint_dir=str(folder),
                     functional_insts=functional, detailed_insts=s.detailed_warmup,
                     interval_insts=point["length"])
         cpu_key = cache.content_key({"cpu": self.cpu.as_record(), "spec": self.detailed_spec})
@@ -374,6 +422,9 @@ def sampled_roi(planned: SampledPlan, workers: int = 0, say=lambda what: None) -
              "cycles": p["summary"]["cycles"], "l1d_misses": p["summary"]["l1d_misses"]}
             for p in estimates[ALL]["points"]]
     mine = estimates[BUILT_IN]
+    store = simpoint_points.checkpoint_store(steps.root, settings.passes, steps.bbv_dir(), bbv)
+    say(f"checkpoint store: {store['peak_bytes'] / 1e9:.2f} GB at its peak "
+        f"({store['checkpoints']} checkpoints)")
     if REFERENCE in estimates:
         ref = estimates[REFERENCE]
         ref.update(k=sel["reference"]["k"],
@@ -393,6 +444,7 @@ def sampled_roi(planned: SampledPlan, workers: int = 0, say=lambda what: None) -
             "commands": {"roi_start": roi_start["command"], "bbv": bbv["command"],
                          "checkpoints": mine["command"]},
             "setup_checkpoints": roi_start["setup_checkpoints"],
+            "checkpoint_store": store,
             "reference": estimates.get(REFERENCE),
             "all_intervals": estimates.get(ALL),
             "host_seconds": {"roi_start": roi_start["host_seconds"],
@@ -409,92 +461,33 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
     """One selection's points: checkpoints, each interval on O3, the estimate."""
     settings = steps.settings
     points = plan_points(settings, roi_start["roi_start_insts"], bbv["interval_lengths"], sel)
-    say(f"{which}: checkpoints of {len(points)} simulation points (k={sel['k']})")
-    taken = steps.checkpoints(roi_start, points, which)
+    if settings.passes == 1:
+        taken = steps.from_grid(roi_start, bbv, points)
+    else:
+        say(f"{which}: checkpoints of {len(points)} simulation points (k={sel['k']})")
+        taken = steps.checkpoints(roi_start, points, which)
     say(f"{which}: {len(points)} intervals on {steps.cpu.name}")
     workers = workers or min(len(points), os.cpu_count() or 1)
+
+    def one(p):
+        i = str(p["interval"])
+        folder = taken["folders"][i] if "folders" in taken else None
+        return steps.measure(p, taken["actual"][i], which, folder and Path(folder))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        measured = list(pool.map(
-            lambda p: steps.measure(p, taken["actual"][str(p["interval"])], which), points))
+        measured = list(pool.map(one, points))
     for p, m in zip(points, measured):
-        p.update(summary=m["summary"], host_seconds=m["host_seconds"], command=m["command"])
+        # Instructions replayed from the checkpoint to the asked warm-up's
+        # start (the one-pass flow's grid; a stop's overshoot otherwise).
+        replayed = p["checkpoint_insts"] - taken["actual"][str(p["interval"])]
+        p.update(summary=m["summary"], host_seconds=m["host_seconds"], command=m["command"],
+                 replayed_insts=replayed)
     return {"points": points, "summary": weighted_summary(points, bbv["roi_insts"]),
             "fu_latency": measured[0]["fu_latency"],
             "detailed_insts": sum(settings.detailed_warmup + p["length"] for p in points),
-            "functional_insts": settings.functional_warmup * len(points),
+            "functional_insts": sum(settings.functional_warmup + p["replayed_insts"]
+                                    for p in points),
             # The set-up checkpoint the positions were replayed from (0:
             # the boot-once restore).
             "replayed_from": taken["replayed_from"], "command": taken["command"],
             "host_seconds": {"checkpoints": taken["host_seconds"],
                              "intervals": round(sum(p["host_seconds"] for p in points), 1)}}
-
-
-WHAT_IF_MAX_K = (1, 2, 3, 4, 6, 8, 10, 15, 20)
-
-
-def diagnose(vectors, sel: dict, every: list, roi_insts: int, settings: Settings) -> dict:
-    """What limits the estimate, measured on every interval's own result:
-    how much of the per-interval CPI spread the clustering explains, the
-    spread of the estimate that the rest predicts, and the estimate each
-    max_k would have given (every candidate point was measured)."""
-    import numpy as np
-    cpi = np.array([p["summary"]["cycles"] / p["summary"]["insts"]
-                    for p in sorted(every, key=lambda p: p["interval"])])
-    labels = np.array(sel["labels"])
-    within = {c: cpi[labels == c] for c in set(sel["labels"])}
-    total = float(((cpi - cpi.mean()) ** 2).sum())
-    unexplained = sum(float(((v - v.mean()) ** 2).sum()) for v in within.values())
-    # One interval stands for each cluster: its CPI is a draw from the
-    # cluster's, so the estimate varies by sqrt(sum of w^2 var) around
-    # the clusters' weighted mean.
-    spread = sum((len(v) / len(cpi)) ** 2 * float(v.var()) for v in within.values()) ** 0.5
-    what_if = []
-    for max_k in WHAT_IF_MAX_K:
-        if max_k > len(cpi):
-            break
-        choice = simpoint_method.choose(vectors, max_k=max_k)
-        est = sum(w * cpi[i] for (i, _), (w, _) in zip(choice.simpoints, choice.weights))
-        what_if.append({"max_k": max_k, "k": choice.k, "cycles": round(est * roi_insts),
-                        "detailed_insts": choice.k * (settings.interval
-                                                      + settings.detailed_warmup)})
-    return {"cpi_range": [float(cpi.min()), float(cpi.max())],
-            "cpi_variance_explained": 1 - unexplained / total if total else 1.0,
-            "expected_sampling_spread": spread / float(cpi.mean()),
-            "what_if_max_k": what_if}
-
-
-def plan_points(settings: Settings, roi_start_insts: int, lengths: list, sel: dict) -> list:
-    """Per simulation point: its interval, cluster, weight, the ROI
-    position its interval starts at (the lengths of the intervals before
-    it: the probe ends an interval at a basic block's end, so lengths
-    vary around the setting), and its checkpoint's position, in
-    instructions since the boot-once restore, warm-up before it."""
-    starts = [0]
-    for n in lengths[:-1]:
-        starts.append(starts[-1] + n)
-    back = settings.functional_warmup + settings.detailed_warmup
-    out = []
-    for (i, c), (w, _) in zip(sel["simpoints"], sel["weights"]):
-        at = roi_start_insts + starts[i] - back
-        if at < 0:
-            raise UserError(f"the warm-up ({back:,} instructions) reaches back before the "
-                            f"boot-once restore: lower simpoint_functional_warmup")
-        out.append({"interval": i, "cluster": c, "weight": w, "roi_position": starts[i],
-                    "length": lengths[i], "checkpoint_insts": at})
-    return sorted(out, key=lambda p: p["checkpoint_insts"])
-
-
-def weighted_summary(points: list, roi_insts: int) -> dict:
-    """ROI totals from the points: the ROI's instructions times the
-    weighted mean of each counter per instruction of the intervals."""
-    out = {"insts": roi_insts}
-    for key in SCALED:
-        if any(p["summary"].get(key) is None for p in points):
-            out[key] = None
-            continue
-        per_inst = sum(p["weight"] * p["summary"][key] / p["summary"]["insts"] for p in points)
-        out[key] = round(per_inst * roi_insts)
-    out["ipc"] = roi_insts / out["cycles"] if out.get("cycles") else None
-    for key in gem5_stats.SUMMARY_KEYS - set(out):
-        out[key] = None  # no ROI-wide meaning (host rates, simulated seconds)
-    return out
