@@ -181,7 +181,7 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
     assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "081d7b6a6ac96eecb327"
     assert gem5_backend.gem5_key(warm, default, job=job) == "6a53e9174cb62be0f8a5"
-    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "de40435dc5b78ada7afb"
+    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "0edabc53659d499196a3"
 
 
 KEYED = ("configs", "lab", "kernels", "buildroot", "workloads")

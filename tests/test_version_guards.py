@@ -83,7 +83,7 @@ GUARDS = (
     # the flow split out to simpoint_points.py, covered with it.
     Guard("configs.gem5.sampling.FLOW_VERSION", 2,
           ("configs/gem5/sampling.py", "configs/gem5/simpoint_points.py",
-           "configs/gem5/fs_simpoint.py"), "4ac40d4261f135ffd86d"),
+           "configs/gem5/fs_simpoint.py"), "672824a7593038e313e8"),
 )
 COVERED = [p for g in GUARDS for p in g.covers]
 

@@ -96,7 +96,15 @@ class Settings:
     # Atomic passes over the ROI: 2, the vectors' then the chosen points'
     # checkpoints; 1, checkpoints on a grid saved in the vectors' pass.
     passes: int = 2
-    grid: int = 20  # intervals between the one pass's checkpoints (passes = 1)
+    # Intervals between the one pass's checkpoints (passes = 1). A save
+    # costs seconds whatever the grid (gem5 gzips the guest's whole 1 GiB
+    # memory: 7.5 MB and about 5 s each on this machine under load,
+    # test_gem5_real's one-pass test, 2026-11-30), and each point replays
+    # half a grid step on average: with k points on w cores the sum
+    # (N / G) s + k (G / 2) r / w is least at G = sqrt(2 w N s / (k r)),
+    # about 40M instructions for a 500M ROI (s 4 s, r 0.8 s per million
+    # atomic instructions, k 6, w 2): 80 intervals of 500,000.
+    grid: int = 80
 
     def check(self, where: str, cli: bool = False) -> "Settings":
         """Each setting valid, or one error naming it as the user wrote it:
