@@ -343,6 +343,17 @@ KNOBS = (
          "store micro-ops) or whole (one 16-byte micro-op; patch 0040)", ("split", "whole"),
          series=True, arch="arm64", what="a store pair as one micro-op",
          sets={"whole": {"isa": {"whole_store_pairs": True}}}),
+    # How LDP and STP with an immediate offset find their address on Arm
+    # (patch 0042, ArmISA.pair_offset_in_access): "add", gem5 v24's ADD
+    # micro-op of base and offset before the access, in the offset form
+    # ([Xn, #imm], #0 included) and the pre-indexed one; or "access", the
+    # access micro-ops adding the offset themselves, as a single LDR or STR
+    # does and as a core whose pairs issue as their access alone does
+    # (Neoverse V2: no integer micro-op beside an offset pair's).
+    Knob("pair_offsets", "how LDP/STP with an immediate offset address memory on Arm: add (gem5's "
+         "ADD micro-op first) or access (the access adds it; patch 0042)", ("add", "access"),
+         series=True, arch="arm64", what="a pair's offset added by its access",
+         sets={"access": {"isa": {"pair_offset_in_access": True}}}),
     # The O3 branch predictor ("": gem5's default, TournamentBP).
     Knob("branch_predictor", "O3's branch predictor, one of " + ", ".join(BRANCH_PREDICTORS)
          + " (a preset that names none keeps gem5's)", ("",) + BRANCH_PREDICTORS,
