@@ -290,7 +290,7 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 41
+    assert len(patches) == 42
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")

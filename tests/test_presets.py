@@ -84,8 +84,8 @@ def test_era_presets_parse_with_their_machines():
 
 def test_neoverse_v2_preset_parses_with_its_machine():
     """The arm64 usercopy threads' core: every figure it sets reaches the
-    gem5 spec, and of our gem5 series only patch 0040's store pairs, an
-    Arm knob, is in it (nothing x86-only)."""
+    gem5 spec, and of our gem5 series only the Arm knobs, patch 0040's
+    store pairs and 0042's pair offsets, are in it (nothing x86-only)."""
     cpu = cpu_presets.load_cpu("arm64-neoverse-v2", "arm64")
     cache = cache_presets.load_cache("arm64-neoverse-v2")
     assert cpu.type == "o3" and cpu.branch_predictor == "TAGE_SC_L_64KB"
@@ -102,7 +102,8 @@ def test_neoverse_v2_preset_parses_with_its_machine():
     assert roi["cpu"]["fu_count"]["RdWrPort"] == 2
     assert roi["cpu"]["set"]["o3"]["numIQEntries"] == 192
     assert roi["cpu"]["set"]["o3_new"] == {"branchPred": "TAGE_SC_L_64KB"}
-    assert roi["cpu"]["set"]["isa"] == {"whole_store_pairs": True}  # Arm's ISA, patch 0040
+    assert roi["cpu"]["set"]["isa"] == {"whole_store_pairs": True,  # Arm's ISA, patch 0040
+                                        "pair_offset_in_access": True}  # and 0042
     assert roi["cache"]["l2_size"] == "1MiB"
 
 
