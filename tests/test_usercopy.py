@@ -114,6 +114,20 @@ def _committed(stats_file: str, op_class: str) -> int:
     raise AssertionError(f"no committed {op_class} in {stats_file}")
 
 
+def _v2_copy_to_user():
+    """(gem5, job, image, preset) of the real-gem5 copy checks: 200 pread()s
+    of 4 KiB (copy_to_user) on the threads' core; a skip without ARM gem5."""
+    try:
+        gem5 = locate.require("arm64")
+    except UserError as e:
+        pytest.skip(f"needs gem5 with ARM: {e}")
+    job = script.from_dict({"workload": "usercopy-loop",
+                            "run": {"iterations": 200, "warmup": 50, "size": PAGE,
+                                    "direction": "to"}}, "<gem5 test>")
+    return (gem5, job, assemble.build_image("arm64", job),
+            cpu_presets.load_cpu("arm64-neoverse-v2", "arm64"))
+
+
 @pytest.mark.gem5
 def test_a_store_pair_is_one_store_micro_op_on_the_v2_preset():
     """gem5 with ARM: stock and usercopy-ldp, 4 KiB pread()s (copy_to_user),
@@ -126,15 +140,7 @@ def test_a_store_pair_is_one_store_micro_op_on_the_v2_preset():
     commits one per 16 bytes where stock commits one per 8: 256 fewer a
     4 KiB call, 51,200 in the 200 calls, exactly (the rest of both
     kernels' stores, prologues' STPs included, are the same code)."""
-    try:
-        gem5 = locate.require("arm64")
-    except UserError as e:
-        pytest.skip(f"needs gem5 with ARM: {e}")
-    job = script.from_dict({"workload": "usercopy-loop",
-                            "run": {"iterations": 200, "warmup": 50, "size": PAGE,
-                                    "direction": "to"}}, "<gem5 test>")
-    image = assemble.build_image("arm64", job)
-    preset = cpu_presets.load_cpu("arm64-neoverse-v2", "arm64")
+    gem5, job, image, preset = _v2_copy_to_user()
     assert preset.store_pairs == "whole"
     cache = cache_presets.load_cache("arm64-neoverse-v2")
     stores = {}
@@ -162,15 +168,7 @@ def test_a_pairs_offset_is_added_by_its_access_on_the_v2_preset():
     ADDs go: at least one for every LDP and STP of the copy, which are
     all at an offset (the rest of the kernel's offset and pre-indexed
     pairs go too, so only a lower bound is exact here)."""
-    try:
-        gem5 = locate.require("arm64")
-    except UserError as e:
-        pytest.skip(f"needs gem5 with ARM: {e}")
-    job = script.from_dict({"workload": "usercopy-loop",
-                            "run": {"iterations": 200, "warmup": 50, "size": PAGE,
-                                    "direction": "to"}}, "<gem5 test>")
-    image = assemble.build_image("arm64", job)
-    preset = cpu_presets.load_cpu("arm64-neoverse-v2", "arm64")
+    gem5, job, image, preset = _v2_copy_to_user()
     assert preset.pair_offsets == "access"
     cache = cache_presets.load_cache("arm64-neoverse-v2")
     kernel = kbuild.build_kernel("arm64", "usercopy-loop64", layers=smap_models.layers_for("arm64"))
