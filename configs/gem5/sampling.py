@@ -21,16 +21,14 @@ was in (every step's directory appears by atomic rename, whole):
                          interval's under all-intervals/)
   .../<cpu key>/sp-<i>/  per point: <f> functional warm-up on the atomic
                          core, <d> detailed on O3, then the interval on O3
-That is two atomic passes over the ROI: the vectors', then, once the
-clustering has chosen, the checkpoints'. With simpoint_passes = 1 there
-is one: gem5 cannot know which intervals the clustering (which needs
-every vector) will choose, so the vectors' pass also saves a checkpoint
-every simpoint_grid intervals, a store bounded by the ROI's length over
-the grid (its size is recorded and printed), and each point warms up from
-the grid point (or set-up checkpoint) at or before its warm-up's start,
-replaying the instructions between on the atomic core as functional
-warm-up (simpoint_points.nearest_checkpoint):
-  bbv-<interval>-grid<n>/ the vectors, and grid/grid-<insts>/ checkpoints
+That is two atomic passes over the ROI, the vectors' and, once the
+clustering has chosen, the checkpoints'. simpoint_passes = 1 makes one:
+the clustering needs every vector, so the vectors' pass saves a
+checkpoint every simpoint_grid intervals (a store bounded by the ROI's
+length over the grid; its size recorded and printed), and each point
+warms up from the checkpoint at or before its warm-up's start, replaying
+the rest on the atomic core (simpoint_points.nearest_checkpoint):
+  bbv-<interval>-grid<n>/ the vectors, grid-<insts>/ checkpoints (ROI-relative)
   .../k<max_k>/w<f>-<d>/<cpu key>/sp-<i>/  as above, from the grid
 The estimate: every ROI total (cycles, misses, ...) is the ROI's
 instruction count times the weighted mean, over the simulation points, of
