@@ -270,7 +270,8 @@ def cost_model(c: dict) -> dict:
     # point is to simulate up to it): the vectors' pass alone, as if the
     # checkpoints were taken in it. Its limit bounds every such redesign.
     one_pass = steps["bbv"] / n
-    return {"roi_insts": n, "passes": c["passes"], "full_fixed": full_fixed, "full_per_insn": full_per,
+    return {"roi_insts": n, "passes": c["passes"],
+            "full_fixed": full_fixed, "full_per_insn": full_per,
             "simpoint_fixed": sp_fixed, "simpoint_per_insn": sp_per,
             "pays_from": length_for(1.0), "five_x_from": length_for(5.0),
             "limit": full_per / sp_per if sp_per else None,
