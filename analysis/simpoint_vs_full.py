@@ -240,6 +240,28 @@ def step_table(rows: list) -> tuple:
     return header, body
 
 
+def flow_table(rows: list) -> tuple:
+    """(header, body): each sampled run's whole flow in wall seconds (the
+    set-up to the ROI, the vectors' pass with any grid, the clustering,
+    any checkpoints' pass, the intervals side by side on the host's
+    cores) against its full run's process, with its error and the
+    checkpoint store at its peak: issue 66's measure, end to end."""
+    header = ["point", "atomic passes", "ROI instructions", "full run, s", "SimPoint wall, s",
+              "speed-up (wall)", "error", "checkpoint store at its peak"]
+    body = []
+    for sampled, full in pairs(rows):
+        c = compare(sampled, full)
+        h, p, store = c["host"], c["point"], c["store"]
+        body.append([f"{p.arch}/{p.variant}/{p.workload} {p.profile}", str(c["passes"]),
+                     f"{c['roi_insts']:,}", f"{h['full_process']:,.0f}",
+                     f"{h['sampling_wall']:,.0f}",
+                     f"{h['full_process'] / h['sampling_wall']:.2f}x",
+                     f"{100 * c['cycles'][2]:+.2f} %",
+                     "-" if not store else (f"{store['peak_bytes'] / 1e6:,.0f} MB "
+                                            f"({store['checkpoints']} checkpoints)")])
+    return header, body
+
+
 # Where SimPoint pays (issue 30): each scheme's host time as a part that
 # grows with the ROI's length and a part that does not, from one measured
 # pair. The full run pays its set-up on the atomic core (fixed) and the

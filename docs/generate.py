@@ -167,6 +167,8 @@ SECTIONS = {
                                                                              "x86_64"),
     ("simpoint.md", "simpoint-length-arm"): lambda by_sweep: _simpoint_length(by_sweep,
                                                                              "arm64"),
+    ("simpoint.md", "simpoint-one-pass"): lambda by_sweep: render.md_table(
+        *simpoint_vs_full.flow_table(by_sweep.get("simpoint-one-pass", []))).splitlines(),
     ("reference/calibration.md", "calibrations"): lambda by_sweep: _calibrations(by_sweep),
     ("reference/calibration.md", "seeds-models-x86"): lambda by_sweep: _seeds_models(by_sweep),
     ("reference/gem5.md", "boot-once"): lambda by_sweep: _boot_once(by_sweep),

@@ -334,6 +334,15 @@ def test_a_one_pass_run_stands_beside_the_two_pass_run_of_its_point():
     assert "(one atomic pass: vectors, with a grid of checkpoints)" in \
         simpoint_vs_full.cost_line(found[1])
     assert "With one atomic pass" not in simpoint_vs_full.cost_line(found[1])
+    # The measure: wall seconds end to end (the intervals side by
+    # side), 300 against 50 for the one-pass row; the two-pass record
+    # predates the store's field.
+    one["gem5"]["sampling"]["host_seconds"]["wall"] = 50.0
+    _, flows = simpoint_vs_full.flow_table(_rows(_record(True, 101_000), one,
+                                                 _record(False, 100_000)))
+    assert [b[1:] for b in flows] == [
+        ["2", "50,000", "300", "60", "5.00x", "+1.00 %", "-"],
+        ["1", "50,000", "300", "50", "6.00x", "+0.50 %", "8 MB (3 checkpoints)"]]
 
 
 def test_the_step_table_splits_both_schemes_host_seconds():
