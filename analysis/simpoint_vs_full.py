@@ -112,6 +112,11 @@ def _reference(ref) -> str:
             + f", {100 * ref['error']:+.2f} %")
 
 
+def _label(point) -> str:
+    """A point as the per-point tables name it in their first column."""
+    return f"{point.arch}/{point.variant}/{point.workload} {point.profile}"
+
+
 def table(rows: list) -> tuple:
     header = ["arch", "variant", "workload", "CPU preset", "k / intervals",
               "detailed share", "cycles/op SimPoint", "cycles/op full", "error",
@@ -156,7 +161,7 @@ def diagnosis_table(rows: list) -> tuple:
         if not d:
             continue
         p = c["point"]
-        label = f"{p.arch}/{p.variant}/{p.workload} {p.profile}"
+        label = _label(p)
         for n, w in enumerate(d["what_if_max_k"]):
             body.append([label if n == 0 else "",
                          f"{d['cpi_range'][0]:.2f} to {d['cpi_range'][1]:.2f}" if n == 0 else "",
@@ -227,7 +232,7 @@ def step_table(rows: list) -> tuple:
         c = compare(sampled, full)
         h, st, p = c["host"], c["host"]["steps"], c["point"]
         roi_part = st["bbv"] + st["checkpoints"] + st["intervals"]
-        body.append([f"{p.arch}/{p.variant}/{p.workload} {p.profile}"
+        body.append([_label(p)
                      + (", one pass" if c["passes"] == 1 else ""),
                      f"{c['roi_insts']:,}",
                      f"{h['full_process'] - h['full_roi']:,.0f} / {h['full_roi']:,.0f} / "
@@ -252,7 +257,7 @@ def flow_table(rows: list) -> tuple:
     for sampled, full in pairs(rows):
         c = compare(sampled, full)
         h, p, store = c["host"], c["point"], c["store"]
-        body.append([f"{p.arch}/{p.variant}/{p.workload} {p.profile}", str(c["passes"]),
+        body.append([_label(p), str(c["passes"]),
                      f"{c['roi_insts']:,}", f"{h['full_process']:,.0f}",
                      f"{h['sampling_wall']:,.0f}",
                      f"{h['full_process'] / h['sampling_wall']:.2f}x",
@@ -317,7 +322,7 @@ def cost_table(rows: list) -> tuple:
         c = compare(sampled, full)
         m = cost_model(c)
         p = c["point"]
-        label = f"{p.arch}/{p.variant}/{p.workload} {p.profile}"
+        label = _label(p)
         for i, n in enumerate((m["roi_insts"],) + PROJECTED_LENGTHS):
             f, s = ((c["host"]["full_process"], c["host"]["sampling_total"]) if i == 0
                     else projected(m, n))
