@@ -271,6 +271,11 @@ def test_one_pass_simpoint_checkpoints_a_grid_in_the_vectors_pass(monkeypatch):
     store = i1["checkpoint_store"]
     assert store["checkpoints"] == len(grid) + len(i1["setup_checkpoints"]) + 1
     assert store["peak_bytes"] > 0
+    # Two passes keep one checkpoint per chosen point instead of the grid,
+    # and count no other run's (the reference test's selection shares the
+    # vectors' folder).
+    assert i2["checkpoint_store"]["checkpoints"] == \
+        len(i2["points"]) + len(i2["setup_checkpoints"]) + 1
     # The estimate, as the two-pass test's: within 5 % of the full ROI.
     assert abs(one["gem5"]["summary"]["cycles"] / full["gem5"]["summary"]["cycles"] - 1) < 0.05
     assert one["result"]["checksum"] == full["result"]["checksum"]

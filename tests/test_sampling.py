@@ -70,13 +70,16 @@ def test_one_pass_points_warm_up_from_the_checkpoint_before_them(tmp_path):
 def test_the_checkpoint_store_counts_what_each_flow_keeps(tmp_path):
     from configs.gem5 import simpoint_points
     for d, n in [("roi-start/cpt", 5), ("roi-start/pre-800", 7), ("bbv/grid-2001", 11),
-                 ("bbv/k6/w1-0/cpt-3", 13)]:
+                 ("bbv/k6/w1-0/cpt-3", 13), ("bbv/k6/all-intervals/w1-0/cpt-9", 17),
+                 ("bbv/k4/w1-0/cpt-2", 19)]:
         (tmp_path / d).mkdir(parents=True)
         (tmp_path / d / "m5.cpt").write_bytes(b"x" * n)
-    one = simpoint_points.checkpoint_store(tmp_path, 1, tmp_path / "bbv", {"grid": [2001]})
-    two = simpoint_points.checkpoint_store(tmp_path, 2, tmp_path / "bbv", {})
+    one = simpoint_points.checkpoint_store(tmp_path, [tmp_path / "bbv"])
+    two = simpoint_points.checkpoint_store(
+        tmp_path, [tmp_path / "bbv/k6/w1-0", tmp_path / "bbv/k6/all-intervals/w1-0"])
     assert one == {"peak_bytes": 5 + 7 + 11, "checkpoints": 3}
-    assert two == {"peak_bytes": 5 + 7 + 13, "checkpoints": 3}
+    # Another run's selection (k4) shares the vectors' folder: not this run's.
+    assert two == {"peak_bytes": 5 + 7 + 13 + 17, "checkpoints": 4}
 
 
 @pytest.mark.parametrize("field,value,says", [

@@ -283,8 +283,7 @@ class _Steps:
             # The grid's checkpoints, ROI-relative, each where it landed.
             grid = sorted(int(d.name[5:]) for d in tmp.glob("grid-*"))
             return {"roi_insts": roi_insts, "interval_lengths": lengths,
-                    "result": report.result, "grid": grid,
-                    "grid_bytes": simpoint_points.store_bytes(tmp.glob("grid-*"))}
+                    "result": report.result, "grid": grid}
         return self._step(self.bbv_dir(), "basic-block vectors", spec, check)
 
     def selection_dir(self) -> Path:
@@ -363,7 +362,7 @@ class _Steps:
         chosen = {str(p["interval"]): simpoint_points.nearest_checkpoint(
             candidates, p["checkpoint_insts"]) for p in points}
         return {"actual": {i: at for i, (at, _) in chosen.items()},
-                "folders": {i: str(folder) for i, (_, folder) in chosen.items()},
+                "folders": {i: folder for i, (_, folder) in chosen.items()},
                 "replayed_from": min(at for at, _ in chosen.values()),
                 "command": None, "host_seconds": 0.0}
 
@@ -428,7 +427,8 @@ def sampled_roi(planned: SampledPlan, workers: int = 0, say=lambda what: None) -
              "cycles": p["summary"]["cycles"], "l1d_misses": p["summary"]["l1d_misses"]}
             for p in estimates[ALL]["points"]]
     mine = estimates[BUILT_IN]
-    store = simpoint_points.checkpoint_store(steps.root, settings.passes, steps.bbv_dir(), bbv)
+    store = simpoint_points.checkpoint_store(steps.root, [steps.bbv_dir()] if settings.passes == 1
+                                             else [steps.warm_dir(w) for w in estimates])
     say(f"checkpoint store: {store['peak_bytes'] / 1e9:.2f} GB at its peak "
         f"({store['checkpoints']} checkpoints)")
     if REFERENCE in estimates:
@@ -478,7 +478,7 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
     def one(p):
         i = str(p["interval"])
         folder = taken["folders"][i] if "folders" in taken else None
-        return steps.measure(p, taken["actual"][i], which, folder and Path(folder))
+        return steps.measure(p, taken["actual"][i], which, folder)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         measured = list(pool.map(one, points))
     for p, m in zip(points, measured):

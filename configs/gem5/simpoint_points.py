@@ -31,18 +31,18 @@ def candidates(root: Path, start: dict, bbv_dir: Path, bbv: dict) -> dict:
     return out
 
 
-def checkpoint_store(root: Path, passes: int, bbv_dir: Path, bbv: dict) -> dict:
+def checkpoint_store(root: Path, holders: list) -> dict:
     """The checkpoints the flow keeps on disk: the set-up's and the ROI
-    start's, then the grid (one pass) or each measured point's (two
-    passes: every selection's, the reference's and all intervals' too).
-    All exist together at the end of the flow, so their sum is the peak."""
-    if passes == 1:
-        extra = [bbv_dir / f"grid-{g}" for g in bbv.get("grid", [])]
-    else:
-        extra = [d for d in bbv_dir.rglob("cpt-*") if d.is_dir()]
+    start's, then its own: the grid-* in the vectors' folder (one pass:
+    that folder is the grid's alone) or the cpt-* in each measured
+    selection's warm-up folder (two passes: `holders` names them, so
+    another run's selection sharing the vectors is not counted). All
+    exist together at the end of the flow, so their sum is the peak."""
+    own = [d for h in holders for pattern in ("grid-*", "cpt-*")
+           for d in Path(h).glob(pattern) if d.is_dir()]
     setup = list((root / "roi-start").glob("pre-*"))
-    return {"peak_bytes": store_bytes([root / "roi-start"] + extra),
-            "checkpoints": len(setup) + 1 + len(extra)}
+    return {"peak_bytes": store_bytes([root / "roi-start"] + own),
+            "checkpoints": len(setup) + 1 + len(own)}
 
 
 def nearest_checkpoint(candidates: dict, position: int) -> tuple:
