@@ -101,14 +101,24 @@ def totals(rows: list) -> tuple:
         if not g:
             continue
         insts = g[0]["instructions"]
-        sky = None
-        if f:
-            sky = 0.0
-            for form, (n, _, slots) in f[0]["forms"].items():
-                sky += n * ref[form][0] if form in ref else slots
-            sky -= f[0]["macro_fused"]  # a fused jump takes no slot on Skylake either
         body.append([LABELS[w], _f(insts / g[1]), _f(g[0]["micro_ops"] / insts, 2),
                      _f(f[0]["micro_ops"] / f[0]["instructions"], 2) if f else "-",
                      _f(f[0]["slots"] / f[0]["instructions"], 2) if f else "-",
-                     _f(sky / f[0]["instructions"], 2) if f else "-"])
+                     _f(_skylake_slots(f[0], ref) / f[0]["instructions"], 2) if f else "-"])
     return header, body
+
+
+def _skylake_slots(profile: dict, ref: dict) -> float:
+    """A fused-decoding profile's instructions at Skylake's counts (a form
+    without a row at fused decoding's slots)."""
+    sky = sum(n * ref[form][0] if form in ref else slots
+              for form, (n, _, slots) in profile["forms"].items())
+    return sky - profile["macro_fused"]  # a fused jump takes no slot on Skylake either
+
+
+def skylake_slots_per_insn(rows: list, workload: str = RANKED):
+    """Skylake's slots per instruction for `workload`'s call by the table
+    (totals' last column), or None where no fused-decoding profile is
+    published."""
+    f = profiles(rows).get((workload, "fused"))
+    return _skylake_slots(f[0], skylake()) / f[0]["instructions"] if f else None

@@ -25,7 +25,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from analysis import claims, compare, probe, table, x86_core
+from analysis import claims, compare, probe, table, uop_table, x86_core
 from analysis.kinds import registry
 from lab import cpu_presets
 from lab.errors import UserError
@@ -93,6 +93,13 @@ def _x86_core(what: str, spec: str):
     return made
 
 
+def _skylake_slots(by_sweep: dict) -> str:
+    """The stock statx(fd, NULL)'s instructions at Skylake's fused counts
+    (analysis/uop_table.py; uop-profile's records)."""
+    got = uop_table.skylake_slots_per_insn(by_sweep.get("uop-profile", []))
+    return f"{got:.2f}" if got is not None else "(uop-profile not published)"
+
+
 def _claim(kind: str, claim_id: str):
     return next(c for c in registry.CLAIMS.of(kind) if c.id == claim_id)
 
@@ -149,6 +156,8 @@ NUMBERS = {
     "x86-core-slot-floor": _x86_core("slot_floor", ",.1f"),
     "x86-core-slots-per-insn": _x86_core("slots_per_insn", ".2f"),
     "x86-core-rename-width": _x86_core("rename_width", "d"),
+    # docs/machines.md: the stock statx's slots at Skylake's measured counts.
+    "skylake-statx-slots-per-insn": _skylake_slots,
     # docs/machines.md: how far a probe figure may be off its documented one.
     "probe-tolerance": lambda by_sweep: f"{probe.TOLERANCE * 100:g} %",
 }
