@@ -494,26 +494,32 @@ def x86_core(repeat: int = 0) -> None:
                                "stock/statx-loop")
 
 
+def _roi_rate(pl, outdir: Path) -> tuple:
+    """(gem5 binary, host instructions per second) of one more ROI process
+    of the planned gem5 point, from its boot checkpoint, as its run's plan
+    specifies it (configs/gem5/backend.py Gem5Plan): gem5's own rate over
+    the stats window (the ROI), not the restore."""
+    from configs.gem5 import process as gem5_process
+    from configs.gem5 import stats as gem5_stats
+
+    plan = pl.backend.plan(pl.point, pl.kernel, pl.image)
+    ran, _, _ = gem5_process.roi(plan.group, plan.spec, outdir, pl.point.timeout)
+    return Path(ran.command[0]).name, gem5_stats.roi_summary(ran.outdir)["host_inst_rate"]
+
+
 def _alternating_speed(planned: dict, repeat: int, order: tuple, what: str,
                        target: float = -10.0) -> None:
     """gem5's host speed on two planned points, measured side by side: the
     ROI process of each, `repeat` times, alternating (so a load that comes
     and goes on the host falls on both alike), from their checkpoints, in
     a temporary directory (the run cache is not touched)."""
-    from configs.gem5 import process as gem5_process
-    from configs.gem5 import stats as gem5_stats
-
     rates, binaries = {k: [] for k in order}, set()
     with tempfile.TemporaryDirectory(prefix="uaccess-speed-") as tmp:
         for i in range(repeat):
             for k in order:
-                pl = planned[k]
-                group = pl.point.boot_group(pl.backend.gem5, pl.kernel, pl.image)
-                ran, _, _ = gem5_process.roi(group, pl.point.run.cpu,
-                                             Path(tmp) / f"{len(binaries)}-{i}-{order.index(k)}",
-                                             pl.point.timeout)
-                binaries.add(Path(ran.command[0]).name)
-                rates[k].append(gem5_stats.roi_summary(ran.outdir)["host_inst_rate"])
+                binary, rate = _roi_rate(planned[k], Path(tmp) / f"{i}-{order.index(k)}")
+                binaries.add(binary)
+                rates[k].append(rate)
     med = {k: statistics.median(v) for k, v in rates.items()}
     print(f"  {what} on {' and '.join(sorted(binaries))}, {repeat} ROI processes each, "
           f"alternating: " + "; ".join(f"{k} median {med[k]:,.0f} insts per host second "
@@ -524,32 +530,9 @@ def _alternating_speed(planned: dict, repeat: int, order: tuple, what: str,
 
 
 def _kernel_entry_speed(planned: dict, repeat: int) -> None:
-    """gem5's host speed on both schemes, measured side by side: the ROI
-    process of each, `repeat` times, alternating (so a load that comes and
-    goes on the host falls on both alike), from the same checkpoint, in a
-    temporary directory (the run cache is not touched). The records' own
-    rates were taken hours apart on a shared machine."""
-    from configs.gem5 import process as gem5_process
-    from configs.gem5 import stats as gem5_stats
-
-    rates, binaries = {"serialize": [], "sdm": []}, set()
-    with tempfile.TemporaryDirectory(prefix="uaccess-entry-") as tmp:
-        for i in range(repeat):
-            for entry in ("serialize", "sdm"):
-                pl = planned[entry]
-                group = pl.point.boot_group(pl.backend.gem5, pl.kernel, pl.image)
-                ran, _, _ = gem5_process.roi(group, pl.point.run.cpu,
-                                             Path(tmp) / f"{entry}-{i}", pl.point.timeout)
-                binaries.add(Path(ran.command[0]).name)
-                # gem5's own rate: the stats window (the ROI), not the restore.
-                rates[entry].append(gem5_stats.roi_summary(ran.outdir)["host_inst_rate"])
-    med = {e: statistics.median(v) for e, v in rates.items()}
-    print(f"  stock/statx-loop on {' and '.join(sorted(binaries))}, {repeat} ROI processes "
-          f"each, alternating: "
-          + "; ".join(f"{e} median {med[e]:,.0f} insts per host second "
-                      f"(range {min(v):,.0f}-{max(v):,.0f})" for e, v in rates.items())
-          + f"; sdm/serialize {100 * (med['sdm'] / med['serialize'] - 1):+.1f} % "
-            f"(target >= -5 %)")
+    """gem5's host speed on both schemes, measured side by side (the
+    records' own rates were taken hours apart on a shared machine)."""
+    _alternating_speed(planned, repeat, ("serialize", "sdm"), "stock/statx-loop", target=-5.0)
 
 
 def slurm_overhead() -> None:
