@@ -3,7 +3,8 @@
 The probe workload (workloads/src/probe.c) measures, in core cycles under
 gem5 x86 (nanoseconds on arm64, turned into cycles at the run's clock),
 the load-to-use latency at each cache level, a mispredicted
-branch, a dependent add and an empty system call. Each gem5 probe row is
+branch, a dependent add, an empty system call and (x86) a rep string of
+one byte, back to back: its start-up. Each gem5 probe row is
 set beside the documented figures of the presets it ran with, as its
 record holds them (an edited preset file does not change how a published
 run reads): the cache levels' from the cache preset (its latencies are the
@@ -28,6 +29,8 @@ FIGURES = (
     ("probe_mispredict", "branch mispredict", ("cpu", "mispredict")),
     ("probe_add", "dependent add", ("cpu", "add")),
     ("probe_syscall", "empty system call (getppid)", ("cpu", "syscall")),
+    ("probe_rep_stos", "rep stosb of one byte (its start-up)", ("cpu", "rep_stos")),
+    ("probe_rep_movs", "rep movsb of one byte (its start-up)", ("cpu", "rep_movs")),
 )
 
 

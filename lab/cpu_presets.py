@@ -56,7 +56,7 @@ SEED_ID = re.compile(r"[0-9]{3}_[0-9a-f]{16}")
 # may document, in core cycles: a mispredicted branch, a dependent add, a
 # load from memory; a cache level's load-to-use where the cache preset
 # keeps gem5's own latencies (else its latencies are the documented ones).
-DOCUMENTED = ("mispredict", "add", "mem", "syscall", "l1d", "l2", "l3")
+DOCUMENTED = ("mispredict", "add", "mem", "syscall", "l1d", "l2", "l3", "rep_stos", "rep_movs")
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,8 @@ _PROBE = {"run": {
     "branch_iterations": ("branch_iterations", int, 1, 10**7, 20000),
     "add_iterations": ("add_iterations", int, 1, 10**7, 20000),
     "syscalls": ("syscalls", int, 1, 10**6, 2000),
+    # x86's one-byte rep strings: a start-up each, tens of cycles.
+    "rep_strings": ("rep_strings", int, 1, 10**6, 2000),
     "settle_ms": _SETTLE,
 }}
 

@@ -2,8 +2,11 @@
  * probe - what a simulated core delivers, in the units the CPU documents
  * quote: load-to-use latency at each cache level (a pointer chase over
  * buffers sized for L1, L2, L3 and memory), the cost of a mispredicted
- * branch, the latency of a dependent add, and the round trip of an empty
- * system call. It exists to check a CPU preset against its sources
+ * branch, the latency of a dependent add, the round trip of an empty
+ * system call, and on x86 the cost of a rep string with almost nothing
+ * to move (rep stosb and rep movsb of one byte, back to back: their
+ * start-up, as uops.info times them with RCX at 0 to 2). It exists to
+ * check a CPU preset against its sources
  * (analysis/probe.py sets each figure beside the documented one).
  *
  * Time is the core's own clock where the ISA gives one to user space:
@@ -19,7 +22,8 @@
  * the time, which the gem5 statistics of the same run can confirm.
  *
  * Job keys: chase_loads (4096), branch_iterations (20000),
- * add_iterations (20000), syscalls (2000), settle_ms (50).
+ * add_iterations (20000), syscalls (2000), rep_strings (2000; x86 only),
+ * settle_ms (50).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -173,15 +177,46 @@ static __attribute__((noinline)) long syscalls(long long n)
 	return sum;
 }
 
+#if defined(__x86_64__)
+/* The one-byte strings' bytes: a line to store to, the next to copy from. */
+static char line[2 * LINE] __attribute__((aligned(LINE)));
+
+/* n rep strings of one byte each, back to back: each sets RCX, RSI and
+ * RDI again, so none waits on another's count or pointers, as uops.info's
+ * throughput runs do (nanoBench's cpuBench.py: "mov RCX, 1" before each). */
+static __attribute__((noinline)) uint64_t rep_stos(char *dst, long long n)
+{
+	for (long long i = 0; i < n; i++) {
+		void *d = dst;
+		long c = 1;
+
+		__asm__ volatile("rep stosb" : "+D"(d), "+c"(c) : "a"(i) : "memory");
+	}
+	return (uint8_t)dst[0];
+}
+
+static __attribute__((noinline)) uint64_t rep_movs(char *dst, const char *src, long long n)
+{
+	for (long long i = 0; i < n; i++) {
+		void *d = dst;
+		const void *s = src + (i & 1);
+		long c = 1;
+
+		__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(c) :: "memory");
+	}
+	return (uint8_t)dst[0];
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct result res;
-	long long loads, biters, aiters, calls;
+	long long loads, biters, aiters, calls, strings;
 	void **start[NLEVELS];
 	char *bufs[NLEVELS];
 	uint8_t *random_bits, *zero_bits;
 	uint64_t t0, t1;
-	double per[NLEVELS], predictable, unpredictable, add, call;
+	double per[NLEVELS], predictable, unpredictable, add, call, stos = 0, movs = 0;
 	long long total_ops;
 	uint64_t roi_start_ns;
 
@@ -192,9 +227,10 @@ int main(int argc, char **argv)
 	biters = job_int("branch_iterations", 20000);
 	aiters = job_int("add_iterations", 20000);
 	calls = job_int("syscalls", 2000);
-	if (loads < 1 || biters < 1 || aiters < 1 || calls < 1) {
+	strings = job_int("rep_strings", 2000);
+	if (loads < 1 || biters < 1 || aiters < 1 || calls < 1 || strings < 1) {
 		fprintf(stderr, NAME ": need chase_loads, branch_iterations, "
-			"add_iterations and syscalls >= 1\n");
+			"add_iterations, syscalls and rep_strings >= 1\n");
 		return JOBCONF_EXIT_BAD;
 	}
 
@@ -254,10 +290,24 @@ int main(int argc, char **argv)
 	fnv64_u64(&res.hash, (uint64_t)(syscalls(calls) == calls * (long)getppid()));
 	t1 = now();
 	call = (double)(t1 - t0) / calls;
+#if defined(__x86_64__)
+	fnv64_u64(&res.hash, rep_stos(line, strings / 8 + 1));	/* warm the code */
+	t0 = now();
+	fnv64_u64(&res.hash, rep_stos(line, strings));
+	t1 = now();
+	stos = (double)(t1 - t0) / strings;
+	fnv64_u64(&res.hash, rep_movs(line, line + LINE, strings / 8 + 1));
+	t0 = now();
+	fnv64_u64(&res.hash, rep_movs(line, line + LINE, strings));
+	t1 = now();
+	movs = (double)(t1 - t0) / strings;
+#else
+	strings = 0;
+#endif
 	roi_end();
 	res.roi_ns = mono_ns() - (long long)roi_start_ns;
 
-	total_ops = (long long)NLEVELS * loads + 2 * biters + 8 * aiters + calls;
+	total_ops = (long long)NLEVELS * loads + 2 * biters + 8 * aiters + calls + 2 * strings;
 	res.ops = (unsigned long long)total_ops;
 	result_extra(&res, "probe_unit", "\"%s\"", UNIT);
 	for (size_t i = 0; i < NLEVELS; i++)
@@ -271,6 +321,10 @@ int main(int argc, char **argv)
 	result_extra(&res, "probe_mispredict", "%.2f", 2.0 * (unpredictable - predictable));
 	result_extra(&res, "probe_add", "%.3f", add);
 	result_extra(&res, "probe_syscall", "%.1f", call);
+	if (strings) {
+		result_extra(&res, "probe_rep_stos", "%.1f", stos);
+		result_extra(&res, "probe_rep_movs", "%.1f", movs);
+	}
 	result_print(&res);
 	return 0;
 }
