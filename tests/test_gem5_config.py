@@ -489,7 +489,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                   "own_latencies": {"l1i": 4, "l1d": 3, "l2": 5, "l3": 18}},
         "cpu": {"type": "o3",
                 # The rep start-up is paid before decode (rep_startup
-                # "decode", patch 0041): its 35 cycles there, one at execute.
+                # "decode", patch 0041): its 18 cycles there, one at execute.
                 "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 1},
                 "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
                                 "fast_strings": True,
@@ -525,7 +525,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                                "mmu.dtb.smap_at_commit": True,
                                "branchPred.microBranchKeys": True,
                                "branchPred.btb.associativity": 4,
-                               "repStartupDecodeCycles": 35},
+                               "repStartupDecodeCycles": 18},
                         "o3_new": {"branchPred": "LTAGE"}},
                 "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
                              "RdWrPort": 0}},

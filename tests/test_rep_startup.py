@@ -33,7 +33,7 @@ def test_the_knob_is_declared_once_and_the_start_up_is_one_figure():
     k = knobs.BY_NAME["rep_startup"]
     assert k.choices == ("execute", "decode") and k.series and k.default == "execute"
     assert b"repStartupDecodeCycles" in locate.SERIES_MARKS
-    for name, cycles in (("x86_64-skylake", 35), ("x86_64-westmere", 15)):
+    for name, cycles in (("x86_64-skylake", 18), ("x86_64-westmere", 2)):
         p = cpu_presets.load_cpu(name, "x86_64")
         assert p.fu_latency["RepStringStartup"] == cycles, name
         assert p.settings()["o3"]["repStartupDecodeCycles"] == cycles, name
