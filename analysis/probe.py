@@ -31,6 +31,7 @@ FIGURES = (
     ("probe_syscall", "empty system call (getppid)", ("cpu", "syscall")),
     ("probe_rep_stos", "rep stosb of one byte (its start-up)", ("cpu", "rep_stos")),
     ("probe_rep_movs", "rep movsb of one byte (its start-up)", ("cpu", "rep_movs")),
+    ("probe_rep_cmps", "repe cmpsb of one byte (its start-up)", ("cpu", "rep_cmps")),
 )
 
 

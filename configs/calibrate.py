@@ -13,10 +13,12 @@ smap: STAC/CLAC are one micro-op of op class IprAccess that serializes
   (2017 x86 cores ran at 2.5 to 4 GHz, which scales the target cycles,
   not the method).
 
-rep: a rep string instruction starts with a micro-op of op class
-  RepStringStartup. The dentry seed (004_19de4fc19931aa23 in docs/seeds.md, Westmere,
-  2010) measured git diff's system time 2.57 s with a repe cmpsb memcmp
-  and 2.35 s with a byte loop: the byte loop saves 8.6 %. Variants
+rep: a repe/repne compare or scan string starts with a micro-op of op
+  class RepCompareStartup (patch 0043; a move or a store starts with one
+  of RepStringStartup, which the documented figures set). The dentry
+  seed (004_19de4fc19931aa23 in docs/seeds.md, Westmere, 2010) measured
+  git diff's system time 2.57 s with a repe cmpsb memcmp and 2.35 s with
+  a byte loop: the byte loop saves 8.6 %. Variants
   dcache-repcmpsb and dcache-bytecmp on the gem5 lstat storm, no SMAP
   (Westmere had none). The target is that fraction of the repe-cmpsb
   kernel's time, taken on the whole ROI (gem5's statistics do not split

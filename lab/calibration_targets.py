@@ -45,5 +45,5 @@ MECHANISMS = {
         "rep", "004_19de4fc19931aa23 (dentry compare, Westmere, 2010)",
         "git diff system time: 2.57 s repe cmpsb, 2.35 s byte loop",
         "dcache-repcmpsb", "dcache-bytecmp", SCRIPTS / "lstat-storm-gem5.toml", "none",
-        cpu_presets.REP_STARTUP_OP_CLASS, (2.57 - 2.35) / 2.57, "fraction", (1, 20, 60)),
+        cpu_presets.REP_COMPARE_OP_CLASS, (2.57 - 2.35) / 2.57, "fraction", (1, 20, 60)),
 }

@@ -32,10 +32,14 @@ SMAP_OP_CLASS = "IprAccess"  # the op class of the series' STAC/CLAC micro-op
 # The series' op class of a rep string instruction's first micro-op: its
 # latency is the microcode start-up cost (1 cycle, none, by default).
 REP_STARTUP_OP_CLASS = "RepStringStartup"
+# The same for a repe/repne compare or scan string (cmps, scas: the
+# series' patch 0043), which starts more slowly than a move or a store on
+# Intel's cores; a preset that leaves it out gives it RepStringStartup's.
+REP_COMPARE_OP_CLASS = "RepCompareStartup"
 # Op classes whose FU-pool latency a preset may set ([fu_latency]); each
 # is in gem5 v24's DefaultFUPool (src/cpu/o3/FuncUnitConfig.py).
 FU_OP_CLASSES = {"IntAlu", "IntMult", "IntDiv", "MemRead", "MemWrite", SMAP_OP_CLASS,
-                 REP_STARTUP_OP_CLASS}
+                 REP_STARTUP_OP_CLASS, REP_COMPARE_OP_CLASS}
 # The longest latency an op class or a cache level may be given, in
 # cycles: more than a DRAM access on every machine a preset models (the
 # presets document 180-195 cycles at gem5's 3 GHz); above it, a typo.
@@ -56,7 +60,8 @@ SEED_ID = re.compile(r"[0-9]{3}_[0-9a-f]{16}")
 # may document, in core cycles: a mispredicted branch, a dependent add, a
 # load from memory; a cache level's load-to-use where the cache preset
 # keeps gem5's own latencies (else its latencies are the documented ones).
-DOCUMENTED = ("mispredict", "add", "mem", "syscall", "l1d", "l2", "l3", "rep_stos", "rep_movs")
+DOCUMENTED = ("mispredict", "add", "mem", "syscall", "l1d", "l2", "l3", "rep_stos", "rep_movs",
+              "rep_cmps")
 
 
 @dataclass(frozen=True)
@@ -110,28 +115,39 @@ class CpuPreset:
         record["overrides"] = dict(self.overrides or {})
         return record
 
-    def _rep_startup_cycles(self) -> int:
-        """The rep start-up's cycles: the preset's RepStringStartup, else
-        the op class's default, IntAlu's one cycle (patch 0005)."""
-        return self.fu_latency.get("RepStringStartup", 1)
+    def _rep_startup_cycles(self) -> dict:
+        """{op class: cycles} of the two rep start-ups: the preset's
+        RepStringStartup, else the op class's default, IntAlu's one cycle
+        (patch 0005); its RepCompareStartup, else RepStringStartup's (one
+        start-up for every string, as before patch 0043)."""
+        string = self.fu_latency.get(REP_STARTUP_OP_CLASS, 1)
+        return {REP_STARTUP_OP_CLASS: string,
+                REP_COMPARE_OP_CLASS: self.fu_latency.get(REP_COMPARE_OP_CLASS, string)}
 
     def pool_latency(self) -> dict:
-        """The FU pool's latencies gem5 gets: the preset's, except that with
-        the start-up paid before decode (rep_startup = "decode") the
-        repstart micro-op executes in one cycle, so it is paid once."""
-        if self.rep_startup == "decode" and "RepStringStartup" in self.fu_latency:
-            return dict(self.fu_latency, RepStringStartup=1)
-        return dict(self.fu_latency)
+        """The FU pool's latencies gem5 gets: the preset's, with a compare
+        string's start-up its own or RepStringStartup's, except that with
+        the start-up paid before decode (rep_startup = "decode") each
+        start-up micro-op executes in one cycle, so it is paid once."""
+        latency = dict(self.fu_latency)
+        if REP_STARTUP_OP_CLASS in latency or REP_COMPARE_OP_CLASS in latency:
+            startup = self._rep_startup_cycles()
+            latency.update({op: 1 if self.rep_startup == "decode" else cycles
+                            for op, cycles in startup.items()})
+        return latency
 
     def settings(self) -> dict:
         """{scope: {attribute: value}}: every SimObject attribute the gem5
         side sets for this preset's knobs (knobs.py, Knob.settings)."""
         out = {scope: {} for scope in knobs.SCOPES}
         values = dict(self.params, **{k: getattr(self, k) for k in knobs.CHOICES})
+        startup = {knobs.REP_STARTUP_CYCLES: REP_STARTUP_OP_CLASS,
+                   knobs.REP_COMPARE_STARTUP_CYCLES: REP_COMPARE_OP_CLASS}
         for name, value in values.items():
             for scope, attrs in knobs.BY_NAME[name].settings(value).items():
-                out[scope].update({a: self._rep_startup_cycles() if v == knobs.REP_STARTUP_CYCLES
-                                   else v for a, v in attrs.items()})
+                out[scope].update({a: self._rep_startup_cycles()[startup[v]]
+                                   if isinstance(v, str) and v in startup else v
+                                   for a, v in attrs.items()})
         if self.macro_fusible and self.uops == "fused":
             out["isa"]["macro_fusible"] = list(self.macro_fusible)
         return {scope: attrs for scope, attrs in out.items() if attrs}
@@ -289,8 +305,9 @@ def with_params(cpu: CpuPreset, overrides) -> CpuPreset:
 
 def needs_series(cpu) -> str:
     """What of a CPU preset needs our gem5 patch series ("" for nothing)."""
-    if REP_STARTUP_OP_CLASS in getattr(cpu, "fu_latency", {}):
-        return f"CPU preset {cpu.name}'s {REP_STARTUP_OP_CLASS} latency"
+    for op in (REP_STARTUP_OP_CLASS, REP_COMPARE_OP_CLASS):
+        if op in getattr(cpu, "fu_latency", {}):
+            return f"CPU preset {cpu.name}'s {op} latency"
     knob = knobs.needs_series(dict({k: getattr(cpu, k) for k in knobs.CHOICES},
                                    **getattr(cpu, "params", {})))
     return f"CPU preset {cpu.name}'s {knob}" if knob else ""

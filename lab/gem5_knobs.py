@@ -117,9 +117,11 @@ class Knob:
         return out
 
 
-# What rep_startup = "decode" sets repStartupDecodeCycles to: the preset's
-# RepStringStartup latency, which CpuPreset.settings puts in its place.
+# What rep_startup = "decode" sets repStartupDecodeCycles and
+# repCompareStartupDecodeCycles to: the preset's RepStringStartup and
+# RepCompareStartup latencies, which CpuPreset.settings puts in their place.
 REP_STARTUP_CYCLES = "<the preset's RepStringStartup>"
+REP_COMPARE_STARTUP_CYCLES = "<the preset's RepCompareStartup>"
 
 
 def _width(name, help_text, default=8):
@@ -295,7 +297,8 @@ KNOBS = (
     # (the string's micro-branch is predicted and its loads and stores do
     # not read the repstart's result, so only its retirement waits); or
     # "decode", as micro-code: the micro-ops after the repstart wait that
-    # many cycles (the preset's RepStringStartup) before they reach decode,
+    # many cycles (the preset's RepStringStartup; a compare or scan
+    # string's, RepCompareStartup, patch 0043) before they reach decode,
     # and the repstart executes in one (lab/cpu_presets.py,
     # CpuPreset.settings and pool_latency: one figure, paid in one place).
     Knob("rep_startup", "where a rep string's start-up (RepStringStartup) is paid: execute (the "
@@ -303,7 +306,8 @@ KNOBS = (
          "follows waits that many cycles before decode, as micro-code holds the front end; "
          "patch 0041)",
          ("execute", "decode"), series=True, what="a rep string's start-up before decode",
-         sets={"decode": {"o3": {"repStartupDecodeCycles": REP_STARTUP_CYCLES}}}),
+         sets={"decode": {"o3": {"repStartupDecodeCycles": REP_STARTUP_CYCLES,
+                                 "repCompareStartupDecodeCycles": REP_COMPARE_STARTUP_CYCLES}}}),
     # How a branch inside a macro-op's microcode is predicted (x86, patch
     # 0036, BranchPredictor.microBranchKeys): "shared", gem5 v24's, under
     # the macro-op's address, so a fast string's several micro-branches

@@ -290,7 +290,7 @@ def test_two_dumps_of_one_simulation_compare_equal_nan_included():
 def test_patch_series_is_ours_one_change_per_patch_each_explained():
     patches = locate.series_patches()
     assert [p.name[:5] for p in patches] == [f"{i:04d}-" for i in range(1, len(patches) + 1)]
-    assert len(patches) == 42
+    assert len(patches) == 43
     for p in patches:
         text = p.read_text()
         head, _, diff = text.partition("\n---\n")
@@ -488,9 +488,12 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                   "dram": "DualChannelDDR4_2400",
                   "own_latencies": {"l1i": 4, "l1d": 3, "l2": 5, "l3": 18}},
         "cpu": {"type": "o3",
-                # The rep start-up is paid before decode (rep_startup
-                # "decode", patch 0041): its 18 cycles there, one at execute.
-                "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 1},
+                # The rep start-ups are paid before decode (rep_startup
+                # "decode", patch 0041): 18 cycles there for a move or a
+                # store, 40 for a compare or a scan (patch 0043), one at
+                # execute.
+                "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 1,
+                               "RepCompareStartup": 1},
                 "set": {"isa": {"serialize_kernel_entry": False, "fused_uops": True,
                                 "fast_strings": True,
                                 "serialize_sys_flags": False, "serialize_lfence": False,
@@ -525,7 +528,8 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                                "mmu.dtb.smap_at_commit": True,
                                "branchPred.microBranchKeys": True,
                                "branchPred.btb.associativity": 4,
-                               "repStartupDecodeCycles": 18},
+                               "repStartupDecodeCycles": 18,
+                               "repCompareStartupDecodeCycles": 40},
                         "o3_new": {"branchPred": "LTAGE"}},
                 "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
                              "RdWrPort": 0}},

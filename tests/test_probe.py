@@ -23,11 +23,12 @@ JOB = {"workload": "probe", "run": {"chase_loads": 1024, "branch_iterations": 50
                                    "add_iterations": 5000, "syscalls": 500, "rep_strings": 500,
                                    "settle_ms": 0}}
 # Four chase levels, the branch loop over predictable and random bits,
-# eight adds per iteration, the system calls, and (x86) a rep stosb and a
-# rep movsb per rep string.
-OPS = 4 * 1024 + 2 * 5000 + 8 * 5000 + 500 + 2 * 500
+# eight adds per iteration, the system calls, and (x86) a rep stosb, a
+# rep movsb and a repe cmpsb per rep string.
+OPS = 4 * 1024 + 2 * 5000 + 8 * 5000 + 500 + 3 * 500
 FIGURES = ("probe_l1d", "probe_l2", "probe_l3", "probe_mem", "probe_mispredict",
-           "probe_add", "probe_syscall", "probe_rep_stos", "probe_rep_movs")
+           "probe_add", "probe_syscall", "probe_rep_stos", "probe_rep_movs",
+           "probe_rep_cmps")
 
 
 def _native(tmp_path) -> dict:
@@ -67,8 +68,8 @@ def test_probe_under_qemu_does_the_same_work(tmp_path):
     res = rec["result"]
     # The same chase, branches, adds and calls as on the host: one checksum.
     assert res["checksum"] == native["checksum"] and res["ops"] == OPS
-    # Exact: an LFENCE before each of the 20 RDTSC reads (two per figure),
+    # Exact: an LFENCE before each of the 22 RDTSC reads (two per figure),
     # and no user access window opened by a getppid.
     x86 = rec["counts"]["x86"]
-    assert x86["lfence"] - rec["counts"]["interrupts"]["x86"]["lfence"] == 20
+    assert x86["lfence"] - rec["counts"]["interrupts"]["x86"]["lfence"] == 22
     assert x86["stac"] - rec["counts"]["interrupts"]["x86"]["stac"] == 0

@@ -10,7 +10,10 @@ Without gem5: the knob is declared once, a choice whose default is the
 execute latency; "decode" sets repStartupDecodeCycles to the preset's
 RepStringStartup and the op class's latency to one cycle, so the
 start-up is one figure paid in one place; the era presets set it, the
-generic machine does not. With gem5 built with the whole series (found
+generic machine does not. A compare or scan string (patch 0043) starts
+with a micro-op of its own op class, RepCompareStartup, held for the
+preset's figure of it (repCompareStartupDecodeCycles), or for
+RepStringStartup's where a preset gives none, as before that patch. With gem5 built with the whole series (found
 at its default home or through GEM5_HOME; elsewhere it skips and says
 what is missing): 200 fstat system calls on the Skylake preset, the
 start-up at execute against at decode: the same checksum as each other
@@ -27,24 +30,40 @@ from lab import gem5_knobs as knobs
 import skylake_pairs
 
 JOB = {"workload": "fstat-loop", "run": {"iterations": 200, "warmup": 20}}
+# Each era preset's compare-string start-up (its [fu_latency]
+# RepCompareStartup, with its sources there).
+COMPARE = {"x86_64-skylake": 40, "x86_64-westmere": 39}
 
 
 def test_the_knob_is_declared_once_and_the_start_up_is_one_figure():
     k = knobs.BY_NAME["rep_startup"]
     assert k.choices == ("execute", "decode") and k.series and k.default == "execute"
     assert b"repStartupDecodeCycles" in locate.SERIES_MARKS
-    for name, cycles in (("x86_64-skylake", 18), ("x86_64-westmere", 2)):
+    assert b"repCompareStartupDecodeCycles" in locate.SERIES_MARKS
+    for name, cycles, compare in (("x86_64-skylake", 18, COMPARE["x86_64-skylake"]),
+                                  ("x86_64-westmere", 2, COMPARE["x86_64-westmere"])):
         p = cpu_presets.load_cpu(name, "x86_64")
         assert p.fu_latency["RepStringStartup"] == cycles, name
+        assert p.fu_latency["RepCompareStartup"] == compare, name
         assert p.settings()["o3"]["repStartupDecodeCycles"] == cycles, name
+        assert p.settings()["o3"]["repCompareStartupDecodeCycles"] == compare, name
         assert p.pool_latency()["RepStringStartup"] == 1, name
+        assert p.pool_latency()["RepCompareStartup"] == 1, name
         back = cpu_presets.with_params(p, {"rep_startup": "execute"})
         assert "repStartupDecodeCycles" not in back.settings()["o3"], name
+        assert "repCompareStartupDecodeCycles" not in back.settings()["o3"], name
         assert back.pool_latency()["RepStringStartup"] == cycles, name
+        assert back.pool_latency()["RepCompareStartup"] == compare, name
+    # A preset with one start-up gives a compare string the same one: the
+    # calibrated machines, fitted before patch 0043 on every string alike.
     generic = cpu_presets.load_cpu("x86_64-o3-calibrated", "x86_64")
     assert generic.rep_startup == "execute"
     assert "repStartupDecodeCycles" not in generic.settings().get("o3", {})
-    assert generic.pool_latency() == generic.fu_latency
+    assert generic.pool_latency() == dict(
+        generic.fu_latency, RepCompareStartup=generic.fu_latency["RepStringStartup"])
+    westmere = cpu_presets.load_cpu("x86_64-westmere-calibrated", "x86_64")
+    assert westmere.settings()["o3"]["repCompareStartupDecodeCycles"] == \
+        westmere.fu_latency["RepStringStartup"]
 
 
 @pytest.mark.gem5

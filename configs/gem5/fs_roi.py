@@ -100,8 +100,9 @@ def set_fu_latency(cpu, latency: dict) -> None:
             if name in latency:
                 op.opLat = latency[name]
             found[name] = int(op.opLat.value if hasattr(op.opLat, "value") else op.opLat)
-    # STAC/CLAC's op class, and the rep start-up's where gem5 has it.
-    names = sorted(set(latency) | {"IprAccess"} | ({"RepStringStartup"} & set(found)))
+    # STAC/CLAC's op class, and the rep start-ups' where gem5 has them.
+    names = sorted(set(latency) | {"IprAccess"}
+                   | ({"RepStringStartup", "RepCompareStartup"} & set(found)))
     for name in names:
         if name not in found:
             say(f"error op class {name} is in no functional unit of the O3 FU pool")
