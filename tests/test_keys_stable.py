@@ -107,6 +107,9 @@ def test_gem5_boot_and_run_keys():
     # And on 2026-12-01 (issue 62): the era presets' rep string start-up
     # from their one-byte figures through the probe (Westmere 15 -> 2):
     # x86_64-westmere's runs are new.
+    # And on 2026-12-01 (issues 62 and 64): a compare or scan string's
+    # start-up of its own (patch 0043, RepCompareStartup; Westmere 39):
+    # x86_64-westmere's runs are new.
     default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
     westmere = cpu_presets.load_cpu("x86_64-westmere", "x86_64")
     classic = cache_presets.load_cache("classic-l1l2")
@@ -119,7 +122,7 @@ def test_gem5_boot_and_run_keys():
     assert spec.checkpoint_key(era) == "445c55b4f4a0168df908"
     assert spec.checkpoint_key(part) == "a2b06a7e763be736f21d"
     assert gem5_backend.gem5_key(smap, default) == "b55c7374ad0724040615"
-    assert gem5_backend.gem5_key(part, westmere) == "6a9951aefef353210aeb"
+    assert gem5_backend.gem5_key(part, westmere) == "11e2c4e655f14b1b4a1d"
     assert gem5_backend.gem5_key(none, cpu_presets.with_params(default, {"numROBEntries": 64})) == \
         "50b674077931e79355af"
 
@@ -158,10 +161,12 @@ def test_the_sources_every_image_and_counted_run_hold_keep_their_digest():
     # whole struct once after the ROI: every image is new, statx-loop's
     # checksum new. Moved on 2026-12-01 (issue 62): probe.c times a
     # one-byte rep stosb and rep movsb on x86: every image is new, the
-    # probe's checksum new.
+    # probe's checksum new. Moved again on 2026-12-01 (issues 62 and 64):
+    # probe.c times a one-byte repe cmpsb too (patch 0043's start-up):
+    # every image is new, the probe's checksum and ops new.
     from buildroot import assemble
     assert assemble.sources_digest() == \
-        "2b60558850fd2362e44e12699071a8f84d490ac689378838c02d1ef0c4e93b1c"
+        "3c78606fdb9e4c335da9e160d0376a8c6f14c2eb63d23aa28b5c28edea5c77c7"
     assert plugin_build.sources_digest() == \
         "266457ed7e8d1dacb71a0a7e8a187b8662277208516741f75b93547efdf9ed96"
 
