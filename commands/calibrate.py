@@ -74,7 +74,7 @@ def cmd_calibrate(args) -> int:
         for rec in records:
             store.ingest_one(db, store.add_record, sweep_name, rec, {
                 f"fu_latency.{m.op_class}":
-                    rec["provenance"]["simulator"]["cpu_preset"]["fu_latency"][m.op_class]})
+                    m.latency_in(rec["provenance"]["simulator"]["cpu_preset"]["fu_latency"])})
         keys += [rec["key"] for rec in records]
         store.ingest_one(db, store.set_plan, sweep_name, keys)
         points = calibrate.points(m, records)

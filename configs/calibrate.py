@@ -128,7 +128,7 @@ def points(m: Mechanism, records: list) -> list:
     kernels' simulated ns per op and what each run cost."""
     ghz, by = clock_ghz(), {}
     for rec in records:
-        latency = rec["provenance"]["simulator"]["cpu_preset"]["fu_latency"][m.op_class]
+        latency = m.latency_in(rec["provenance"]["simulator"]["cpu_preset"]["fu_latency"])
         g = rec["gem5"]
         by.setdefault(latency, {})[rec["point"]["variant"]] = (
             g["summary"]["cycles"] / rec["result"]["ops"] / ghz,
@@ -174,7 +174,8 @@ def table(sweeps: dict) -> tuple:
     body = []
     for sweep, records in sorted(sweeps.items()):
         for m in mechanisms_in(records):
-            pts = points(m, [r for r in records if r["point"]["variant"] in (m.before, m.after)])
+            mine = [r for r in records if r["point"]["variant"] in (m.before, m.after)]
+            pts = points(m, mine)
             if len(pts) < 2:
                 continue
             f = fit(m, pts)
@@ -183,7 +184,8 @@ def table(sweeps: dict) -> tuple:
                       if not f.latency >= 1 else
                       f"**{round(f.latency)} cycles** ({f.latency:.1f})"
                       + (", beyond the measured range" if f.latency > pts[-1].latency else ""))
-            body.append([f"`{command_of(sweep)}`", f"{m.name} (`{m.op_class}`)",
+            op = m.op_class_in(mine[0]["provenance"]["simulator"]["cpu_preset"]["fu_latency"])
+            body.append([f"`{command_of(sweep)}`", f"{m.name} (`{op}`)",
                          _show(m, m.target),
                          ", ".join(f"{_show(m, _effect(m, p))} at {p.latency}" for p in pts),
                          fitted])

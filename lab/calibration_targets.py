@@ -28,6 +28,20 @@ class Mechanism:
     target: float
     target_kind: str     # "delta_ns": before - after, ns per op; "fraction": of before
     default_latencies: tuple
+    # The op class this mechanism's runs set before the series gave it
+    # its own ("" for none): a published rep calibration of before patch
+    # 0043 set RepStringStartup, which then started compare strings too.
+    earlier_op_class: str = ""
+
+    def op_class_in(self, fu_latency: dict) -> str:
+        """The op class a run's preset record set for this mechanism."""
+        if self.op_class in fu_latency or not self.earlier_op_class:
+            return self.op_class
+        return self.earlier_op_class
+
+    def latency_in(self, fu_latency: dict) -> int:
+        """The latency a run's preset record gave this mechanism."""
+        return fu_latency[self.op_class_in(fu_latency)]
 
     @property
     def seed_id(self) -> str:
@@ -45,5 +59,6 @@ MECHANISMS = {
         "rep", "004_19de4fc19931aa23 (dentry compare, Westmere, 2010)",
         "git diff system time: 2.57 s repe cmpsb, 2.35 s byte loop",
         "dcache-repcmpsb", "dcache-bytecmp", SCRIPTS / "lstat-storm-gem5.toml", "none",
-        cpu_presets.REP_COMPARE_OP_CLASS, (2.57 - 2.35) / 2.57, "fraction", (1, 20, 60)),
+        cpu_presets.REP_COMPARE_OP_CLASS, (2.57 - 2.35) / 2.57, "fraction", (1, 20, 60),
+        cpu_presets.REP_STARTUP_OP_CLASS),
 }
