@@ -141,12 +141,12 @@ class CpuPreset:
         side sets for this preset's knobs (knobs.py, Knob.settings)."""
         out = {scope: {} for scope in knobs.SCOPES}
         values = dict(self.params, **{k: getattr(self, k) for k in knobs.CHOICES})
-        startup = {knobs.REP_STARTUP_CYCLES: REP_STARTUP_OP_CLASS,
-                   knobs.REP_COMPARE_STARTUP_CYCLES: REP_COMPARE_OP_CLASS}
+        cycles = self._rep_startup_cycles()
+        startup = {knobs.REP_STARTUP_CYCLES: cycles[REP_STARTUP_OP_CLASS],
+                   knobs.REP_COMPARE_STARTUP_CYCLES: cycles[REP_COMPARE_OP_CLASS]}
         for name, value in values.items():
             for scope, attrs in knobs.BY_NAME[name].settings(value).items():
-                out[scope].update({a: self._rep_startup_cycles()[startup[v]]
-                                   if isinstance(v, str) and v in startup else v
+                out[scope].update({a: startup.get(v, v) if isinstance(v, str) else v
                                    for a, v in attrs.items()})
         if self.macro_fusible and self.uops == "fused":
             out["isa"]["macro_fusible"] = list(self.macro_fusible)
