@@ -79,6 +79,14 @@
       simulator no more than 10 % slower. With --repeat N, stock's statx
       ROI process is run N more times on the first and last step,
       alternating, and the speeds' medians compared.
+  series-speed (needs GEM5_HOME, and --before HOME: a second gem5 tree
+      built with the series before, say patch 0029, with the same options)
+      the same x86 ROI (test_gem5_real's group, statx loop at --iterations
+      calls, default 2,000, on x86_64-o3-default) by both homes' gem5.opt,
+      each from its own boot checkpoint, --repeat N times alternating
+      (default 3): the medians of gem5's simulated instructions per host
+      second, and whether the simulated statistics are the same. Target
+      (issues 55 and 64): the series no more than 10 % slower.
   make-split  the host's user and system CPU time of a no-op make -j, on
       make-build's trees of 1, 2, 4 and 8 directories and on this
       project's own fully built x86 kernel (kbuild, its shell-outs and
@@ -100,9 +108,9 @@
 
     python3 tests/benchmark.py [foundation|plugin|gem5|gem5-fast|boot-once|simpoint|
                                 simpoint-interval|kernel-entry|slurm|study|make-split|
-                                qemu-residue|bb-data]
+                                qemu-residue|bb-data|series-speed]
                                [--arch A] [--sweep FILE] [--iterations N] [--repeat N]
-                               [--keep]
+                               [--before HOME] [--keep]
 """
 
 import argparse
@@ -280,6 +288,72 @@ def _fast_against_opt(arch: str, job: dict) -> None:
                  "identical" + (f" but for the system-register reads gem5.opt's assertions "
                                 f"add ({', '.join(f'+{n:,.0f}' for n in extra)})"
                                 if extra else "")))
+
+
+SERIES_SPEED_ITERATIONS = 2000  # statx calls: a ROI of about 40 s on gem5.opt here
+
+
+def series_speed(before: str, iterations: int, repeat: int) -> None:
+    """gem5's host speed with the whole series against the series before
+    (a second gem5 home, such as a git worktree of the gem5 home at the
+    patch before fast strings, 0029, built with the same `gem5 setup`
+    options): the same x86 ROI (test_gem5_real's group, its statx loop at
+    `iterations` calls, on x86_64-o3-default, which sets nothing the
+    earlier series lacks) by each home's gem5.opt, from each one's own
+    boot checkpoint, `repeat` times alternating; the medians of gem5's own
+    instructions per host second over the ROI, and whether every
+    simulated statistic is the same (the later series changes what O3
+    does, so they need not be)."""
+    from buildroot import assemble
+    from configs import smap_models
+    from configs.gem5 import cache_presets, locate
+    from configs.gem5 import process as gem5_process
+    from configs.gem5 import spec as gspec
+    from configs.gem5 import stats as gem5_stats
+    from kernels import build as kbuild
+    from lab import cpu_presets
+    from lab.errors import UserError
+    from test_gem5_real import JOB
+    from workloads import script
+
+    arch = "x86_64"
+    try:
+        after = dataclasses.replace(locate.require(arch), prefer_fast=False)
+    except UserError as e:
+        print(f"{arch}: skipped: {e}")
+        return
+    home = Path(before).resolve()
+    if not (home / "build" / "X86" / "gem5.opt").is_file():
+        print(f"--before {before}: no build/X86/gem5.opt there: build the earlier series "
+              f"in that gem5 tree first")
+        return
+    homes = {"before": dataclasses.replace(after, home=home), "after": after}
+    job = script.from_dict(dict(JOB, run=dict(JOB["run"], iterations=iterations)),
+                           "<series speed>")
+    kernel = kbuild.build_kernel(arch, "stock", layers=smap_models.layers_for(arch))
+    image = assemble.build_image(arch, job)
+    cpu = cpu_presets.load_cpu(f"{arch}-o3-default", arch)
+    cache = cache_presets.load_cache("classic-l1l2")
+    model = smap_models.model_for(arch, "lfence")
+    groups = {k: gspec.BootGroup(arch, kernel, image, model, cache, g) for k, g in homes.items()}
+    rates, texts = {k: [] for k in homes}, {}
+    with tempfile.TemporaryDirectory(prefix="uaccess-series-speed-") as tmp:
+        for i in range(repeat):
+            for k, group in groups.items():
+                ran, _, _ = gem5_process.roi(group, gspec.roi_spec(group, cpu),
+                                             Path(tmp) / f"{k}-{i}", 3 * 3600)
+                rates[k].append(gem5_stats.roi_summary(ran.outdir)["host_inst_rate"])
+                texts[k] = (ran.outdir / "stats.txt").read_text()
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    before_sim, after_sim = (gem5_stats.simulated(texts[k]) for k in ("before", "after"))
+    differ = gem5_stats.differences(before_sim, after_sim)
+    print(f"{arch}: stock statx-loop ({iterations} calls) on {cpu.name}, classic-l1l2, "
+          f"{repeat} gem5.opt ROI processes each, alternating: "
+          + "; ".join(f"{k} ({homes[k].home}) median {med[k]:,.0f} simulated insts per host "
+                      f"second (range {min(v):,.0f}-{max(v):,.0f})" for k, v in rates.items())
+          + f"; the series against the series before {100 * (med['after'] / med['before'] - 1):+.1f} %"
+          f" (target >= -10 %); simulated statistics "
+          + (f"differ in {len(differ)}" if differ else "identical"))
 
 
 def _per_arch(sweep_file: str, arches):
@@ -796,7 +870,7 @@ def main() -> int:
                     choices=("foundation", "plugin", "gem5", "boot-once", "simpoint",
                              "simpoint-interval", "kernel-entry", "slurm", "study",
                              "make-split", "gem5-fast", "x86-core", "gem5-build",
-                             "qemu-residue", "bb-data", "predict"))
+                             "qemu-residue", "bb-data", "predict", "series-speed"))
     ap.add_argument("--arch", action="append", choices=("x86_64", "arm64"))
     ap.add_argument("--keep", action="store_true", help="keep the temporary cache")
     ap.add_argument("--rebuild", action="store_true",
@@ -810,6 +884,7 @@ def main() -> int:
                     default=0, help="gem5-fast: statx calls in the ROI (default: the "
                                     "gem5 test's 200)")
     ap.add_argument("--sweep", action="append", help="study: a sweep file (repeatable)")
+    ap.add_argument("--before", help="series-speed: the gem5 home built with the series before")
     args = ap.parse_args()
     if args.mode == "predict":
         predict_cost()
@@ -854,6 +929,13 @@ def main() -> int:
         return 0
     if args.mode == "gem5":
         gem5_figures(args.arch or ["x86_64", "arm64"])
+        return 0
+    if args.mode == "series-speed":
+        if not args.before:
+            print("series-speed needs --before HOME: a gem5 tree built with the series before",
+                  file=sys.stderr)
+            return 2
+        series_speed(args.before, args.iterations or SERIES_SPEED_ITERATIONS, args.repeat or 3)
         return 0
     if args.mode == "gem5-fast":
         gem5_fast(args.arch or ["x86_64", "arm64"], args.iterations, args.repeat or 1)

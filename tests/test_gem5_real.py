@@ -327,7 +327,8 @@ def fast_and_opt(arch: str, outdir: Path, job: dict = JOB):
     out = {}
     for gem5 in (g, dataclasses.replace(g, prefer_fast=False)):
         group = spec.BootGroup(arch, kernel, image, model, cache, gem5)
-        ran, _, _ = gem5_process.roi(group, cpu, outdir / str(gem5.prefer_fast), 3 * 3600)
+        ran, _, _ = gem5_process.roi(group, spec.roi_spec(group, cpu),
+                                     outdir / str(gem5.prefer_fast), 3 * 3600)
         out[Path(ran.command[0]).name] = (ran, (ran.outdir / "stats.txt").read_text())
     return out
 
