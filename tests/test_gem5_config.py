@@ -490,8 +490,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
         "cpu": {"type": "o3",
                 # The rep start-ups are paid before decode (rep_startup
                 # "decode", patch 0041): 18 cycles there for a move or a
-                # store, and as many for a compare or a scan (patch 0043:
-                # the preset gives it none of its own yet), one at
+                # store, 40 for a compare or a scan (patch 0043), one at
                 # execute.
                 "fu_latency": {"IntAlu": 1, "IntMult": 3, "RepStringStartup": 1,
                                "RepCompareStartup": 1},
@@ -530,7 +529,7 @@ def test_fs_roi_version_pins_the_spec_it_is_given():
                                "branchPred.microBranchKeys": True,
                                "branchPred.btb.associativity": 4,
                                "repStartupDecodeCycles": 18,
-                               "repCompareStartupDecodeCycles": 18},
+                               "repCompareStartupDecodeCycles": 40},
                         "o3_new": {"branchPred": "LTAGE"}},
                 "fu_count": {"IntALU": 4, "IntMultDiv": 1, "ReadPort": 2, "WritePort": 1,
                              "RdWrPort": 0}},

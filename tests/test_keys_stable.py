@@ -108,8 +108,7 @@ def test_gem5_boot_and_run_keys():
     # from their one-byte figures through the probe (Westmere 15 -> 2):
     # x86_64-westmere's runs are new.
     # And on 2026-12-01 (issues 62 and 64): a compare or scan string's
-    # start-up of its own (patch 0043, repCompareStartupDecodeCycles; the
-    # Westmere preset gives it RepStringStartup's 2 until the re-publish):
+    # start-up of its own (patch 0043, RepCompareStartup; Westmere 39):
     # x86_64-westmere's runs are new.
     default = cpu_presets.load_cpu("x86_64-o3-default", "x86_64")
     westmere = cpu_presets.load_cpu("x86_64-westmere", "x86_64")
@@ -123,7 +122,7 @@ def test_gem5_boot_and_run_keys():
     assert spec.checkpoint_key(era) == "445c55b4f4a0168df908"
     assert spec.checkpoint_key(part) == "a2b06a7e763be736f21d"
     assert gem5_backend.gem5_key(smap, default) == "b55c7374ad0724040615"
-    assert gem5_backend.gem5_key(part, westmere) == "78ae139a95bee1fd1e76"
+    assert gem5_backend.gem5_key(part, westmere) == "11e2c4e655f14b1b4a1d"
     assert gem5_backend.gem5_key(none, cpu_presets.with_params(default, {"numROBEntries": 64})) == \
         "50b674077931e79355af"
 
