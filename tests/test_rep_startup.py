@@ -54,17 +54,20 @@ def test_the_knob_is_declared_once_and_the_start_up_is_one_figure():
         assert "repCompareStartupDecodeCycles" not in back.settings()["o3"], name
         assert back.pool_latency()["RepStringStartup"] == cycles, name
         assert back.pool_latency()["RepCompareStartup"] == compare, name
-    # A preset with one start-up gives a compare string the same one: the
-    # calibrated machines, fitted before patch 0043 on every string alike.
+    # The calibrated machines, fitted after patch 0043 (the re-publish of
+    # 2026-12-02), fit a compare string's start-up alone (the dentry
+    # thread's repe cmpsb): a move or a store string keeps its base
+    # preset's, the op class's one cycle on the generic machine.
     generic = cpu_presets.load_cpu("x86_64-o3-calibrated", "x86_64")
     assert generic.rep_startup == "execute"
     assert "repStartupDecodeCycles" not in generic.settings().get("o3", {})
-    assert generic.pool_latency() == dict(
-        generic.fu_latency, RepCompareStartup=generic.fu_latency["RepStringStartup"])
+    assert "RepStringStartup" not in generic.fu_latency
+    assert generic.pool_latency() == dict(generic.fu_latency, RepStringStartup=1)
     westmere = cpu_presets.load_cpu("x86_64-westmere-calibrated", "x86_64")
+    assert westmere.settings()["o3"]["repStartupDecodeCycles"] == \
+        westmere.fu_latency["RepStringStartup"] == 2
     assert westmere.settings()["o3"]["repCompareStartupDecodeCycles"] == \
-        westmere.fu_latency["RepStringStartup"]
-
+        westmere.fu_latency["RepCompareStartup"]
 
 @pytest.mark.gem5
 def test_held_at_decode_every_rep_strings_start_up_is_paid():
