@@ -10,9 +10,9 @@ clock frequency is assumed, and least squares gives the line.
 
 from dataclasses import dataclass
 
-from analysis import causes, claims
-from analysis.judging import (Judged, era_machine, gem5_runs, model_of, on_generic, setup,
-                              verdict)
+from analysis import causes, claims, judging
+from analysis.judging import (Judged, era_machine, gem5_runs, model_of, on_generic,
+                              setup_label, verdict)
 from lab.fit import least_squares
 
 SECTION = "Per-byte lines"
@@ -66,8 +66,10 @@ def fitted(line, rows: list) -> list:
 
 
 def noted(line, run, ratio: float, judged: str, cells: list) -> Judged:
-    """A row of a line (or a change of lines) on `run`'s setup."""
-    s = setup(run)
+    """A row of a line (or a change of lines) on `run`'s setup, as the
+    tables label it: a run of a preset changed since says so, and stands
+    for neither machine of the glance (as base and share rows)."""
+    s = setup_label(run)
     return Judged(MEASURES, line, s, ratio, judged, on_generic(s),
                   era_machine(line.seed, run, s), False, cells)
 
@@ -77,11 +79,12 @@ def judged(scored, lines: tuple) -> list:
     rows, out = scored.rows, []
     for c in lines:
         found = fitted(c, rows)
-        for r, base, slope in found:
+        # Runs of today's presets first: the glance keeps a machine's first.
+        for r, base, slope in sorted(found, key=lambda f: judging.EARLIER in setup_label(f[0])):
             v = verdict(slope / c.slope)
             out.append(noted(c, r, slope / c.slope, v, [
                 c.what, c.seed, c.hardware, f"{base:.0f} + {slope:.1f} per byte",
-                f"{slope / c.slope:.2f}x", v, setup(r),
+                f"{slope / c.slope:.2f}x", v, setup_label(r),
                 "" if v == "agrees" else
                 causes.measured(c.cause, rows, line=c) or "not measured yet"]))
         if not found:

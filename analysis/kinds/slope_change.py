@@ -5,7 +5,7 @@ as a change on each setup where both lines were fitted."""
 from dataclasses import dataclass
 
 from analysis import causes, claims
-from analysis.judging import Judged, setup, verdict
+from analysis.judging import Judged, setup, setup_label, verdict
 from analysis.kinds import line
 from analysis.kinds.line import Line, fitted, noted
 
@@ -53,7 +53,7 @@ def judged(scored, changes: tuple) -> list:
             v = verdict(m)
             out.append(noted(ch, r, m, v, [
                 ch.what, ch.seed, f"{before.slope:g} -> {after.slope:g} per byte ({hw:+g})",
-                f"{s0:.1f} -> {s1:.1f} per byte ({s1 - s0:+.1f})", f"{m:.2f}x", v, setup(r),
+                f"{s0:.1f} -> {s1:.1f} per byte ({s1 - s0:+.1f})", f"{m:.2f}x", v, setup_label(r),
                 "" if v == "agrees" else
                 causes.measured(ch.cause, rows, change=ch) or "not measured yet"]))
         if not pairs:
