@@ -190,13 +190,14 @@ def test_the_cost_comes_first_and_every_line_fits_80(tmp_path):
     assert lines[0].startswith("cost: 4 points"), lines[0]
     assert "kernel" in lines[0] and "gem5 about" in " ".join(lines[:3])
     said = " ".join(l.strip() for l in lines)
-    # Skylake's and Westmere's on the seeds-era records of 2026-12-01 (a
-    # rep string's start-up from its one-byte figures: Skylake 18 cycles).
-    for machine, band in (("generic", "0.62x-3.51x (7 claims)"),
+    # Skylake's and Westmere's on the seeds-era records of 2026-12-02 (a
+    # rep string's start-up from its one-byte figures: Skylake 18 cycles;
+    # a compare string's own, Westmere 39), the generic band on seeds'.
+    for machine, band in (("generic", "0.35x-3.20x (7 claims)"),
                           ("x86_64-skylake", "0.38x-3.41x (4 claims)"),
                           # Westmere's with its loop counter (LTAGE, 2026-11-30):
                           # the name-length lines' exits predicted.
-                          ("x86_64-westmere", "1.02x-1.10x (3 claims)")):
+                          ("x86_64-westmere", "1.00x-1.10x (3 claims)")):
         assert re.search(rf"{machine} \([^)]*\): band {re.escape(band)}; not run: gem5 "
                          rf"for x86_64 is not built here", said), said
     assert [l for l in lines if len(l) > 80 and len(l.split()) > 1] == []
@@ -239,13 +240,14 @@ def test_the_cycles_lines_show_each_band_and_fit_80(rows, tmp_path):
     assert all(len(l) <= 80 for l in lines), max(lines, key=len)
     said = "\n".join(lines)
     assert lines[1] == "  exact (QEMU): insns +139, stac/clac +26"
-    # The newest published pair: seeds' re-run of 2026-12-01 (the 42-patch
-    # series, today's image).
+    # The last published pair in the records' order: warmup-cold's of
+    # 2026-11-30 (the 42-patch series, the generic preset as it was then).
     assert "generic (x86_64-o3-calibrated, classic-l1l2): 1,616 -> 2,776, +1,160 (+71.8 %)" \
         in said
-    # +71.8 % over the generic band's ends, 3.51x and 0.62x (seven claims
-    # since cp_new_stat's stat-direct ran on the generic machine).
-    assert "band 0.62x-3.51x (7 claims): on hardware +20.5 % to +115.5 %" in said
+    # +71.8 % over the generic band's ends, 3.20x and 0.35x (seven claims;
+    # the re-publish of 2026-12-02: cp_new_stat 0.35x, what the 8-byte
+    # compare saves 3.20x; 0.62x-3.51x before).
+    assert "band 0.35x-3.20x (7 claims): on hardware +22.5 % to +203.2 %" in said
     assert "x86_64-westmere (x86_64-westmere, x86_64-westmere): not run: no runs" in said
     if figures.pyplot() is not None:
         assert prediction.figure("statx-loop", table, tmp_path / "f.png")
