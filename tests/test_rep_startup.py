@@ -69,6 +69,7 @@ def test_the_knob_is_declared_once_and_the_start_up_is_one_figure():
     assert westmere.settings()["o3"]["repCompareStartupDecodeCycles"] == \
         westmere.fu_latency["RepCompareStartup"]
 
+
 @pytest.mark.gem5
 def test_held_at_decode_every_rep_strings_start_up_is_paid():
     recs = skylake_pairs.pair(JOB, "rep_startup", ("execute", "decode"), smap_model="none")

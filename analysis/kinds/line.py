@@ -10,8 +10,8 @@ clock frequency is assumed, and least squares gives the line.
 
 from dataclasses import dataclass
 
-from analysis import causes, claims, judging
-from analysis.judging import (Judged, era_machine, gem5_runs, model_of, on_generic,
+from analysis import causes, claims
+from analysis.judging import (EARLIER, Judged, era_machine, gem5_runs, model_of, on_generic,
                               setup_label, verdict)
 from lab.fit import least_squares
 
@@ -80,11 +80,13 @@ def judged(scored, lines: tuple) -> list:
     for c in lines:
         found = fitted(c, rows)
         # Runs of today's presets first: the glance keeps a machine's first.
-        for r, base, slope in sorted(found, key=lambda f: judging.EARLIER in setup_label(f[0])):
+        labelled = sorted(((setup_label(r), r, base, slope) for r, base, slope in found),
+                          key=lambda f: EARLIER in f[0])
+        for label, r, base, slope in labelled:
             v = verdict(slope / c.slope)
             out.append(noted(c, r, slope / c.slope, v, [
                 c.what, c.seed, c.hardware, f"{base:.0f} + {slope:.1f} per byte",
-                f"{slope / c.slope:.2f}x", v, setup_label(r),
+                f"{slope / c.slope:.2f}x", v, label,
                 "" if v == "agrees" else
                 causes.measured(c.cause, rows, line=c) or "not measured yet"]))
         if not found:
