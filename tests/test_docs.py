@@ -311,7 +311,7 @@ def test_a_generated_section_is_the_data_and_its_markers_must_be_there():
     by_sweep = published.by_sweep(DATA)
     page = (REPO / "docs" / "machines.md").read_text()
     assert generate.with_sections("machines.md", page, by_sweep) == page
-    assert "| stock / statx-loop | sdm | 1,513.9 | 0.90 | 460.0 | 12.0 | 9.0 |" in page
+    assert "| stock / statx-loop | sdm | 1,056.1 | 1.20 | 360.0 | 12.0 | 9.0 |" in page
     with pytest.raises(UserError, match="no '<!-- generated: kernel-entry -->'"):
         generate.with_sections("machines.md", "# a page without them\n", by_sweep)
 
