@@ -269,11 +269,19 @@ def newest_per_experiment(runs) -> list:
     run gave it. A run with a gem5 commit profile stays over a later one
     without, where both measured the same cycles: the profile does not
     change the timing (strncpy-smap's storm and the seeds' are the same
-    cycles), and the share tables need it."""
+    cycles), and the share tables need it. And, as one_per_key keeps it,
+    a run at its workload's defaults (no sweep axis set a parameter)
+    stays over a later one of the same experiment whose sweep named the
+    default values: the tables that read default-parameter runs only
+    must find the experiment whichever sweep ran last (seeds' Arm statx
+    pair and warmup-roi's 2,000-call points, each its own image and so
+    its own run key, re-published on 2026-12-02)."""
     out = {}
     for r in sorted(runs, key=lambda r: r.recorded_at or ""):
         kept = out.get(r.experiment)
         if kept and _profiled(kept) and not _profiled(r) and kept.get("cycles") == r.get("cycles"):
+            continue
+        if kept and kept.default_params and not r.default_params:
             continue
         out[r.experiment] = r
     return list(out.values())

@@ -217,6 +217,29 @@ def test_a_later_run_without_a_commit_profile_keeps_the_profiled_one_of_the_same
     assert store.newest_per_experiment([profiled, other]) == [other]
 
 
+def test_a_later_run_that_named_the_default_parameters_keeps_the_plain_one():
+    # seeds ran Arm's statx pair at statx-loop's defaults; warmup-roi ran
+    # the same experiment naming run.iterations = 2000, later and on its
+    # own image (another run key): the Arm table reads default-parameter
+    # runs only, and lost the pair when the named run replaced the plain
+    # one (2026-12-02). A later plain run still replaces an earlier one.
+    record = json.dumps({"provenance": {"simulator": {"cpu_preset": {"name": "p"}},
+                                        "image": {"job": {"params": {"iterations": 2000}}}}})
+
+    def row(key, at, params):
+        return results.from_row({"key": key, "arch": "arm64", "variant": "stock",
+                                 "workload": "statx-loop", "backend": "gem5", "profile": "p",
+                                 "cache": "c", "smap_model": "", "warming": "functional",
+                                 "sampling": "none", "record": record, "recorded_at": at,
+                                 "params": params, "cycles": 1_936_224})
+    plain = row("k1", "2026-12-02T01:22", "{}")
+    named = row("k2", "2026-12-02T06:26", '{"run.iterations": "2000"}')
+    assert plain.experiment == named.experiment
+    assert store.newest_per_experiment([plain, named]) == [plain]
+    later = row("k3", "2026-12-02T07:00", "{}")
+    assert store.newest_per_experiment([plain, named, later]) == [later]
+
+
 def test_a_gem5_run_is_typed_with_its_machine_as_recorded(tmp_path):
     # The CPU preset's values and where they came from are the record's,
     # whatever the preset files say today.
