@@ -185,8 +185,11 @@ def test_the_bound_covers_every_rerun_in_the_published_records():
     every = [r for p in published.files(DEFAULT.parent) for r in published.load_file(p)[1]]
     measured = compare.residues(every)
     # 13 since the 2026-11-29 re-publish (the default study, teaching and
-    # seed-calls rerun on one plugin; 22 before it).
-    assert len(measured) >= 10
+    # seed-calls rerun on one plugin; 22 before it); 6 while the re-publish
+    # of 2026-12-02 is part done: its runs are on an image rebuilt that day
+    # (another image key), so they are no rerun of the sweeps not yet
+    # re-published, and the pairs form again as those sweeps follow.
+    assert len(measured) >= 5
     assert any(d for _, _, d, _ in measured)  # not exact: the residue is real
     for label, calls, moved, taken in measured:
         assert abs(moved) <= compare.INSNS_PER_INTERRUPT * taken, label
