@@ -281,7 +281,7 @@ def newest_per_experiment(runs) -> list:
         kept = out.get(r.experiment)
         if kept and _profiled(kept) and not _profiled(r) and kept.get("cycles") == r.get("cycles"):
             continue
-        if kept and kept.default_params and not r.default_params:
+        if kept and _plain_over_named(kept, r):
             continue
         out[r.experiment] = r
     return list(out.values())
@@ -293,6 +293,14 @@ def by_experiment(runs) -> dict:
     for r in sorted(runs, key=lambda r: r.recorded_at or ""):
         out.setdefault(r.experiment, []).append(r)
     return out
+
+
+def _plain_over_named(kept, later) -> bool:
+    """Whether `kept`, a run at its workload's defaults, stays over
+    `later`, the same run or experiment from a sweep that named the
+    default values: the tables that read default-parameter runs only
+    must find it whichever sweep ran last."""
+    return kept.default_params and not later.default_params
 
 
 def _profiled(run) -> bool:
@@ -389,7 +397,7 @@ def one_per_key(runs) -> list:
     out = {}
     for r in runs:
         kept = out.get(r.key)
-        if kept is None or r.default_params or not kept.default_params:
+        if kept is None or not _plain_over_named(kept, r):
             out[r.key] = r
     return list(out.values())
 

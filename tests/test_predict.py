@@ -240,9 +240,9 @@ def test_the_cycles_lines_show_each_band_and_fit_80(rows, tmp_path):
     assert all(len(l) <= 80 for l in lines), max(lines, key=len)
     said = "\n".join(lines)
     assert lines[1] == "  exact (QEMU): insns +139, stac/clac +26"
-    # The newest published pair: warmup-cold's of
-    # 2026-12-02 (the 43-patch series, the generic preset as calibrated
-    # that day; 1,616 -> 2,776 on 2026-11-30's).
+    # The newest published pair: warmup-cold's of 2026-12-02 (the 43-patch
+    # series, the generic preset as calibrated that day; 1,616 -> 2,776 on
+    # 2026-11-30's).
     assert "generic (x86_64-o3-calibrated, classic-l1l2): 1,227 -> 2,361, +1,134 (+92.4 %)" \
         in said
     # +92.4 % over the generic band's ends, 3.20x and 0.35x (seven claims;
