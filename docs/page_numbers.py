@@ -25,7 +25,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from analysis import claims, compare, probe, table, uop_table, x86_core
+from analysis import claims, compare, judging, probe, table, uop_table, x86_core
 from analysis.kinds import registry
 from lab import cpu_presets
 from lab.errors import UserError
@@ -129,6 +129,8 @@ def _tutorial_statx(what: str, spec: str):
                "seed_base_ns": base.hw_ns,
                "seed_base_cycles": base.hw_ns * claims.SETTINGS.clock_ghz,
                "assumed_ghz": claims.SETTINGS.clock_ghz}
+        if what == "verdict":  # the scorecard's word for this effect, by its rule
+            return judging.verdict(got["effect"])
         return format(got[what], spec)
     return made
 
@@ -143,6 +145,7 @@ NUMBERS = {
     "statx-smap-ratio": _tutorial_statx("ratio", ".3f"),
     "statx-seed-ratio": _tutorial_statx("seed_ratio", ".3f"),
     "statx-smap-effect": _tutorial_statx("effect", ".2f"),
+    "statx-smap-verdict": _tutorial_statx("verdict", ""),
     "statx-seed-base-ns": _tutorial_statx("seed_base_ns", ".1f"),
     "statx-seed-base-cycles": _tutorial_statx("seed_base_cycles", ",.0f"),
     "statx-assumed-ghz": _tutorial_statx("assumed_ghz", "g"),

@@ -188,8 +188,10 @@ def test_the_bound_covers_every_rerun_in_the_published_records():
     # seed-calls rerun on one plugin; 22 before it); 6 while the re-publish
     # of 2026-12-02 is part done: its runs are on an image rebuilt that day
     # (another image key), so they are no rerun of the sweeps not yet
-    # re-published, and the pairs form again as those sweeps follow.
-    assert len(measured) >= 5
+    # re-published, and the pairs form again as those sweeps follow; 3 once
+    # tutorial-gem5 was (its QEMU twins of 2026-11-25 had paired with the
+    # older sweeps' on the image of that day).
+    assert len(measured) >= 3
     assert any(d for _, _, d, _ in measured)  # not exact: the residue is real
     for label, calls, moved, taken in measured:
         assert abs(moved) <= compare.INSNS_PER_INTERRUPT * taken, label
