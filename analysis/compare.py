@@ -431,13 +431,16 @@ def rules(measured: list = (), width: int = 100) -> list:
 def residues(runs: list) -> list:
     """(label, calls, kernel insns moved, interrupts taken by the run
     that took more) for every pair of QEMU runs of
-    one experiment (distinct run keys, the first run against each later)
-    whose exact counts are all equal: how far the residue moved between
-    real reruns."""
+    one experiment (distinct runs, the first against each later) whose
+    exact counts are all equal: how far the residue moved between real
+    reruns. A run is its key and the time it was recorded: one cached run
+    exported by two sweeps is one run, but the same key recorded at two
+    times ran twice (its cache was gone in between, as on a fresh
+    machine), and is a rerun as real as one under another key."""
     by = {}
     for r in runs:
         if r.qemu and r.qemu.counts and r.point.workload not in script.WHOLE_SYSTEM:
-            by.setdefault(r.experiment, {}).setdefault(r.key, r)
+            by.setdefault(r.experiment, {}).setdefault((r.key, r.recorded_at), r)
     out = []
     for members in by.values():
         first, *later = sorted(members.values(), key=lambda r: r.recorded_at or "")

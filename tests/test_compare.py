@@ -188,14 +188,28 @@ def test_the_bound_covers_every_rerun_in_the_published_records():
     # seed-calls rerun on one plugin; 22 before it); 6 while the re-publish
     # of 2026-12-02 is part done: its runs are on an image rebuilt that day
     # (another image key), so they are no rerun of the sweeps not yet
-    # re-published, and the pairs form again as those sweeps follow; 3 once
-    # tutorial-gem5 was (its QEMU twins of 2026-11-25 had paired with the
-    # older sweeps' on the image of that day).
-    assert len(measured) >= 3
+    # re-published, and the pairs form again as those sweeps follow; 67
+    # since a run is its key and recording time (the next test): the
+    # re-publish reruns, on a machine whose run cache was gone, points other
+    # sweeps had published under the same keys.
+    assert len(measured) >= 60
     assert any(d for _, _, d, _ in measured)  # not exact: the residue is real
     for label, calls, moved, taken in measured:
         assert abs(moved) <= compare.INSNS_PER_INTERRUPT * taken, label
     assert compare.measured_text(measured) in " ".join(" ".join(compare.rules(measured)).split())
+
+
+def test_a_run_recorded_twice_under_one_key_is_a_rerun_and_one_exported_twice_is_not():
+    # The same inputs give the same key, so a point run again after its
+    # cache was lost (a fresh machine) comes back under its old key at a
+    # later time: a real rerun. One cached run that two sweeps export keeps
+    # one recording time: one run, no pair.
+    row = _row("x86_64", "stock", "statx-loop")
+    once = results.from_row(row)
+    assert compare.residues([once, results.from_row(dict(row))]) == []
+    again = results.from_row(dict(row, recorded_at="2099-01-01T00:00:00Z"))
+    [(label, calls, moved, taken)] = compare.residues([once, again])
+    assert (calls, moved) == (row["ops"], 0) and "stock/statx-loop" in label
 
 
 def _rerun(name: str) -> results.Run:
