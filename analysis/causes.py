@@ -64,8 +64,7 @@ def dilution(pair, rows: list) -> str:
     gb, ga = cycles_per_op(pair.before), cycles_per_op(pair.after)
     base_run = pair.after if ga <= gb else pair.before
     base_hw, base_g = min(hb, ha), min(gb, ga)
-    twin = store.twins(rows, claims.SETTINGS.arch, c.smap_model).get(
-        (base_run.point.variant, base_run.point.job_name))
+    twin = store.counted_twin(base_run, rows)  # the twin of this machine's run
     insns = (f": {twin['insns_kernel'] / twin['ops']:,.0f} kernel + "
              f"{twin['insns_user'] / twin['ops']:,.0f} user instructions (QEMU twin)"
              if twin else "")
@@ -258,11 +257,11 @@ def _saving_fields(rows: list, pair, data: dict) -> dict:
     instructions, gem5's cycles and instructions, against the seed's
     speed-up; the cause's data gives what no published record keeps."""
     c = pair.claim
-    twins = store.twins(rows, claims.SETTINGS.arch, c.smap_model)
-    tb, ta = twins.get(c.before), twins.get(c.after)
     # The sentence is the era machine's (its seed's own): elsewhere, not said.
-    if tb is None or ta is None or pair.before is None or \
-            not machine(c.seed, pair.before.point.machine).startswith("era"):
+    if pair.before is None or not machine(c.seed, pair.before.point.machine).startswith("era"):
+        return None
+    tb, ta = store.counted_twin(pair.before, rows), store.counted_twin(pair.after, rows)
+    if tb is None or ta is None:
         return None
     twin_before = _calls_own(tb, "insns_total")
     twin_saved = twin_before - _calls_own(ta, "insns_total")

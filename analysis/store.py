@@ -320,6 +320,16 @@ def twin_of(run: results.Run, runs) -> results.Run:
                 None)
 
 
+def counted_twin(run: results.Run, runs) -> results.Run:
+    """twin_of(run), where the plugin counted it (its instructions), else
+    None: the work of the very machine the gem5 run is, since QEMU's CPU
+    model follows the machine's (the era's CPUID switches the kernel's
+    copies, so the same kernel runs other instructions on the generic
+    machine's twin)."""
+    twin = twin_of(run, runs)
+    return twin if twin is not None and twin.get("insns_total") else None
+
+
 def twins(runs, arch: str, smap_model: str) -> dict:
     """(variant, job name) -> the counted QEMU twin of the gem5 points
     under `smap_model` on `arch`, at default workload parameters (any boot

@@ -126,12 +126,21 @@ def insn_ratio(twins: dict, before: tuple, after: tuple) -> float:
     return (a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
 
 
-def qemu_ratio(rows: list, claim) -> float:
+def qemu_ratio(rows: list, pair) -> float:
     """The same comparison in instructions, from the QEMU twins of the
-    claim's gem5 points (same kernel, image and model; counted by the
-    plugin): not time, but the work each kernel did."""
-    return insn_ratio(store.twins(rows, claims.SETTINGS.arch, claim.smap_model), claim.before,
-                      claim.after)
+    pair's two gem5 runs (same kernel, image, model and machine: the era
+    machine's twin runs the era CPUID's copies; counted by the plugin):
+    not time, but the work each kernel did. Taken from any machine's
+    twins, the two sides could come from two CPU models, whichever sweep
+    ran last. A claim not simulated yet has no machine: then any twins
+    counted for it (the seeds' table shows the work before gem5 runs)."""
+    if pair.before is None:
+        return insn_ratio(store.twins(rows, claims.SETTINGS.arch, pair.claim.smap_model),
+                          pair.claim.before, pair.claim.after)
+    b, a = store.counted_twin(pair.before, rows), store.counted_twin(pair.after, rows)
+    if b is None or a is None:
+        return None
+    return (a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
 
 
 def other_runs(pair: Pair, history: list) -> str:
@@ -171,7 +180,7 @@ def judged(scored, effects: tuple) -> list:
     history = sorted((r for r in scored.history if r.gem5), key=lambda r: r.recorded_at or "")
     out = []
     for p in pairs(rows, effects):
-        c, sim, m, q = p.claim, p.sim_ratio, p.magnitude, qemu_ratio(rows, p.claim)
+        c, sim, m, q = p.claim, p.sim_ratio, p.magnitude, qemu_ratio(rows, p)
         missing = p.verdict in ("too large", "too small", "wrong direction")
         where = machine(c.seed, p.before.point.machine, (c.before[0], c.after[0])) \
             if p.before else "-"

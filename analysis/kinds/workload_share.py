@@ -45,7 +45,6 @@ def judged(scored, shares: tuple) -> list:
     same after the change."""
     rows, out = scored.rows, []
     for c in shares:
-        twins = store.twins(rows, claims.SETTINGS.arch, c.smap_model)
         for label, variant, hw in ((c.what, c.variant, c.hardware),
                                    (f"the same after batching ({c.after})", c.after, "")):
             found = [r for r in profiled(rows, c.function, variant, c.workload)
@@ -53,7 +52,7 @@ def judged(scored, shares: tuple) -> list:
             for r in sorted(found, key=setup):
                 share = r[f"cycles@{c.function}"] / r["cycles"]
                 m = share / c.share
-                twin = twins.get((variant, c.workload))
+                twin = store.counted_twin(r, rows)  # this machine's twin
                 fn, kernel = _insn_share(twin, c.function) if twin else (None, None)
                 v = verdict(m) if hw else "no hardware number"
                 out.append(row(c, r, m, v, hw, [
