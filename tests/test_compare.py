@@ -188,7 +188,7 @@ def test_the_bound_covers_every_rerun_in_the_published_records():
     # seed-calls rerun on one plugin; 22 before it); 6 while the re-publish
     # of 2026-12-02 is part done: its runs are on an image rebuilt that day
     # (another image key), so they are no rerun of the sweeps not yet
-    # re-published, and the pairs form again as those sweeps follow; 67
+    # re-published, and the pairs form again as those sweeps follow; 71
     # since a run is its key and recording time (the next test): the
     # re-publish reruns, on a machine whose run cache was gone, points other
     # sweeps had published under the same keys.
