@@ -309,25 +309,37 @@ def _profiled(run) -> bool:
 
 
 def twin_of(run: results.Run, runs) -> results.Run:
-    """The QEMU twin a gem5 sweep ran beside a gem5 run's boot group (the
-    same kernel, workload and parameters, labelled "<cache>/<model or ->"
-    in its twin_of), or None: a model QEMU cannot run, such as serialize,
-    has none."""
+    """The newest QEMU twin a gem5 sweep ran beside a gem5 run's boot
+    group (_twins_of: labelled "<cache>/<model or ->" in its twin_of, the
+    same kernel, job and CPUID), or None: a model QEMU cannot run, such as
+    serialize, has none."""
+    found = _twins_of(run, runs)
+    return found[-1] if found else None
+
+
+def _twins_of(run: results.Run, runs) -> list:
+    """Every QEMU twin of `run`, oldest first: labelled with its cache and
+    model, of the same kernel and job (the job's own parameters too:
+    statx-loop on a NULL path is another call than on an empty one), on a
+    guest of the same CPUID (a sweep that labels a Skylake-CPUID twin with
+    the generic cache's label is another machine's)."""
     label = f"{run['cache']}/{run['smap_model'] or '-'}"
-    return next((r for r in runs if r.qemu and r.twin_of == label
-                 and (r.point.arch, r.point.variant, r.point.workload, r.get("params"))
-                 == (run.point.arch, run.point.variant, run.point.workload, run.get("params"))),
-                None)
+    return sorted((r for r in runs if r.qemu and r.twin_of == label
+                   and (r.point.arch, r.point.variant, r.point.workload, r.get("params"),
+                        r.point.job_params, r.cpuid)
+                   == (run.point.arch, run.point.variant, run.point.workload, run.get("params"),
+                       run.point.job_params, run.cpuid)),
+                  key=lambda r: r.recorded_at or "")
 
 
 def counted_twin(run: results.Run, runs) -> results.Run:
-    """twin_of(run), where the plugin counted it (its instructions), else
+    """The newest twin of `run` the plugin counted (its instructions), else
     None: the work of the very machine the gem5 run is, since QEMU's CPU
     model follows the machine's (the era's CPUID switches the kernel's
     copies, so the same kernel runs other instructions on the generic
     machine's twin)."""
-    twin = twin_of(run, runs)
-    return twin if twin is not None and twin.get("insns_total") else None
+    counted = [r for r in _twins_of(run, runs) if r.get("insns_total")]
+    return counted[-1] if counted else None
 
 
 def twins(runs, arch: str, smap_model: str) -> dict:

@@ -130,7 +130,7 @@ def _tutorial_statx(what: str, spec: str):
                "seed_base_cycles": base.hw_ns * claims.SETTINGS.clock_ghz,
                "assumed_ghz": claims.SETTINGS.clock_ghz}
         if what == "verdict":  # the scorecard's word for this effect, by its rule
-            return judging.verdict(got["effect"])
+            return "wrong direction" if got["effect"] < 0 else judging.verdict(got["effect"])
         return format(got[what], spec)
     return made
 

@@ -143,6 +143,24 @@ def test_each_machine_s_row_reads_its_own_twins_instructions():
                 backend="qemu", arch="x86_64", params="{}", smap_model="smap", ops=100,
                 twin_of=f"{cache}/smap", variant=variant, workload="statx-loop",
                 insns_total=n * 100, record=null)))
+    # Twins with the generic label that are no twin of these runs: the same
+    # variants' statx-loop on an empty path (another job), and a Skylake-
+    # CPUID guest a sweep labelled with the generic cache (another machine);
+    # first in the rows, where a search by label alone finds them.
+    others = []
+    for variant, n in (("statx-putuser", 5_000), ("stock", 100)):
+        others.append(results.from_row(dict(
+            backend="qemu", arch="x86_64", params="{}", smap_model="smap", ops=100,
+            twin_of="classic-l1l2/smap", variant=variant, workload="statx-loop",
+            insns_total=n * 100, record=json.dumps({"provenance": {"image": {"job": {
+                "params": {"path": "empty"}}}}}))))
+        others.append(results.from_row(dict(
+            backend="qemu", arch="x86_64", params="{}", smap_model="smap", ops=100,
+            twin_of="classic-l1l2/smap", variant=variant, workload="statx-loop",
+            insns_total=n * 100, record=json.dumps({"provenance": {
+                "simulator": {"profile": {"cpuid": "skylake"}},
+                "image": {"job": {"params": {"path": "null"}}}}}))))
+    rows = others + rows
     claim = _claim("statx-copy")
     header, body = scorecard.kind_table("effect", rows)
     got = {r[header.index("cpu preset")]: r[header.index("QEMU insns after/before")]
@@ -456,8 +474,8 @@ def test_a_measured_cause_is_made_from_the_runs_it_cites():
     tmpfs = cells[(_claim("symlink-cachedlen").what, "x86_64-skylake-calibrated")]
     assert tmpfs["verdict"] == "too large"
     assert tmpfs["limitation"].startswith(
-        "measured: the work differs, not only its timing: the QEMU twins run -5.7 % "
-        "instructions per call")  # the era machine's own twins (-4.2 %: the generic's)
+        "measured: the work differs, not only its timing: the QEMU twins run -4.2 % "
+        "instructions per call")  # its own tmpfs twins (-5.7 %: the ext4 job's)
     # A run the cause does not cite gives the generic causes instead.
     rows = [_row("stock", "readlink-ext4", 100_000), _row("symlink-cachedlen",
                                                             "readlink-ext4", 99_900)]
