@@ -133,9 +133,11 @@ def test_a_workload_exercises_a_function_only_where_a_profile_saw_it():
 
 
 def _predict(*argv, tmp_path, env=None):
-    # GEM5_HOME as conftest leaves it: unset by the user, a path that is no
-    # gem5, so every machine's line says gem5 is not built (and none runs).
-    e = dict(os.environ, COLUMNS="80", UACCESS_EXTRA_VARIANTS=str(TEST_VARIANTS))
+    # GEM5_HOME a path that is no gem5, whatever the user set (make test
+    # where gem5 is built passes its GEM5_HOME on): every machine's line
+    # says gem5 is not built, and none runs.
+    e = dict(os.environ, COLUMNS="80", UACCESS_EXTRA_VARIANTS=str(TEST_VARIANTS),
+             GEM5_HOME=str(tmp_path / "no-gem5"))
     e.update(env or {})
     return subprocess.run([sys.executable, str(RUN), "predict", *argv, "--results",
                            str(tmp_path / "results")], capture_output=True, text=True,
