@@ -120,7 +120,11 @@ def pairs(rows: list, effects: tuple) -> list:
 
 
 def insn_ratio(twins: dict, before: tuple, after: tuple) -> float:
-    b, a = twins.get(before), twins.get(after)
+    return _per_call_ratio(twins.get(before), twins.get(after))
+
+
+def _per_call_ratio(b, a) -> float:
+    """Twin `a`'s instructions per call over twin `b`'s, or None."""
     if not b or not a:
         return None
     return (a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
@@ -137,10 +141,8 @@ def qemu_ratio(rows: list, pair) -> float:
     if pair.before is None:
         return insn_ratio(store.twins(rows, claims.SETTINGS.arch, pair.claim.smap_model),
                           pair.claim.before, pair.claim.after)
-    b, a = store.counted_twin(pair.before, rows), store.counted_twin(pair.after, rows)
-    if b is None or a is None:
-        return None
-    return (a["insns_total"] / a["ops"]) / (b["insns_total"] / b["ops"])
+    return _per_call_ratio(store.counted_twin(pair.before, rows),
+                           store.counted_twin(pair.after, rows))
 
 
 def other_runs(pair: Pair, history: list) -> str:
