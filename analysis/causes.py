@@ -217,12 +217,19 @@ class Side:
 
 
 def _twin_slope(rows: list, line):
-    """The QEMU twins' calls' own kernel instructions per extra name byte."""
+    """The QEMU twins' calls' own kernel instructions per extra name byte:
+    the counted twins of the two gem5 runs per_byte_profile reads (the
+    same machine, job and CPUID as each), so both kernels' slopes come from
+    one machine's twins, as the gem5 side's do."""
     ends = _ends(rows, line.variant, line.workload, line.smap_model,
-                 lambda r: r.qemu and r.twin_of and r.get("insns_kernel") is not None)
+                 lambda r: r.gem5 and any(k.startswith("insts@") for k in r))
     if not ends:
         return None
-    a, b = next(iter(ends.values()))
+    twins = [store.counted_twin(r, rows) for r in next(iter(ends.values()))]
+    if None in twins or twins[0].get("insns_kernel") is None \
+            or twins[1].get("insns_kernel") is None:
+        return None
+    a, b = twins
     return (_calls_own(b, "insns_kernel") - _calls_own(a, "insns_kernel")) \
         / (_length(b) - _length(a))
 

@@ -29,6 +29,15 @@ def verdict(m: float) -> str:
     return "agrees" if 1 / MISS <= m <= MISS else "too large" if m > MISS else "too small"
 
 
+def effect_verdict(sim: float, hw: float) -> tuple:
+    """(effect sim/hw, verdict) of a simulated after/before ratio against
+    the hardware's: its direction first, then the size of the effect
+    (ratio - 1) judged as any number is. Every effect kind and page judges
+    so."""
+    m = (sim - 1) / (hw - 1)
+    return m, "wrong direction" if (sim < 1) != (hw < 1) else verdict(m)
+
+
 def cycles_per_op(run) -> float:
     if not run or not run.get("cycles") or not run.get("ops"):
         return None

@@ -130,7 +130,7 @@ def _tutorial_statx(what: str, spec: str):
                "seed_base_cycles": base.hw_ns * claims.SETTINGS.clock_ghz,
                "assumed_ghz": claims.SETTINGS.clock_ghz}
         if what == "verdict":  # the scorecard's word for this effect, by its rule
-            return "wrong direction" if got["effect"] < 0 else judging.verdict(got["effect"])
+            return judging.effect_verdict(got["ratio"], hw)[1]
         return format(got[what], spec)
     return made
 

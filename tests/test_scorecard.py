@@ -169,6 +169,33 @@ def test_each_machine_s_row_reads_its_own_twins_instructions():
                    "x86_64-skylake-calibrated": f"{800 / 1900:.3f}"}
 
 
+def test_the_per_byte_cause_counts_the_twins_of_its_own_gem5_runs():
+    # The per-byte profile reads the era machine's gem5 runs at 1- and
+    # 32-byte names; the QEMU count beside it is of those runs' own twins
+    # (the same machine's label, job and CPUID), not the first QEMU
+    # profile that has twins at both lengths (another machine's, here the
+    # one whose profile name sorts first).
+    def namelen(backend, length, **cols):
+        job = {"name_len_min": str(length), "name_len_max": str(length)}
+        return results.from_row(dict(
+            backend=backend, arch="x86_64", variant="stock", workload="stat-namelen",
+            smap_model="none", params="{}", ops=100,
+            record=json.dumps({"provenance": {"image": {"job": {"params": job}}}}), **cols))
+    rows = []
+    for length, kernel in ((1, 40_000), (32, 100_000)):
+        rows.append(namelen("gem5", length, profile="x86_64-westmere", cache="x86_64-westmere",
+                            cycles=300_000, gem5_insts=200_000,
+                            **{"insts@__d_lookup_rcu": 1_000, "cycles@__d_lookup_rcu": 2_000}))
+        rows.append(namelen("qemu", length, profile="x86_64-westmere-twin",
+                            twin_of="x86_64-westmere/none", insns_total=kernel * 2,
+                            insns_kernel=kernel))
+        rows.append(namelen("qemu", length, profile="a-generic-twin",
+                            twin_of="classic-l1l2/none", insns_total=kernel,
+                            insns_kernel=kernel // 2))
+    line = type("Line", (), dict(variant="stock", workload="stat-namelen", smap_model="none"))
+    assert causes._twin_slope(rows, line) == (1_000 - 400) / 31
+
+
 def test_cpu_model_view_needs_two_models():
     from analysis import metrics
     rows = [_re(_row("stock", "statx-loop", 100_000), profile="x86_64-timing"),

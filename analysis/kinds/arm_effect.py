@@ -21,7 +21,7 @@ compares the effects' sizes (ratio - 1) as the x86 effects do
 from dataclasses import dataclass
 
 from analysis import claims
-from analysis.judging import Judged, era_machine, gem5_runs, verdict
+from analysis.judging import Judged, effect_verdict, era_machine, gem5_runs
 
 SECTION = "The Arm copies' claims"
 ABOUT = ("The arm64 user copy with LDP/STP instead of LDTR/STTR, the copy routine's own cycles "
@@ -98,13 +98,6 @@ def copy_cycles(run, function: str) -> float:
     return None if v is None or not run.ops else v / run.ops
 
 
-def _verdict(sim: float, hw: float) -> tuple:
-    """(effect sim/hw, verdict), as an x86 effect's: its direction, then
-    the size of the effect (ratio - 1) judged as any number is."""
-    m = (sim - 1) / (hw - 1)
-    return m, "wrong direction" if (sim < 1) != (hw < 1) else verdict(m)
-
-
 def judged(scored, effects: tuple) -> list:
     """One row per claim, size and machine that ran both sides (the
     claim's own size first), then each shown pair's at the claim's own
@@ -127,7 +120,7 @@ def judged(scored, effects: tuple) -> list:
                         continue
                     found = True
                     sim, whole = ca / cb, (a["cycles"] / a.ops) / (b["cycles"] / b.ops)
-                    m, verdict = _verdict(sim, hw)
+                    m, verdict = effect_verdict(sim, hw)
                     era = era_machine(c.seed, b, setup[0])
                     cells = [c.what, c.seed, c.hardware, f"{size:,} B", f"{pair[0]} -> {pair[1]}",
                              f"{hw:.3f}", f"{cb:,.0f} -> {ca:,.0f}", f"{sim:.3f}",

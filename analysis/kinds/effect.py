@@ -12,8 +12,8 @@ causes.py), "not measured yet" where none was: never a guess.
 from dataclasses import dataclass
 
 from analysis import causes, claims, store
-from analysis.judging import (EARLIER, MISS, Judged, cycles_per_op, era_machine, gem5_runs,
-                              machine, on_generic, preset_label)
+from analysis.judging import (EARLIER, Judged, cycles_per_op, effect_verdict, era_machine,
+                              gem5_runs, machine, on_generic, preset_label)
 
 SECTION = "The seeds' claims"
 ABOUT = "Each claim's effect, hardware against gem5, per CPU preset."
@@ -76,14 +76,8 @@ class Pair:
 
     @property
     def verdict(self) -> str:
-        m = self.magnitude
-        if m is None:
-            return "not simulated"
-        if not self.agrees:
-            return "wrong direction"
-        if 1 / MISS <= m <= MISS:
-            return "agrees"
-        return "too large" if m > MISS else "too small"
+        s = self.sim_ratio
+        return "not simulated" if s is None else effect_verdict(s, self.claim.hw_ratio)[1]
 
 
 def pairs(rows: list, effects: tuple) -> list:
