@@ -111,7 +111,8 @@ def test_held_at_decode_every_rep_strings_start_up_is_paid():
     print(f"cycles a call {skylake_pairs.per_call(execute, 'cycles'):.1f} -> "
           f"{skylake_pairs.per_call(decode, 'cycles'):.1f}; the front end held "
           f"{waits / decode['result']['ops']:.1f} a call; memory order violations "
-          f"{e['memory_order_violations']} -> {s['memory_order_violations']}")
+          f"{e['memory_order_violations']} -> {s['memory_order_violations']}, I-cache stall "
+          f"cycles {e['icache_stall_cycles']:,.0f} -> {s['icache_stall_cycles']:,.0f}")
 
 
 # The probe's rep strings (workloads/src/probe.c): a one-byte rep stosb,
