@@ -177,7 +177,7 @@ def _symbol(name: str) -> str:
 def per_byte_profile(rows: list, line):
     """What each extra name byte costs `line`'s kernel, from the commit
     profiles of a run at each end of a range of name lengths: (machine,
-    short, long, insts, cycles, {function: PerByte}), or None."""
+    short, long, insts, cycles, {function: PerByte}, runs: the two gem5 runs), or None."""
     ends = _ends(rows, line.variant, line.workload, line.smap_model,
                  lambda r: r.gem5 and any(k.startswith("insts@") for k in r))
     if not ends:
@@ -197,7 +197,7 @@ def per_byte_profile(rows: list, line):
         fn[_symbol(key)] = f if old is None else PerByte(Figure(old.insts + f.insts),
                                                          Figure(old.cycles + f.cycles))
     return dict(machine=machine, short=_length(a), long=_length(b), insts=grow("gem5_insts"),
-                cycles=grow("cycles"), fn=fn)
+                cycles=grow("cycles"), fn=fn, runs=(a, b))
 
 
 def _per_byte_fields(rows: list, line) -> dict:
@@ -216,18 +216,13 @@ class Side:
         self.__dict__.update(fields)
 
 
-def _twin_slope(rows: list, line):
+def _twin_slope(rows: list, ends: tuple):
     """The QEMU twins' calls' own kernel instructions per extra name byte:
-    the counted twins of the two gem5 runs per_byte_profile reads (the
-    same machine, job and CPUID as each), so both kernels' slopes come from
-    one machine's twins, as the gem5 side's do."""
-    ends = _ends(rows, line.variant, line.workload, line.smap_model,
-                 lambda r: r.gem5 and any(k.startswith("insts@") for k in r))
-    if not ends:
-        return None
-    twins = [store.counted_twin(r, rows) for r in next(iter(ends.values()))]
-    if None in twins or twins[0].get("insns_kernel") is None \
-            or twins[1].get("insns_kernel") is None:
+    the counted twins of `ends`, the two gem5 runs per_byte_profile read
+    (the same machine, job and CPUID as each), so both kernels' slopes come
+    from one machine's twins, as the gem5 side's do."""
+    twins = [store.counted_twin(r, rows) for r in ends]
+    if any(t is None or t.get("insns_kernel") is None for t in twins):
         return None
     a, b = twins
     return (_calls_own(b, "insns_kernel") - _calls_own(a, "insns_kernel")) \
@@ -247,7 +242,7 @@ def _per_byte_change_fields(rows: list, change) -> dict:
             if f in after["fn"] and f"{v.insts:.1f}" == f"{after['fn'][f].insts:.1f}"
             and abs(v.insts) >= 0.05}
     hw_saved = change.before.slope - change.after.slope
-    twins = [_twin_slope(rows, ln) for ln in (change.before, change.after)]
+    twins = [_twin_slope(rows, side["runs"]) for side in (before, after)]
     if None in twins:
         counted = "nothing (no twins at both lengths)"
     else:

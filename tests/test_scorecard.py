@@ -193,7 +193,8 @@ def test_the_per_byte_cause_counts_the_twins_of_its_own_gem5_runs():
                             twin_of="classic-l1l2/none", insns_total=kernel,
                             insns_kernel=kernel // 2))
     line = type("Line", (), dict(variant="stock", workload="stat-namelen", smap_model="none"))
-    assert causes._twin_slope(rows, line) == (1_000 - 400) / 31
+    ends = causes.per_byte_profile(rows, line)["runs"]
+    assert causes._twin_slope(rows, ends) == (1_000 - 400) / 31
 
 
 def test_cpu_model_view_needs_two_models():
