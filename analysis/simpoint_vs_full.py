@@ -63,6 +63,14 @@ def compare(sampled: dict, full: dict) -> dict:
     out["cpi_range"] = (min(cpis), max(cpis))
     out["ipc"] = (s.get("ipc"), f.get("ipc"))
     every = info.get("all_intervals")
+    # A point warmed from before the ROI met workbegin in its own run: how
+    # far from where the set-up run did, so how many instructions its
+    # interval lies off its place in the ROI (recorded from 2026-12-02 on:
+    # 0 where gem5 replays exactly, as on x86; None where no point warmed
+    # from before the ROI or the record predates it).
+    offsets = [abs(q["roi_offset_insts"]) for q in info["points"] + (every or {}).get("points", [])
+               if q.get("roi_offset_insts") is not None]
+    out["placement"] = max(offsets) if offsets else None
     if every:  # the error split: sampling's, and what measuring every interval still has
         all_c = every["summary"]["cycles"]
         out["split"] = {"all_intervals": all_c / ops_s / (f["cycles"] / ops_f) - 1,
@@ -129,6 +137,11 @@ def table(rows: list) -> tuple:
     flows = any(c["passes"] == 1 for c in found)
     if flows:
         header.insert(4, "atomic passes")
+    # Placement only where an interval lay off its place (Arm's replays of
+    # the set-up, configs/gem5/sampling.py): a column of zeros says nothing.
+    placed = any(c["placement"] for c in found)
+    if placed:
+        header.insert(-1, "interval off its place (most, instructions)")
     for c in found:
         p = c["point"]
         cyc = c.get("cycles")
@@ -143,7 +156,8 @@ def table(rows: list) -> tuple:
                         f"{100 * c['split']['sampling']:+.2f} %") if "split" in c else "-",
                        f"{100 * l1d[2]:+.1f} %" if l1d else "-",
                        f"{h['full_process']:,.0f} / {h['sampling_total']:,.0f}",
-                       _reference(c.get("reference")), verdict(c)])
+                       _reference(c.get("reference"))]
+                    + ([f"{c['placement'] or 0:,}"] if placed else []) + [verdict(c)])
     return header, body
 
 

@@ -197,11 +197,16 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
         # count, so an interval may overshoot by a few instructions.
         assert p["length"] <= p["summary"]["insts"] < p["length"] + 8
     assert sum(p["weight"] for p in info["points"]) == pytest.approx(1.0)
-    # Replayed from the last set-up checkpoint before the first position
-    # (their saves changed nothing: the replay reached workbegin at R0).
-    first = min(p["checkpoint_insts"] for p in info["points"])
-    assert info["setup_checkpoints"] and info["replayed_from"] == max(
-        q for q in info["setup_checkpoints"] if q <= first)
+    # A point whose warm-up starts in the set-up is replayed from the last
+    # set-up checkpoint before it, the rest from the ROI's start; on x86 the
+    # set-up's replay meets workbegin at R0 exactly (their saves changed
+    # nothing), so no interval lies off its place in the ROI.
+    first, r0 = min(p["checkpoint_insts"] for p in info["points"]), info["roi_start_insts"]
+    assert info["setup_checkpoints"] and info["replayed_from"] == (
+        max(q for q in info["setup_checkpoints"] if q <= first) if first < r0 else r0)
+    assert info["workbegin_drift"]["built-in"] == (0 if first < r0 else None)
+    assert [p["roi_offset_insts"] for p in info["points"]] == [
+        0 if p["checkpoint_insts"] < r0 else None for p in info["points"]]
     assert all(abs(q % 400_000) < 16 for q in info["setup_checkpoints"])
     assert info["detailed_insts"] == sum(p["length"] + 20_000 for p in info["points"])
     # The estimate against the full ROI: a statx loop is one phase, so the
@@ -268,6 +273,10 @@ def test_one_pass_simpoint_checkpoints_a_grid_in_the_vectors_pass(monkeypatch):
         # (or a set-up stride, before the ROI) of replay on top.
         assert 0 <= p["replayed_insts"] < 400_000 + slack
     assert i1["functional_insts"] == sum(300_000 + p["replayed_insts"] for p in i1["points"])
+    # A point warmed from a set-up checkpoint meets workbegin where the
+    # set-up run did (x86 replays exactly); one warmed in the ROI meets none.
+    assert [p["roi_offset_insts"] for p in i1["points"]] == [
+        0 if p["checkpoint_insts"] < i1["roi_start_insts"] else None for p in i1["points"]]
     store = i1["checkpoint_store"]
     assert store["checkpoints"] == len(grid) + len(i1["setup_checkpoints"]) + 1
     assert store["peak_bytes"] > 0

@@ -183,7 +183,9 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     # output, not by their files' text. Moved on 2026-11-29 with
     # spec.FS_ROI_VERSION 2 (the O3 settings' order, above). The sampled
     # key moved on 2026-11-30 (issue 66): sampling.FLOW_VERSION 2 and the
-    # settings' passes and grid (the one-pass flow).
+    # settings' passes and grid (the one-pass flow). Moved on 2026-12-02
+    # (issue 64): sampling.FLOW_VERSION 3 (the two-pass checkpoints from the
+    # ROI's start, workbegin checked by tick).
     from configs import simpoint_method
     from configs.gem5 import sampling
     from workloads import script
@@ -195,7 +197,7 @@ def test_the_gem5_keys_of_what_a_run_adds(monkeypatch):
     warm = spec.BootGroup("x86_64", KERNEL, IMAGE, "smap", classic, GEM5, "functional")
     assert gem5_backend.gem5_key(cold, default, commit_profile=True) == "081d7b6a6ac96eecb327"
     assert gem5_backend.gem5_key(warm, default, job=job) == "6a53e9174cb62be0f8a5"
-    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "0edabc53659d499196a3"
+    assert gem5_backend.gem5_key(warm, default, job=job, simpoint=sampling.Settings()) == "2cf44809ed4a75d7d1c4"
 
 
 KEYED = ("configs", "lab", "kernels", "buildroot", "workloads")

@@ -214,6 +214,31 @@ def test_the_report_puts_each_estimate_beside_its_full_run():
     assert simpoint_vs_full.table(_rows(_record(True, 101_000)))[1] == []
 
 
+def test_an_interval_off_its_place_in_the_roi_is_shown_with_how_far():
+    """A point warmed from before the ROI records how far its run met
+    workbegin from where the set-up run did (Arm's replays of the set-up
+    come a few hundred instructions early, configs/gem5/sampling.py): the
+    table shows the largest, from the chosen points and every interval,
+    and shows no column where each is 0 or none was recorded."""
+    exact = _record(True, 101_000)
+    exact["gem5"]["sampling"]["points"][0]["roi_offset_insts"] = 0
+    c = simpoint_vs_full.compare(_run(exact), _run(_record(False, 100_000)))
+    assert c["placement"] == 0
+    assert simpoint_vs_full.compare(_run(_record(True, 101_000)),
+                                    _run(_record(False, 100_000)))["placement"] is None
+    column = "interval off its place (most, instructions)"
+    assert column not in simpoint_vs_full.table(_rows(exact, _record(False, 100_000)))[0]
+    off = _record(True, 101_000)
+    off["gem5"]["sampling"]["points"][1]["roi_offset_insts"] = 120
+    off["gem5"]["sampling"]["all_intervals"] = {
+        "summary": {"cycles": 101_000},
+        "points": [{"interval": 0, "roi_offset_insts": -433},
+                   {"interval": 1, "roi_offset_insts": None}]}
+    header, body = simpoint_vs_full.table(_rows(off, _record(False, 100_000)))
+    assert body[0][header.index(column)] == "433"
+    assert header[-1] == "verdict" and len(body[0]) == len(header)
+
+
 def test_the_diagnosis_on_phases_the_vectors_see():
     """Three phases the vectors tell apart, each with its own CPI: the
     clusters explain all the CPI spread, one point per cluster predicts no

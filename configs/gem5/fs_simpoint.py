@@ -6,7 +6,8 @@
 # O3 processor, so every checkpoint here restores into the board that took
 # it), restored from the boot-once checkpoint with the job handed over.
 # Instruction positions are counted on the atomic core from that restore;
-# gem5 is deterministic, so each mode below replays the same instructions.
+# gem5 is deterministic, so each mode below replays the same instructions
+# from the same checkpoint (a replay from another may differ: "checkpoints").
 # Four modes, one gem5 process each (configs/gem5/sampling.py runs them):
 #   "roi-start":  run the job's set-up and warm passes on the atomic core,
 #       with a checkpoint every `stride` instructions; at m5 workbegin say
@@ -20,10 +21,13 @@
 #       grid_insts instructions of the ROI, named by where it lies since
 #       the restore, so the simulation points the clustering later picks
 #       warm up from the grid point before them instead of a second pass.
-#   "checkpoints": from the last set-up checkpoint before the first
-#       position (or the boot-once restore), stop at each position
-#       (R0 + interval start - warm-up) and save a checkpoint there; check
-#       on the way that workbegin comes at R0, the replay's proof.
+#   "checkpoints": from a checkpoint before the first position, stop at
+#       each position (R0 + interval start - warm-up) and save a checkpoint
+#       there. From the ROI's start (positions in the ROI), as the vectors'
+#       pass did; from the last set-up checkpoint before them (positions
+#       in the set-up), on to workbegin, which must come at the set-up
+#       run's tick, the replay's proof, and whose instruction is said (on
+#       Arm it may come a few hundred instructions early: sampling.py).
 #   "measure":    restore one of those, warm the caches on the atomic core
 #       (functional warm-up), switch to O3, run the detailed warm-up, reset
 #       the statistics, run the interval's instructions, dump, stop.
@@ -129,7 +133,14 @@ def run_bbv(spec: dict, board) -> int:
 
 def run_checkpoints(spec: dict, board) -> int:
     positions = spec["positions"]  # ascending, instructions since the restore
-    saved = []
+    # A replay of the set-up goes on to workbegin, which must come at the
+    # set-up run's tick (its instruction is said, for the host to record);
+    # a replay from the ROI's start has no workbegin before it.
+    roi_tick = spec.get("roi_start_tick")
+    saved, began = [], []
+
+    def done():
+        return len(saved) == len(positions) and (roi_tick is None or began)
 
     def at_max_insts():
         # gem5 stops when the count is reached, but the atomic core ends the
@@ -142,18 +153,20 @@ def run_checkpoints(spec: dict, board) -> int:
             return fail(f"checkpoint at instruction {where}, not {target}")
         saved.append(where)
         say(f"checkpoint-{len(saved) - 1} {simulator.get_current_tick()} insts={where}")
-        if len(saved) == len(positions):
-            return True
-        simulator.schedule_max_insts(positions[len(saved)] - where)
-        return False
+        if len(saved) < len(positions):
+            simulator.schedule_max_insts(positions[len(saved)] - where)
+        return done()
 
     def at_workbegin():
-        where = atomic_core(board).totalInsts()
-        say(f"roi-start {simulator.get_current_tick()} insts={where}")
-        if where != spec["roi_start_insts"]:
-            return fail(f"the replay reached workbegin at instruction {where}, "
-                        f"not {spec['roi_start_insts']}: gem5 did not replay the same run")
-        return False
+        if roi_tick is None:
+            return fail("workbegin in a replay from the ROI's start")
+        tick, where = simulator.get_current_tick(), atomic_core(board).totalInsts()
+        say(f"roi-start {tick} insts={where}")
+        if tick != roi_tick:
+            return fail(f"the replay reached workbegin at tick {tick}, not {roi_tick}: "
+                        f"gem5 did not replay the same run")
+        began.append(where)
+        return done()
 
     simulator = Simulator(board=board, on_exit_event={
         ExitEvent.SWITCHCPU: lambda: False,
@@ -172,6 +185,7 @@ def run_measure(spec: dict, board) -> int:
     functional, detailed, length = (spec["functional_insts"], spec["detailed_insts"],
                                      spec["interval_insts"])
     phase = ["functional"]
+    switched = [0]  # the atomic core's count at the switch to O3
 
     def detailed_core():
         return board.get_processor().get_cores()[0].get_simobject()
@@ -184,7 +198,8 @@ def run_measure(spec: dict, board) -> int:
 
     def at_max_insts():
         if phase[0] == "functional":
-            say(f"switched {simulator.get_current_tick()} insts={atomic_core(board).totalInsts()}")
+            switched[0] = atomic_core(board).totalInsts()
+            say(f"switched {simulator.get_current_tick()} insts={switched[0]}")
             board.get_processor().switch()
             if detailed:
                 phase[0] = "detailed"
@@ -199,11 +214,20 @@ def run_measure(spec: dict, board) -> int:
         say(f"interval-end {simulator.get_current_tick()} insts={detailed_core().totalInsts()}")
         return True
 
+    def at_workbegin():
+        # From a checkpoint before the ROI: where the ROI began in this run,
+        # so the host can say whether the interval lies where it was placed.
+        # Counted since the restore: O3's own count starts at the switch.
+        where = (atomic_core(board).totalInsts() if phase[0] == "functional"
+                 else switched[0] + detailed_core().totalInsts())
+        say(f"roi-start {simulator.get_current_tick()} insts={where}")
+        return False
+
     simulator = Simulator(board=board, on_exit_event={
         # The ROI's markers may fall inside a warm-up or an interval: the
         # interval is counted in instructions, not bounded by them.
         ExitEvent.SWITCHCPU: lambda: False,
-        ExitEvent.WORKBEGIN: lambda: False,
+        ExitEvent.WORKBEGIN: at_workbegin,
         ExitEvent.WORKEND: lambda: False,
         ExitEvent.MAX_INSTS: at_max_insts,
         ExitEvent.EXIT: lambda: fail(f"the guest exited during the {phase[0]} phase")})

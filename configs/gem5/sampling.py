@@ -16,7 +16,10 @@ was in (every step's directory appears by atomic rename, whole):
                          binary's, where the user has one, in ref-<its
                          sha256>/ beside the built-in steps
   .../w<f>-<d>/          a checkpoint per simulation point, <f> + <d>
-                         instructions before its interval starts (the
+                         instructions before its interval starts, in
+                         from-roi/ where that is in the ROI (replayed from
+                         its start) and from-setup/ where it is before
+                         (replayed from a set-up checkpoint) (the
                          reference's points under ref-<sha256>/, every
                          interval's under all-intervals/)
   .../<cpu key>/sp-<i>/  per point: <f> functional warm-up on the atomic
@@ -61,7 +64,9 @@ SCRIPT = Path(__file__).resolve().parent / "fs_simpoint.py"
 # or a step's output. Their text is not hashed: a refactor moves no key;
 # tests/test_version_guards.py pins a fingerprint of both beside this, and
 # fails on a change.
-FLOW_VERSION = 2  # 2: the one-pass flow (simpoint_passes), 2026-11-30
+FLOW_VERSION = 3  # 2: the one-pass flow (simpoint_passes), 2026-11-30;
+# 3: the two-pass checkpoints replayed from the ROI's start where the
+# warm-up starts in the ROI, and workbegin checked by tick, 2026-12-02
 SAMPLING = ("none", "simpoint")
 # The set-up to the ROI saves a checkpoint every SETUP_STRIDE instructions
 # and keeps those within SETUP_KEPT of the ROI (each about 8 MB): a
@@ -71,6 +76,9 @@ SAMPLING = ("none", "simpoint")
 SETUP_STRIDE = 10_000_000
 SETUP_KEPT = 50_000_000
 BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same vectors
+# The two-pass flow's replays to its checkpoints, by where they restore
+# (each a folder of the warm-up's, w<f>-<d>/<origin>/cpt-<interval>).
+SETUP_REPLAY, ROI_REPLAY = "from-setup", "from-roi"
 ALL = "all-intervals"  # every interval, weighted by its length (measure_all)
 SCALED = simpoint_points.SCALED
 # The host's side of the flow, kept here by name for its callers.
@@ -241,7 +249,9 @@ class _Steps:
                     kept.append(at)
                 else:
                     shutil.rmtree(d)
-            return {"roi_start_insts": r0, "setup_checkpoints": sorted(kept)}
+            # The tick too: a replay of the set-up must reach workbegin there.
+            return {"roi_start_insts": r0, "roi_start_tick": gem5_process.marker_tick(
+                run.markers, "roi-start"), "setup_checkpoints": sorted(kept)}
         return self._step(self.root / "roi-start", "roi start", spec, check)
 
     def bbv_dir(self) -> Path:
@@ -330,16 +340,56 @@ class _Steps:
         return base / f"w{s.functional_warmup}-{s.detailed_warmup}"
 
     def checkpoints(self, start: dict, points: list, which: str = BUILT_IN) -> dict:
+        """Each point's checkpoint, its warm-up's length before its interval,
+        in at most two atomic replays, by where the warm-up starts:
+        in the ROI, a replay from the ROI's first instruction (roi-start/cpt,
+        the very restore the vectors were counted from, so a position is the
+        vectors' instruction by construction); in the set-up, a replay from
+        the last set-up checkpoint before it, on to workbegin, which must
+        come at the set-up run's tick. Its instruction there is recorded,
+        not required: on Arm a replay from a set-up checkpoint reaches
+        workbegin at the very tick with a few hundred instructions fewer
+        than the run that saved it (2026-12-02: 433 from pre-200000001, 418
+        from pre-190000001; x86 replays exactly), so such a point's
+        interval may lie that many instructions off its place in the ROI,
+        which measure() reads from its own run and records."""
+        r0 = start["roi_start_insts"]
+        parts = [self._replay(start, [p for p in points if p["checkpoint_insts"] < r0], which,
+                              SETUP_REPLAY),
+                 self._replay(start, [p for p in points if p["checkpoint_insts"] >= r0], which,
+                              ROI_REPLAY)]
+        ran = [part for part in parts if part]
+        return {"actual": {i: at for part in ran for i, at in part["actual"].items()},
+                "folders": {i: f for part in ran for i, f in part["folders"].items()},
+                "replayed_from": min(part["replayed_from"] for part in ran),
+                "workbegin_drift": parts[0]["workbegin_drift"] if parts[0] else None,
+                "command": parts[0]["command"] if parts[0] else None,
+                "command_from_roi": parts[1]["command"] if parts[1] else None,
+                "host_seconds": round(sum(part["host_seconds"] for part in ran), 1)}
+
+    def replay_dirs(self, which: str) -> list:
+        """The checkpoints() replays' folders, the set-up's and the ROI's."""
+        return [self.warm_dir(which) / origin for origin in (SETUP_REPLAY, ROI_REPLAY)]
+
+    def _replay(self, start: dict, points: list, which: str, origin: str):
+        if not points:
+            return None
+        r0 = start["roi_start_insts"]
         at = [p["checkpoint_insts"] for p in points]
-        # Replay from the last set-up checkpoint before the first position,
-        # not from the boot-once restore: positions count from it.
-        base = max([q for q in start["setup_checkpoints"] if q <= at[0]], default=0)
+        if origin == ROI_REPLAY:
+            base, restore = r0, self.root / "roi-start" / "cpt"
+        else:
+            # Positions count from the restore: from the last set-up
+            # checkpoint before the first, or the boot-once restore's 0.
+            base = max([q for q in start["setup_checkpoints"] if q <= at[0]], default=0)
+            restore = self.root / "roi-start" / f"pre-{base}" if base else None
         spec = dict(self.atomic_spec, simpoint_mode="checkpoints",
                     positions=[a - base for a in at],
-                    roi_start_insts=start["roi_start_insts"] - base,
                     save_dirs=[f"@STAGING@/cpt-{p['interval']}" for p in points])
-        if base:
-            spec["checkpoint_dir"] = str(self.root / "roi-start" / f"pre-{base}")
+        if restore:
+            spec["checkpoint_dir"] = str(restore)
+        if origin == SETUP_REPLAY:
+            spec["roi_start_tick"] = start["roi_start_tick"]
 
         def check(run, tmp):
             actual = {}
@@ -349,10 +399,17 @@ class _Steps:
                         f"no checkpoint for interval {p['interval']}", run.log)
                 actual[str(p["interval"])] = base + int(gem5_process.marker_fields(
                     run.markers, f"checkpoint-{j}")["insts"])
+            drift = None
+            if origin == SETUP_REPLAY:
+                reached = int(gem5_process.marker_fields(run.markers, "roi-start")["insts"])
+                drift = base + reached - r0
             # Where each checkpoint really is: a stop may overshoot its
             # target by an instruction or two (fs_simpoint.STOP_SLACK).
-            return {"positions": at, "actual": actual, "replayed_from": base}
-        return self._step(self.warm_dir(which), "checkpoints", spec, check)
+            return {"positions": at, "actual": actual, "replayed_from": base,
+                    "workbegin_drift": drift}
+        final = self.warm_dir(which) / origin
+        info = self._step(final, f"checkpoints ({origin})", spec, check)
+        return dict(info, folders={i: str(final / f"cpt-{i}") for i in info["actual"]})
 
     def from_grid(self, start: dict, bbv: dict, points: list) -> dict:
         """The one-pass flow's answer to checkpoints(): no gem5 process,
@@ -364,18 +421,19 @@ class _Steps:
         return {"actual": {i: at for i, (at, _) in chosen.items()},
                 "folders": {i: folder for i, (_, folder) in chosen.items()},
                 "replayed_from": min(at for at, _ in chosen.values()),
-                "command": None, "host_seconds": 0.0}
+                "command": None, "command_from_roi": None, "workbegin_drift": None,
+                "host_seconds": 0.0}
 
-    def measure(self, point: dict, actual: int, which: str = BUILT_IN,
-                folder: Path = None) -> dict:
+    def measure(self, point: dict, actual: int, folder: Path, roi_start_insts: int,
+                which: str = BUILT_IN) -> dict:
         """Point `point` on O3, from its checkpoint at instruction `actual`
-        (in `folder`; by default the one checkpoints() saved for it)."""
+        (in `folder`), where the set-up run met workbegin at
+        `roi_start_insts`."""
         s = self.settings
         # The functional warm-up ends where the detailed one must begin,
         # whatever the checkpoint's overshoot (or, from the grid, however
         # far before the point the checkpoint lies).
         functional = point["checkpoint_insts"] + s.functional_warmup - actual
-        folder = folder or self.warm_dir(which) / f"cpt-{point['interval']}"
         spec = dict(self.detailed_spec, simpoint_mode="measure", checkpoint_dir=str(folder),
                     functional_insts=functional, detailed_insts=s.detailed_warmup,
                     interval_insts=point["length"])
@@ -385,8 +443,17 @@ class _Steps:
             if "interval-end" not in run.markers:
                 raise gem5_process.Gem5Failed("the interval never ended", run.log)
             summary = gem5_stats.roi_summary(tmp / "gem5")
+            # A checkpoint before the ROI: how far this run's workbegin came
+            # from where the set-up run met it, so how many instructions the
+            # interval lies after its place in the ROI (0 where the replay
+            # is exact; none where the checkpoint lies in the ROI).
+            offset = None
+            if "roi-start" in run.markers:
+                seen = int(gem5_process.marker_fields(run.markers, "roi-start")["insts"])
+                offset = (roi_start_insts - actual) - seen
             return {"summary": summary, "stats_file": str(final / "gem5" / "stats.txt"),
-                    "fu_latency": gem5_process.fu_latency(run.markers)}
+                    "fu_latency": gem5_process.fu_latency(run.markers),
+                    "roi_offset_insts": offset}
         final = self.warm_dir(which) / cpu_key / f"sp-{point['interval']}"
         info = self._step(final, f"interval {point['interval']}", spec, check)
         # Read again from stats.txt, not from a cached summary, so a fix in
@@ -424,11 +491,13 @@ def sampled_roi(planned: SampledPlan, workers: int = 0, say=lambda what: None) -
         # Per interval, only what the report needs (there are many).
         estimates[ALL]["points"] = [
             {"interval": p["interval"], "insts": p["summary"]["insts"],
-             "cycles": p["summary"]["cycles"], "l1d_misses": p["summary"]["l1d_misses"]}
+             "cycles": p["summary"]["cycles"], "l1d_misses": p["summary"]["l1d_misses"],
+             "roi_offset_insts": p["roi_offset_insts"]}
             for p in estimates[ALL]["points"]]
     mine = estimates[BUILT_IN]
     store = simpoint_points.checkpoint_store(steps.root, [steps.bbv_dir()] if settings.passes == 1
-                                             else [steps.warm_dir(w) for w in estimates])
+                                             else [d for w in estimates
+                                                   for d in steps.replay_dirs(w)])
     say(f"checkpoint store: {store['peak_bytes'] / 1e9:.2f} GB at its peak "
         f"({store['checkpoints']} checkpoints)")
     if REFERENCE in estimates:
@@ -446,9 +515,14 @@ def sampled_roi(planned: SampledPlan, workers: int = 0, say=lambda what: None) -
             "detailed_insts": mine["detailed_insts"],
             "functional_insts": mine["functional_insts"],
             "replayed_from": mine["replayed_from"],
+            # Where each selection's replay of the set-up met workbegin, less
+            # where the set-up run did (None: no point's warm-up starts in
+            # the set-up, or the one-pass flow, which replays none).
+            "workbegin_drift": {w: e["workbegin_drift"] for w, e in estimates.items()},
             # Each gem5 process's own command (the intervals' are in points).
             "commands": {"roi_start": roi_start["command"], "bbv": bbv["command"],
-                         "checkpoints": mine["command"]},
+                         "checkpoints": mine["command"],
+                         "checkpoints_from_roi": mine["command_from_roi"]},
             "setup_checkpoints": roi_start["setup_checkpoints"],
             "checkpoint_store": store,
             "reference": estimates.get(REFERENCE),
@@ -477,8 +551,8 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
 
     def one(p):
         i = str(p["interval"])
-        folder = taken["folders"][i] if "folders" in taken else None
-        return steps.measure(p, taken["actual"][i], which, folder)
+        return steps.measure(p, taken["actual"][i], taken["folders"][i],
+                             roi_start["roi_start_insts"], which)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         measured = list(pool.map(one, points))
     for p, m in zip(points, measured):
@@ -486,7 +560,7 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
         # start (the one-pass flow's grid; a stop's overshoot otherwise).
         replayed = p["checkpoint_insts"] - taken["actual"][str(p["interval"])]
         p.update(summary=m["summary"], host_seconds=m["host_seconds"], command=m["command"],
-                 replayed_insts=replayed)
+                 replayed_insts=replayed, roi_offset_insts=m.get("roi_offset_insts"))
     return {"points": points, "summary": weighted_summary(points, bbv["roi_insts"]),
             "fu_latency": measured[0]["fu_latency"],
             "detailed_insts": sum(settings.detailed_warmup + p["length"] for p in points),
@@ -495,5 +569,7 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
             # The set-up checkpoint the positions were replayed from (0:
             # the boot-once restore).
             "replayed_from": taken["replayed_from"], "command": taken["command"],
+            "command_from_roi": taken["command_from_roi"],
+            "workbegin_drift": taken["workbegin_drift"],
             "host_seconds": {"checkpoints": taken["host_seconds"],
                              "intervals": round(sum(p["host_seconds"] for p in points), 1)}}
