@@ -68,7 +68,9 @@ def compare(sampled: dict, full: dict) -> dict:
     # interval lies off its place in the ROI (recorded from 2026-12-02 on:
     # 0 where gem5 replays exactly, as on x86; None where no point warmed
     # from before the ROI or the record predates it).
-    offsets = [abs(q["roi_offset_insts"]) for q in info["points"] + (every or {}).get("points", [])
+    measured = (info["points"] + (every or {}).get("points", [])
+                + (info.get("reference") or {}).get("points", []))
+    offsets = [abs(q["roi_offset_insts"]) for q in measured
                if q.get("roi_offset_insts") is not None]
     out["placement"] = max(offsets) if offsets else None
     if every:  # the error split: sampling's, and what measuring every interval still has
@@ -125,6 +127,11 @@ def _label(point) -> str:
     return f"{point.arch}/{point.variant}/{point.workload} {point.profile}"
 
 
+def _placement(most) -> str:
+    """The placement column's cell: "-" where nothing was recorded."""
+    return "-" if most is None else f"{most:,}"
+
+
 def table(rows: list) -> tuple:
     header = ["arch", "variant", "workload", "CPU preset", "k / intervals",
               "detailed share", "cycles/op SimPoint", "cycles/op full", "error",
@@ -157,7 +164,7 @@ def table(rows: list) -> tuple:
                        f"{100 * l1d[2]:+.1f} %" if l1d else "-",
                        f"{h['full_process']:,.0f} / {h['sampling_total']:,.0f}",
                        _reference(c.get("reference"))]
-                    + ([f"{c['placement'] or 0:,}"] if placed else []) + [verdict(c)])
+                    + ([_placement(c["placement"])] if placed else []) + [verdict(c)])
     return header, body
 
 

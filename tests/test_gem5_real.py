@@ -162,8 +162,8 @@ def _simpoint_inputs():
 def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     """SimPoint on gem5 (issue 12) on x86, on the boot-once checkpoint the
     test above made: gem5's probe writes the ROI's vectors, checkpoints
-    land at exact instruction positions (the replay reaches workbegin at
-    the instruction the set-up run did), each point runs warmed on O3,
+    land at exact instruction positions (the set-up's replay reaches
+    workbegin at the set-up run's tick, and on x86 at its instruction), each point runs warmed on O3,
     and the weighted estimate stands beside the full ROI. A killed step
     reruns alone."""
     import json
@@ -205,8 +205,11 @@ def test_simpoint_samples_a_roi_from_the_boot_once_checkpoint(monkeypatch):
     assert info["setup_checkpoints"] and info["replayed_from"] == (
         max(q for q in info["setup_checkpoints"] if q <= first) if first < r0 else r0)
     assert info["workbegin_drift"]["built-in"] == (0 if first < r0 else None)
-    assert [p["roi_offset_insts"] for p in info["points"]] == [
-        0 if p["checkpoint_insts"] < r0 else None for p in info["points"]]
+    # (Where O3 met workbegin, in a detailed warm-up that crosses the ROI's
+    # start, interrupts land by O3's timing: recorded, not asserted.)
+    assert [p["roi_offset_insts"] for p in info["points"] if not p["roi_offset_on_o3"]] == [
+        0 if p["checkpoint_insts"] < r0 else None
+        for p in info["points"] if not p["roi_offset_on_o3"]]
     assert all(abs(q % 400_000) < 16 for q in info["setup_checkpoints"])
     assert info["detailed_insts"] == sum(p["length"] + 20_000 for p in info["points"])
     # The estimate against the full ROI: a statx loop is one phase, so the
@@ -275,8 +278,9 @@ def test_one_pass_simpoint_checkpoints_a_grid_in_the_vectors_pass(monkeypatch):
     assert i1["functional_insts"] == sum(300_000 + p["replayed_insts"] for p in i1["points"])
     # A point warmed from a set-up checkpoint meets workbegin where the
     # set-up run did (x86 replays exactly); one warmed in the ROI meets none.
-    assert [p["roi_offset_insts"] for p in i1["points"]] == [
-        0 if p["checkpoint_insts"] < i1["roi_start_insts"] else None for p in i1["points"]]
+    assert [p["roi_offset_insts"] for p in i1["points"] if not p["roi_offset_on_o3"]] == [
+        0 if p["checkpoint_insts"] < i1["roi_start_insts"] else None
+        for p in i1["points"] if not p["roi_offset_on_o3"]]
     store = i1["checkpoint_store"]
     assert store["checkpoints"] == len(grid) + len(i1["setup_checkpoints"]) + 1
     assert store["peak_bytes"] > 0

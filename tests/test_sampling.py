@@ -237,6 +237,7 @@ def test_an_interval_off_its_place_in_the_roi_is_shown_with_how_far():
     header, body = simpoint_vs_full.table(_rows(off, _record(False, 100_000)))
     assert body[0][header.index(column)] == "433"
     assert header[-1] == "verdict" and len(body[0]) == len(header)
+    assert simpoint_vs_full._placement(None) == "-"  # a row that recorded none
 
 
 def test_the_diagnosis_on_phases_the_vectors_see():

@@ -96,10 +96,12 @@ GUARDS = (
     # checkpoint (on to workbegin, checked by tick) where it starts before;
     # each interval records where its run met workbegin. An Arm replay of
     # the set-up met workbegin at the set-up run's tick 433 instructions
-    # early, which the old flow's exact check failed on.
+    # early, which the old flow's exact check failed on. The replays moved
+    # to simpoint_checkpoints.py (sampling.py's line limit), covered here.
     Guard("configs.gem5.sampling.FLOW_VERSION", 3,
           ("configs/gem5/sampling.py", "configs/gem5/simpoint_points.py",
-           "configs/gem5/fs_simpoint.py"), "60508b1368a9e1045ba5"),
+           "configs/gem5/simpoint_checkpoints.py", "configs/gem5/fs_simpoint.py"),
+          "d0fbae5289e8aba34dbb"),
 )
 COVERED = [p for g in GUARDS for p in g.covers]
 
@@ -138,6 +140,9 @@ EDITS = [
      "simulator.schedule_max_insts(2 * length)"),
     # An interval that ends exactly at workend dropped from the vectors.
     ("configs/gem5/sampling.py", "if end + n > roi_insts:", "if end + n >= roi_insts:"),
+    # Every point replayed from the set-up, none from the ROI's start.
+    ("configs/gem5/simpoint_checkpoints.py",
+     'if p["checkpoint_insts"] < r0], which,', 'if p["checkpoint_insts"] >= r0], which,'),
     # A point warmed up from the checkpoint after its warm-up's start.
     ("configs/gem5/simpoint_points.py", "before = [q for q in candidates if q <= position]",
      "before = [q for q in candidates if q >= position]"),

@@ -64,8 +64,8 @@ def run_roi_start(spec: dict, board) -> int:
     # Checkpoints every `stride` instructions on the way, so that a later
     # step whose warm-up reaches back before the ROI restores one of the
     # last of them instead of replaying the whole set-up (the host keeps
-    # only those; the workbegin check of "checkpoints" proves the saves
-    # change nothing).
+    # only those; "checkpoints" checks that a replay from one meets
+    # workbegin at this run's tick, and says at which instruction).
     stride = spec["stride"]
 
     def at_max_insts():
@@ -218,9 +218,14 @@ def run_measure(spec: dict, board) -> int:
         # From a checkpoint before the ROI: where the ROI began in this run,
         # so the host can say whether the interval lies where it was placed.
         # Counted since the restore: O3's own count starts at the switch.
-        where = (atomic_core(board).totalInsts() if phase[0] == "functional"
-                 else switched[0] + detailed_core().totalInsts())
-        say(f"roi-start {simulator.get_current_tick()} insts={where}")
+        # Which core met it is said too: on O3 the guest's timing is no
+        # longer the atomic core's, so interrupts land at other
+        # instructions, and O3 counts a commit group at once.
+        atomic = phase[0] == "functional"
+        where = atomic_core(board).totalInsts() if atomic else (
+            switched[0] + detailed_core().totalInsts())
+        say(f"roi-start {simulator.get_current_tick()} insts={where} "
+            f"o3={0 if atomic else 1}")
         return False
 
     simulator = Simulator(board=board, on_exit_event={

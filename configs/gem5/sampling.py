@@ -51,7 +51,7 @@ from pathlib import Path
 
 from configs import console, simpoint_method
 from configs.gem5 import process as gem5_process
-from configs.gem5 import simpoint_points
+from configs.gem5 import simpoint_checkpoints, simpoint_points
 from configs.gem5 import spec as gspec
 from configs.gem5 import stats as gem5_stats
 from lab import cache, cpu_presets, inputs
@@ -76,9 +76,6 @@ SAMPLING = ("none", "simpoint")
 SETUP_STRIDE = 10_000_000
 SETUP_KEPT = 50_000_000
 BUILT_IN, REFERENCE = "built-in", "reference"  # the two clusterings of the same vectors
-# The two-pass flow's replays to its checkpoints, by where they restore
-# (each a folder of the warm-up's, w<f>-<d>/<origin>/cpt-<interval>).
-SETUP_REPLAY, ROI_REPLAY = "from-setup", "from-roi"
 ALL = "all-intervals"  # every interval, weighted by its length (measure_all)
 SCALED = simpoint_points.SCALED
 # The host's side of the flow, kept here by name for its callers.
@@ -211,7 +208,7 @@ class _Steps:
         self.atomic_spec, self.detailed_spec = planned.atomic_spec, planned.detailed_spec
 
     # One step: a gem5 process in a staging dir renamed to `final` whole.
-    def _step(self, final: Path, name: str, spec: dict, check) -> dict:
+    def step(self, final: Path, name: str, spec: dict, check) -> dict:
         info_path = final / "info.json"
         if info_path.is_file():
             return json.loads(info_path.read_text())
@@ -252,7 +249,7 @@ class _Steps:
             # The tick too: a replay of the set-up must reach workbegin there.
             return {"roi_start_insts": r0, "roi_start_tick": gem5_process.marker_tick(
                 run.markers, "roi-start"), "setup_checkpoints": sorted(kept)}
-        return self._step(self.root / "roi-start", "roi start", spec, check)
+        return self.step(self.root / "roi-start", "roi start", spec, check)
 
     def bbv_dir(self) -> Path:
         s = self.settings
@@ -294,7 +291,7 @@ class _Steps:
             grid = sorted(int(d.name[5:]) for d in tmp.glob("grid-*"))
             return {"roi_insts": roi_insts, "interval_lengths": lengths,
                     "result": report.result, "grid": grid}
-        return self._step(self.bbv_dir(), "basic-block vectors", spec, check)
+        return self.step(self.bbv_dir(), "basic-block vectors", spec, check)
 
     def selection_dir(self) -> Path:
         return self.bbv_dir() / f"k{self.settings.max_k}"
@@ -339,91 +336,6 @@ class _Steps:
                 self.selection_dir() / ("" if which == BUILT_IN else which))
         return base / f"w{s.functional_warmup}-{s.detailed_warmup}"
 
-    def checkpoints(self, start: dict, points: list, which: str = BUILT_IN) -> dict:
-        """Each point's checkpoint, its warm-up's length before its interval,
-        in at most two atomic replays, by where the warm-up starts:
-        in the ROI, a replay from the ROI's first instruction (roi-start/cpt,
-        the very restore the vectors were counted from, so a position is the
-        vectors' instruction by construction); in the set-up, a replay from
-        the last set-up checkpoint before it, on to workbegin, which must
-        come at the set-up run's tick. Its instruction there is recorded,
-        not required: on Arm a replay from a set-up checkpoint reaches
-        workbegin at the very tick with a few hundred instructions fewer
-        than the run that saved it (2026-12-02: 433 from pre-200000001, 418
-        from pre-190000001; x86 replays exactly), so such a point's
-        interval may lie that many instructions off its place in the ROI,
-        which measure() reads from its own run and records."""
-        r0 = start["roi_start_insts"]
-        parts = [self._replay(start, [p for p in points if p["checkpoint_insts"] < r0], which,
-                              SETUP_REPLAY),
-                 self._replay(start, [p for p in points if p["checkpoint_insts"] >= r0], which,
-                              ROI_REPLAY)]
-        ran = [part for part in parts if part]
-        return {"actual": {i: at for part in ran for i, at in part["actual"].items()},
-                "folders": {i: f for part in ran for i, f in part["folders"].items()},
-                "replayed_from": min(part["replayed_from"] for part in ran),
-                "workbegin_drift": parts[0]["workbegin_drift"] if parts[0] else None,
-                "command": parts[0]["command"] if parts[0] else None,
-                "command_from_roi": parts[1]["command"] if parts[1] else None,
-                "host_seconds": round(sum(part["host_seconds"] for part in ran), 1)}
-
-    def replay_dirs(self, which: str) -> list:
-        """The checkpoints() replays' folders, the set-up's and the ROI's."""
-        return [self.warm_dir(which) / origin for origin in (SETUP_REPLAY, ROI_REPLAY)]
-
-    def _replay(self, start: dict, points: list, which: str, origin: str):
-        if not points:
-            return None
-        r0 = start["roi_start_insts"]
-        at = [p["checkpoint_insts"] for p in points]
-        if origin == ROI_REPLAY:
-            base, restore = r0, self.root / "roi-start" / "cpt"
-        else:
-            # Positions count from the restore: from the last set-up
-            # checkpoint before the first, or the boot-once restore's 0.
-            base = max([q for q in start["setup_checkpoints"] if q <= at[0]], default=0)
-            restore = self.root / "roi-start" / f"pre-{base}" if base else None
-        spec = dict(self.atomic_spec, simpoint_mode="checkpoints",
-                    positions=[a - base for a in at],
-                    save_dirs=[f"@STAGING@/cpt-{p['interval']}" for p in points])
-        if restore:
-            spec["checkpoint_dir"] = str(restore)
-        if origin == SETUP_REPLAY:
-            spec["roi_start_tick"] = start["roi_start_tick"]
-
-        def check(run, tmp):
-            actual = {}
-            for j, p in enumerate(points):
-                if not (tmp / f"cpt-{p['interval']}").is_dir():
-                    raise gem5_process.Gem5Failed(
-                        f"no checkpoint for interval {p['interval']}", run.log)
-                actual[str(p["interval"])] = base + int(gem5_process.marker_fields(
-                    run.markers, f"checkpoint-{j}")["insts"])
-            drift = None
-            if origin == SETUP_REPLAY:
-                reached = int(gem5_process.marker_fields(run.markers, "roi-start")["insts"])
-                drift = base + reached - r0
-            # Where each checkpoint really is: a stop may overshoot its
-            # target by an instruction or two (fs_simpoint.STOP_SLACK).
-            return {"positions": at, "actual": actual, "replayed_from": base,
-                    "workbegin_drift": drift}
-        final = self.warm_dir(which) / origin
-        info = self._step(final, f"checkpoints ({origin})", spec, check)
-        return dict(info, folders={i: str(final / f"cpt-{i}") for i in info["actual"]})
-
-    def from_grid(self, start: dict, bbv: dict, points: list) -> dict:
-        """The one-pass flow's answer to checkpoints(): no gem5 process,
-        each point's latest checkpoint at or before its warm-up's start,
-        among the set-up checkpoints, the ROI's start and the grid."""
-        candidates = simpoint_points.candidates(self.root, start, self.bbv_dir(), bbv)
-        chosen = {str(p["interval"]): simpoint_points.nearest_checkpoint(
-            candidates, p["checkpoint_insts"]) for p in points}
-        return {"actual": {i: at for i, (at, _) in chosen.items()},
-                "folders": {i: folder for i, (_, folder) in chosen.items()},
-                "replayed_from": min(at for at, _ in chosen.values()),
-                "command": None, "command_from_roi": None, "workbegin_drift": None,
-                "host_seconds": 0.0}
-
     def measure(self, point: dict, actual: int, folder: Path, roi_start_insts: int,
                 which: str = BUILT_IN) -> dict:
         """Point `point` on O3, from its checkpoint at instruction `actual`
@@ -447,15 +359,16 @@ class _Steps:
             # from where the set-up run met it, so how many instructions the
             # interval lies after its place in the ROI (0 where the replay
             # is exact; none where the checkpoint lies in the ROI).
-            offset = None
+            offset, on_o3 = None, None
             if "roi-start" in run.markers:
-                seen = int(gem5_process.marker_fields(run.markers, "roi-start")["insts"])
-                offset = (roi_start_insts - actual) - seen
+                seen = gem5_process.marker_fields(run.markers, "roi-start")
+                offset = (roi_start_insts - actual) - int(seen["insts"])
+                on_o3 = bool(seen.get("o3"))
             return {"summary": summary, "stats_file": str(final / "gem5" / "stats.txt"),
                     "fu_latency": gem5_process.fu_latency(run.markers),
-                    "roi_offset_insts": offset}
+                    "roi_offset_insts": offset, "roi_offset_on_o3": on_o3}
         final = self.warm_dir(which) / cpu_key / f"sp-{point['interval']}"
-        info = self._step(final, f"interval {point['interval']}", spec, check)
+        info = self.step(final, f"interval {point['interval']}", spec, check)
         # Read again from stats.txt, not from a cached summary, so a fix in
         # configs/gem5/stats.py reaches intervals measured before it.
         return dict(info, summary=gem5_stats.roi_summary(final / "gem5"))
@@ -492,12 +405,13 @@ def sampled_roi(planned: SampledPlan, workers: int = 0, say=lambda what: None) -
         estimates[ALL]["points"] = [
             {"interval": p["interval"], "insts": p["summary"]["insts"],
              "cycles": p["summary"]["cycles"], "l1d_misses": p["summary"]["l1d_misses"],
-             "roi_offset_insts": p["roi_offset_insts"]}
+             "roi_offset_insts": p["roi_offset_insts"],
+             "roi_offset_on_o3": p["roi_offset_on_o3"]}
             for p in estimates[ALL]["points"]]
     mine = estimates[BUILT_IN]
     store = simpoint_points.checkpoint_store(steps.root, [steps.bbv_dir()] if settings.passes == 1
-                                             else [d for w in estimates
-                                                   for d in steps.replay_dirs(w)])
+                                             else [d for w in estimates for d in
+                                                   simpoint_checkpoints.replay_dirs(steps, w)])
     say(f"checkpoint store: {store['peak_bytes'] / 1e9:.2f} GB at its peak "
         f"({store['checkpoints']} checkpoints)")
     if REFERENCE in estimates:
@@ -542,10 +456,10 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
     settings = steps.settings
     points = plan_points(settings, roi_start["roi_start_insts"], bbv["interval_lengths"], sel)
     if settings.passes == 1:
-        taken = steps.from_grid(roi_start, bbv, points)
+        taken = simpoint_checkpoints.from_grid(steps, roi_start, bbv, points)
     else:
         say(f"{which}: checkpoints of {len(points)} simulation points (k={sel['k']})")
-        taken = steps.checkpoints(roi_start, points, which)
+        taken = simpoint_checkpoints.checkpoints(steps, roi_start, points, which)
     say(f"{which}: {len(points)} intervals on {steps.cpu.name}")
     workers = workers or min(len(points), os.cpu_count() or 1)
 
@@ -559,15 +473,22 @@ def _measure(steps, which: str, sel: dict, roi_start: dict, bbv: dict, workers: 
         # Instructions replayed from the checkpoint to the asked warm-up's
         # start (the one-pass flow's grid; a stop's overshoot otherwise).
         replayed = p["checkpoint_insts"] - taken["actual"][str(p["interval"])]
+        offset = m.get("roi_offset_insts")
+        if offset is None and str(p["interval"]) in taken["from_setup"]:
+            # Saved by the set-up's replay after its early workbegin: the
+            # interval lies as far off as that replay's workbegin was early.
+            offset = -taken["workbegin_drift"]
         p.update(summary=m["summary"], host_seconds=m["host_seconds"], command=m["command"],
-                 replayed_insts=replayed, roi_offset_insts=m.get("roi_offset_insts"))
+                 replayed_insts=replayed, roi_offset_insts=offset,
+                 roi_offset_on_o3=m.get("roi_offset_on_o3"))
     return {"points": points, "summary": weighted_summary(points, bbv["roi_insts"]),
             "fu_latency": measured[0]["fu_latency"],
             "detailed_insts": sum(settings.detailed_warmup + p["length"] for p in points),
             "functional_insts": sum(settings.functional_warmup + p["replayed_insts"]
                                     for p in points),
-            # The set-up checkpoint the positions were replayed from (0:
-            # the boot-once restore).
+            # The earliest checkpoint the positions were replayed from: a
+            # set-up checkpoint, 0 (the boot-once restore), or R0 (the
+            # ROI's start, where no point's warm-up starts in the set-up).
             "replayed_from": taken["replayed_from"], "command": taken["command"],
             "command_from_roi": taken["command_from_roi"],
             "workbegin_drift": taken["workbegin_drift"],

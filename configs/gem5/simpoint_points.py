@@ -35,8 +35,9 @@ def checkpoint_store(root: Path, holders: list) -> dict:
     """The checkpoints the flow keeps on disk: the set-up's and the ROI
     start's, then its own: the grid-* in the vectors' folder (one pass:
     that folder is the grid's alone) or the cpt-* in each measured
-    selection's warm-up folder (two passes: `holders` names them, so
-    another run's selection sharing the vectors is not counted). All
+    selection's replays (two passes: its warm-up folder's from-setup/ and
+    from-roi/; `holders` names them, so another run's selection sharing
+    the vectors is not counted). All
     exist together at the end of the flow, so their sum is the peak."""
     own = [d for h in holders for pattern in ("grid-*", "cpt-*")
            for d in Path(h).glob(pattern) if d.is_dir()]
