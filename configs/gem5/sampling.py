@@ -258,7 +258,7 @@ class _Steps:
 
     def bbv(self) -> dict:
         spec = dict(self.atomic_spec, simpoint_mode="bbv", interval=self.settings.interval,
-                    checkpoint_dir=str(self.root / "roi-start" / "cpt"))
+                    checkpoint_dir=str(simpoint_points.roi_start_checkpoint(self.root)))
         if self.settings.passes == 1:
             spec.update(grid_insts=self.settings.grid_insts, save_dir="@STAGING@")
 

@@ -38,7 +38,7 @@ def checkpoints(steps, start: dict, points: list, which: str) -> dict:
     at_start = [str(p["interval"]) for p in points if p["checkpoint_insts"] == r0]
     ran = [part for part in parts if part] + ([{
         "actual": {i: r0 for i in at_start},
-        "folders": {i: str(steps.root / "roi-start" / "cpt") for i in at_start},
+        "folders": {i: str(simpoint_points.roi_start_checkpoint(steps.root)) for i in at_start},
         "replayed_from": r0, "host_seconds": 0.0}] if at_start else [])
     return {"actual": {i: at for part in ran for i, at in part["actual"].items()},
             "folders": {i: f for part in ran for i, f in part["folders"].items()},
@@ -60,7 +60,7 @@ def _replay(steps, start: dict, points: list, which: str, origin: str):
     r0 = start["roi_start_insts"]
     at = [p["checkpoint_insts"] for p in points]
     if origin == ROI_REPLAY:
-        base, restore = r0, steps.root / "roi-start" / "cpt"
+        base, restore = r0, simpoint_points.roi_start_checkpoint(steps.root)
     else:
         # Positions count from the restore: from the last set-up
         # checkpoint before the first, or the boot-once restore's 0.

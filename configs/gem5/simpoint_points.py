@@ -19,6 +19,12 @@ from lab.errors import UserError
 SCALED = gem5_statistics.SCALED
 
 
+def roi_start_checkpoint(root: Path) -> Path:
+    """The checkpoint at the ROI's first instruction, which the vectors'
+    pass restores (and every point whose warm-up starts in the ROI)."""
+    return root / "roi-start" / "cpt"
+
+
 def candidates(root: Path, start: dict, bbv_dir: Path, bbv: dict) -> dict:
     """Every checkpoint a point may warm up from, {position: folder}: the
     set-up's (roi-start/pre-<insts>), the ROI's first instruction
@@ -26,7 +32,7 @@ def candidates(root: Path, start: dict, bbv_dir: Path, bbv: dict) -> dict:
     ROI-relative as the vectors' step recorded where each landed)."""
     r0 = start["roi_start_insts"]
     out = {q: root / "roi-start" / f"pre-{q}" for q in start["setup_checkpoints"]}
-    out[r0] = root / "roi-start" / "cpt"
+    out[r0] = roi_start_checkpoint(root)
     out.update({r0 + g: bbv_dir / f"grid-{g}" for g in bbv.get("grid", [])})
     return out
 
